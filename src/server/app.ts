@@ -1,0 +1,155 @@
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
+import type { AppConfig } from './config.ts';
+import type { Database } from './database/database.ts';
+import type { Mailer } from './mail/mailer.ts';
+import { systemClock, type Clock } from './platform/clock.ts';
+import { registerErrorHandler } from './platform/error-handler.ts';
+import { registerCsrfGuard } from './platform/request-guards.ts';
+import { HttpError } from './platform/http-errors.ts';
+import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
+import { authRoutes } from './auth/auth-routes.ts';
+import { readSessionUser } from './auth/session.ts';
+import { authMessages, requestMessages } from '../shared/messages.ts';
+import { pageRoutes, webhookPagePattern } from '../shared/routes.ts';
+import type { SessionUser } from '../shared/auth/auth-schemas.ts';
+
+export interface AppDependencies {
+  config: AppConfig;
+  database: Database;
+  mailer: Mailer;
+  logger: Logger;
+  authSecret: string;
+  clock?: Clock;
+  /** Folder of the built web app; pages answer 503 with a hint when it is missing. */
+  webRoot?: string;
+  /** Per-address limit on sign-up, mail and reset requests; tests that sign up many owners raise it. */
+  accountRateLimitPerMinute?: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set for every route registered inside `app.signedIn`. */
+    user: SessionUser;
+  }
+  interface FastifyInstance {
+    auth: AuthLibrary;
+    clock: Clock;
+    database: Database;
+    appConfig: AppConfig;
+    /** Registers routes that need a signed-in user; each request gets `request.user`. */
+    signedIn(register: (scope: FastifyInstance) => Promise<void> | void, prefix: string): void;
+  }
+}
+
+export const defaultWebRoot = path.resolve(import.meta.dirname, '../../dist/web');
+
+/** Builds the whole HTTP app (API and web pages) without listening; main.ts starts it. */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const { config, database, mailer } = deps;
+  const clock = deps.clock ?? systemClock;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    bodyLimit: 1_048_576,
+    trustProxy: false,
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  registerErrorHandler(app);
+
+  const auth = createAuthLibrary({
+    pool: database.pool,
+    publicUrl: config.publicUrl,
+    secret: deps.authSecret,
+    mailer,
+    logger: app.log,
+  });
+  app.decorate('auth', auth);
+  app.decorate('clock', clock);
+  app.decorate('database', database);
+  app.decorate('appConfig', config);
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        defaultSrc: ["'self'"],
+        scriptSrc: ["'self'"],
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        imgSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        upgradeInsecureRequests: null,
+      },
+    },
+    hsts: config.publicUrl.startsWith('https://'),
+  });
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new HttpError(429, 'rate_limited', requestMessages.rateLimited, {
+        retryAfterSeconds: Math.ceil(context.ttl / 1000),
+      }),
+  });
+  registerCsrfGuard(app, config.publicUrl);
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await database.pool.query('SELECT 1');
+      return { status: 'ok', database: 'reachable' };
+    } catch {
+      return reply.status(503).send({ status: 'unavailable', database: 'unreachable' });
+    }
+  });
+
+  await app.register(authRoutes, { prefix: '/api/account', auth, pool: database.pool, clock, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
+
+  app.decorate('signedIn', function signedIn(register, prefix) {
+    app.register(
+      async (scope) => {
+        scope.decorateRequest('user', null as unknown as SessionUser);
+        scope.addHook('preHandler', async (request: FastifyRequest, reply) => {
+          const user = await readSessionUser(auth, request, reply);
+          if (!user) throw new HttpError(401, 'not_signed_in', authMessages.notSignedIn);
+          request.user = user;
+        });
+        await register(scope);
+      },
+      { prefix },
+    );
+  });
+
+  await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
+  return app;
+}
+
+/** Serves the built web app: SPEC.md's pages, their assets, and its redirects for the rest. */
+async function registerWebApp(app: FastifyInstance, webRoot: string): Promise<void> {
+  const indexFile = path.join(webRoot, 'index.html');
+  const built = existsSync(indexFile);
+  if (built) {
+    await app.register(fastifyStatic, { root: webRoot, prefix: '/', wildcard: false, index: false, cacheControl: false });
+  }
+  const sendPage = async (_request: FastifyRequest, reply: FastifyReply) => {
+    if (!built) {
+      return reply.status(503).type('text/plain').send('The web app is not built yet. Run `npm run build` (npm start does it for you).');
+    }
+    return reply.type('text/html').header('cache-control', 'no-cache').send(await readFile(indexFile, 'utf8'));
+  };
+  for (const route of Object.values(pageRoutes)) app.get(route, sendPage);
+  app.get(webhookPagePattern, sendPage);
+  app.get('/', async (_request, reply) => reply.redirect('/dashboard'));
+  app.setNotFoundHandler(async (request, reply) => {
+    if (request.url.startsWith('/api/') || request.method !== 'GET') {
+      return reply.status(404).send({ error: 'not_found', message: requestMessages.notFound });
+    }
+    return reply.redirect('/dashboard');
+  });
+}

@@ -1,0 +1,49 @@
+/**
+ * Every user-facing text that both the browser and the server produce, worded exactly
+ * as SPEC.md section 5 and 8 give them. One place, so that a server-side validation
+ * error reads the same as the browser's.
+ */
+export const validationMessages = {
+  fullNameMin: 'Full name must be at least 2 characters',
+  emailInvalid: 'Please enter a valid email address',
+  passwordMin: 'Password must be at least 8 characters',
+  passwordNumber: 'Password must contain at least one number',
+  passwordSpecial: 'Password must contain at least one special character',
+  passwordsDontMatch: "Passwords don't match",
+  passwordRequired: 'Password is required',
+  emailOrPhoneRequired: 'You must provide either an email or phone number and a password',
+} as const;
+
+export const authMessages = {
+  lockout: 'Too many failed login attempts. Please try again in 1 minute.',
+  invalidVerificationLink: 'Invalid verification link. Please request a new one.',
+  verificationFailed: 'Verification failed. Please try again.',
+  verificationUnexpected: 'An unexpected error occurred.',
+  verificationProblem: 'There was a problem verifying your email. The link may have expired or is invalid.',
+  signUpFallback: 'An error occurred during sign up',
+  signInFallback: 'An error occurred during sign in',
+  signOutFallback: 'An error occurred during sign out',
+  passwordResetFallback: 'An error occurred during password reset',
+  passwordUpdateFallback: 'An error occurred while updating password',
+  invalidCredentials: 'Invalid email or password',
+  emailNotVerified: 'Please confirm your email address first. We have sent you a new confirmation link.',
+  invalidResetLink: 'This password reset link is invalid or has expired. Please request a new one.',
+  registrationVerify: 'Registration successful! Please check your email for verification.',
+  registrationLogin: 'Registration successful! You can now log in.',
+  loginSuccess: 'Login successful!',
+  loggedOut: 'You have been logged out',
+  resetSent: 'Password reset instructions sent to your email',
+  passwordUpdated: 'Password updated successfully',
+  notSignedIn: 'You are not signed in',
+} as const;
+
+export const requestMessages = {
+  malformedJson: 'The request body is not valid JSON.',
+  bodyTooLarge: 'The request body is too large.',
+  unsupportedMediaType: 'Send the request body as application/json.',
+  crossSite: 'Cross-site request refused.',
+  notFound: 'Not found.',
+  internal: 'An unexpected error occurred',
+  rateLimited: 'Rate limit exceeded',
+  invalidInput: 'Some fields are invalid.',
+} as const;

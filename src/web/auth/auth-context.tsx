@@ -1,0 +1,77 @@
+import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiRequestError } from '../app/api-client.ts';
+import type { SessionUser, SignInInput } from '../../shared/auth/auth-schemas.ts';
+
+interface AuthState {
+  user: SessionUser | null;
+  /** True until the first session check has answered. */
+  loading: boolean;
+  signIn(input: SignInInput): Promise<SessionUser>;
+  signOut(): Promise<void>;
+  /** Re-reads the session from the server (after verification or a password reset). */
+  refresh(): Promise<SessionUser | null>;
+  setUser(user: SessionUser | null): void;
+}
+
+const AuthContext = createContext<AuthState | null>(null);
+export const sessionQueryKey = ['session'] as const;
+
+async function fetchSessionUser(): Promise<SessionUser | null> {
+  try {
+    return (await api.get<{ user: SessionUser }>('/api/account/session')).user;
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 401) return null;
+    throw error;
+  }
+}
+
+/** The signed-in user, read from the server's session (the cookie itself is httpOnly). */
+export function AuthProvider({ children }: { children: ReactNode }) {
+  const queryClient = useQueryClient();
+  const session = useQuery({ queryKey: sessionQueryKey, queryFn: fetchSessionUser, staleTime: Infinity, retry: 1 });
+
+  const setUser = useCallback(
+    (user: SessionUser | null) => {
+      queryClient.setQueryData(sessionQueryKey, user);
+      // Everything cached belonged to the previous user.
+      if (!user) queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionQueryKey[0] });
+    },
+    [queryClient],
+  );
+
+  const refresh = useCallback(async () => {
+    const user = await fetchSessionUser();
+    setUser(user);
+    return user;
+  }, [setUser]);
+
+  const signIn = useCallback(
+    async (input: SignInInput) => {
+      const { user } = await api.post<{ user: SessionUser }>('/api/account/sign-in', input);
+      setUser(user);
+      return user;
+    },
+    [setUser],
+  );
+
+  const signOut = useCallback(async () => {
+    try {
+      await api.post('/api/account/sign-out');
+    } finally {
+      setUser(null);
+    }
+  }, [setUser]);
+
+  const value = useMemo(
+    () => ({ user: session.data ?? null, loading: session.isPending, signIn, signOut, refresh, setUser }),
+    [session.data, session.isPending, signIn, signOut, refresh, setUser],
+  );
+  return <AuthContext.Provider value={value}>{children}</AuthContext.Provider>;
+}
+
+export function useAuth(): AuthState {
+  const context = useContext(AuthContext);
+  if (!context) throw new Error('useAuth must be used within an AuthProvider');
+  return context;
+}

@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { HttpClient } from '../support/http-client.ts';
+import { signUpAndVerify, strongPassword, uniqueEmail } from '../support/accounts.ts';
+import { authMessages, validationMessages } from '../../src/shared/messages.ts';
+
+let testApp: TestApp;
+beforeAll(async () => {
+  testApp = await startTestApp();
+});
+afterAll(async () => {
+  await testApp?.close();
+});
+
+const client = () => new HttpClient(testApp.baseUrl);
+
+async function sessionRow(email: string) {
+  const { rows } = await testApp.database.pool.query<{ expires_at: Date; created_at: Date }>(
+    'SELECT s.expires_at, s.created_at FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.email = $1 ORDER BY s.created_at DESC LIMIT 1',
+    [email],
+  );
+  return rows[0]!;
+}
+
+describe('sign-up validation (the server enforces SPEC.md section 5 with the same messages)', () => {
+  it.each([
+    [{ fullName: 'A' }, 'fullName', validationMessages.fullNameMin],
+    [{ email: 'not-an-email' }, 'email', validationMessages.emailInvalid],
+    [{ password: 'Ab1!', confirmPassword: 'Ab1!' }, 'password', validationMessages.passwordMin],
+    [{ password: 'Abcdefgh!', confirmPassword: 'Abcdefgh!' }, 'password', validationMessages.passwordNumber],
+    [{ password: 'Abcdefgh1', confirmPassword: 'Abcdefgh1' }, 'password', validationMessages.passwordSpecial],
+    [{ confirmPassword: 'Something-else-1' }, 'confirmPassword', validationMessages.passwordsDontMatch],
+  ])('%o gives its message on %s', async (override, field, message) => {
+    const body = { fullName: 'Ada Owner', email: uniqueEmail(), password: strongPassword, confirmPassword: strongPassword, ...override };
+    const response = await client().post('/api/account/sign-up', body);
+    expect(response.status).toBe(400);
+    expect(response.json.fieldErrors[field]).toBe(message);
+  });
+
+  it('refers to the required password on sign-in', async () => {
+    const response = await client().post('/api/account/sign-in', { email: uniqueEmail(), password: '' });
+    expect(response.status).toBe(400);
+    expect(response.json.fieldErrors.password).toBe(validationMessages.passwordRequired);
+  });
+});
+
+describe('sign-up, verification and sessions', () => {
+  it('mails a verification link whose token signs the new owner in', async () => {
+    const { client: owner, email, fullName } = await signUpAndVerify(testApp, 'Grace Hopper');
+    const session = await owner.get('/api/account/session');
+    expect(session.status).toBe(200);
+    expect(session.json.user).toMatchObject({ email, fullName });
+  });
+
+  it('refuses sign-in until the email is confirmed, and sends a fresh link', async () => {
+    const email = uniqueEmail();
+    await client().post('/api/account/sign-up', { fullName: 'Unconfirmed', email, password: strongPassword, confirmPassword: strongPassword });
+    await testApp.smtp.waitForMail(email, 'Confirm your email');
+    const before = testApp.smtp.mails.filter((m) => m.to.includes(email)).length;
+    const response = await client().post('/api/account/sign-in', { email, password: strongPassword });
+    expect(response.status).toBe(403);
+    expect(response.json.message).toBe(authMessages.emailNotVerified);
+    await expect.poll(() => testApp.smtp.mails.filter((m) => m.to.includes(email)).length).toBe(before + 1);
+  });
+
+  it('rejects a tampered verification token', async () => {
+    const response = await client().post('/api/account/verify-email', { token: 'eyJhbGciOiJIUzI1NiJ9.e30.bad' });
+    expect(response.status).toBe(400);
+    expect(response.json.message).toBe(authMessages.verificationProblem);
+  });
+
+  it('keeps a session 1 day without Remember me and 30 days with it, in an httpOnly cookie', async () => {
+    const { email } = await signUpAndVerify(testApp);
+    const shortLived = client();
+    const short = await shortLived.post('/api/account/sign-in', { email, password: strongPassword, rememberMe: false });
+    expect(short.status).toBe(200);
+    const shortCookie = short.setCookies.find((c) => c.includes('session_token='))!;
+    expect(shortCookie).toMatch(/HttpOnly/i);
+    expect(shortCookie).toMatch(/SameSite=Lax/i);
+    expect(shortCookie).not.toMatch(/Max-Age/i);
+    let row = await sessionRow(email);
+    expect((row.expires_at.getTime() - row.created_at.getTime()) / 1000).toBeCloseTo(86_400, -2);
+
+    const remembered = await client().post('/api/account/sign-in', { email, password: strongPassword, rememberMe: true });
+    expect(remembered.status).toBe(200);
+    expect(remembered.setCookies.find((c) => c.includes('session_token='))).toMatch(/Max-Age=2592000/);
+    row = await sessionRow(email);
+    expect((row.expires_at.getTime() - row.created_at.getTime()) / 1000).toBeCloseTo(2_592_000, -2);
+  });
+
+  it('signs out server-side: the old cookie no longer opens a session', async () => {
+    const { client: owner } = await signUpAndVerify(testApp);
+    const oldCookie = owner.cookieHeader();
+    const out = await owner.post('/api/account/sign-out');
+    expect(out.status).toBe(200);
+    expect(out.json.message).toBe(authMessages.loggedOut);
+    const replay = await client().get('/api/account/session', { cookie: oldCookie });
+    expect(replay.status).toBe(401);
+  });
+});
+
+describe('login lockout', () => {
+  it('locks after 5 consecutive failures for 60 seconds, then resets', async () => {
+    const { email } = await signUpAndVerify(testApp);
+    // A distinct client address per test keeps the address lock from touching other tests.
+    const from = { 'x-test-note': 'lockout' };
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      const response = await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' }, from);
+      expect(response.status).toBe(401);
+      expect(response.json.message).toBe(authMessages.invalidCredentials);
+    }
+    const fifth = await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' }, from);
+    expect(fifth.status).toBe(429);
+    expect(fifth.json.message).toBe(authMessages.lockout);
+    expect(fifth.json.retryAfterSeconds).toBe(60);
+
+    // Even the right password is refused while locked.
+    const locked = await client().post('/api/account/sign-in', { email, password: strongPassword }, from);
+    expect(locked.status).toBe(429);
+
+    testApp.clock.advance(59_000);
+    expect((await client().post('/api/account/sign-in', { email, password: strongPassword })).status).toBe(429);
+
+    testApp.clock.advance(1_500);
+    const released = await client().post('/api/account/sign-in', { email, password: strongPassword });
+    expect(released.status).toBe(200);
+
+    // The success reset the count: four more failures do not lock.
+    for (let attempt = 1; attempt <= 4; attempt += 1) {
+      expect((await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' })).status).toBe(401);
+    }
+    expect((await client().post('/api/account/sign-in', { email, password: strongPassword })).status).toBe(200);
+  });
+
+  it('locks an unknown email the same way, revealing nothing', async () => {
+    const email = uniqueEmail('ghost');
+    const statuses: number[] = [];
+    for (let attempt = 1; attempt <= 5; attempt += 1) {
+      statuses.push((await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' })).status);
+    }
+    expect(statuses).toEqual([401, 401, 401, 401, 429]);
+    testApp.clock.advance(61_000);
+  });
+});
+
+describe('no account enumeration', () => {
+  it('answers sign-up identically for a known and an unknown email, and tells the owner by mail', async () => {
+    const { email } = await signUpAndVerify(testApp);
+    const known = await client().post('/api/account/sign-up', { fullName: 'Someone Else', email, password: strongPassword, confirmPassword: strongPassword });
+    const unknown = await client().post('/api/account/sign-up', { fullName: 'Someone Else', email: uniqueEmail(), password: strongPassword, confirmPassword: strongPassword });
+    expect(known.status).toBe(unknown.status);
+    expect(known.json).toEqual(unknown.json);
+    await testApp.smtp.waitForMail(email, 'already have a Flowsmith account');
+  });
+
+  it('answers forgot-password identically for a known and an unknown email', async () => {
+    const { email } = await signUpAndVerify(testApp);
+    const known = await client().post('/api/account/forgot-password', { email });
+    const unknown = await client().post('/api/account/forgot-password', { email: uniqueEmail('nobody') });
+    expect(known.status).toBe(200);
+    expect(known.json).toEqual(unknown.json);
+    expect(known.json.message).toBe(authMessages.resetSent);
+  });
+
+  it('gives the same answer for an unknown email and a wrong password at sign-in', async () => {
+    const { email } = await signUpAndVerify(testApp);
+    const wrongPassword = await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' });
+    const unknownEmail = await client().post('/api/account/sign-in', { email: uniqueEmail('nobody'), password: 'Wrong-password-1' });
+    expect(wrongPassword.status).toBe(401);
+    expect(unknownEmail.json).toEqual(wrongPassword.json);
+  });
+});
+
+describe('password recovery', () => {
+  it('resets through the mailed link, signs the owner in and ends older sessions', async () => {
+    const { client: oldSession, email } = await signUpAndVerify(testApp);
+    const forgot = await client().post('/api/account/forgot-password', { email });
+    expect(forgot.status).toBe(200);
+    const mail = await testApp.smtp.waitForMail(email, 'Reset your Flowsmith password');
+    const link = testApp.smtp.linkIn(mail, '/auth/reset-password');
+    const token = new URLSearchParams(new URL(link).hash.slice(1)).get('access_token')!;
+
+    const weak = await client().post('/api/account/reset-password', { token, password: 'short', confirmPassword: 'short' });
+    expect(weak.status).toBe(400);
+    expect(weak.json.fieldErrors.password).toBe(validationMessages.passwordMin);
+
+    const resetter = client();
+    const reset = await resetter.post('/api/account/reset-password', { token, password: 'New-password-77', confirmPassword: 'New-password-77' });
+    expect(reset.status).toBe(200);
+    expect((await resetter.get('/api/account/session')).status).toBe(200);
+    expect((await oldSession.get('/api/account/session')).status).toBe(401);
+    expect((await client().post('/api/account/sign-in', { email, password: 'New-password-77' })).status).toBe(200);
+    expect((await client().post('/api/account/sign-in', { email, password: strongPassword })).status).toBe(401);
+
+    const reused = await client().post('/api/account/reset-password', { token, password: 'Other-password-88', confirmPassword: 'Other-password-88' });
+    expect(reused.status).toBe(400);
+    expect(reused.json.message).toBe(authMessages.invalidResetLink);
+  });
+});
+
+describe('bad requests and boundaries', () => {
+  it('answers malformed JSON with 400 and a clear message', async () => {
+    const response = await client().post('/api/account/sign-in', '{"email": ', { 'content-type': 'application/json' });
+    expect(response.status).toBe(400);
+    expect(response.json.message).toBe('The request body is not valid JSON.');
+  });
+
+  it('answers an oversized body with 413', async () => {
+    const response = await client().post('/api/account/sign-in', JSON.stringify({ email: 'a@b.co', password: 'x'.repeat(1_100_000) }));
+    expect(response.status).toBe(413);
+  });
+
+  it('refuses a state-changing request from another origin (CSRF)', async () => {
+    const response = await client().post('/api/account/sign-out', {}, { origin: 'https://evil.example' });
+    expect(response.status).toBe(403);
+  });
+
+  it('redirects / and unknown pages to /dashboard, and 404s unknown API paths', async () => {
+    expect((await client().get('/')).headers.get('location')).toBe('/dashboard');
+    expect((await client().get('/no/such/page')).headers.get('location')).toBe('/dashboard');
+    expect((await client().get('/api/no-such-thing')).status).toBe(404);
+  });
+
+  it('reports liveness and readiness as JSON', async () => {
+    expect((await client().get('/healthz')).json).toEqual({ status: 'ok' });
+    expect((await client().get('/readyz')).json).toMatchObject({ status: 'ok' });
+  });
+
+  it('never writes passwords, tokens or session ids to the log', async () => {
+    const { client: owner, email } = await signUpAndVerify(testApp);
+    await owner.post('/api/account/forgot-password', { email });
+    const mail = await testApp.smtp.waitForMail(email, 'Reset your Flowsmith password');
+    const resetToken = new URLSearchParams(new URL(testApp.smtp.linkIn(mail, '/auth/reset-password')).hash.slice(1)).get('access_token')!;
+    const sessionToken = owner.cookieHeader().split('=')[1]!.split('.')[0]!;
+    const log = testApp.logLines.join('\n');
+    expect(log.length).toBeGreaterThan(0);
+    expect(log).not.toContain(strongPassword);
+    expect(log).not.toContain(resetToken);
+    expect(log).not.toContain(sessionToken);
+    expect(log).not.toContain('test-secret-that-is-long-enough');
+  });
+});
+
+describe('rate limits on account requests', () => {
+  it('answers the 11th reset request from one address within a minute with 429 "Rate limit exceeded"', async () => {
+    const limitedApp = await startTestApp({ accountRateLimitPerMinute: 10 });
+    try {
+      const statuses: number[] = [];
+      for (let attempt = 0; attempt < 11; attempt += 1) {
+        const response = await new HttpClient(limitedApp.baseUrl).post('/api/account/forgot-password', { email: uniqueEmail() });
+        statuses.push(response.status);
+        if (response.status === 429) expect(response.json.message).toBe('Rate limit exceeded');
+      }
+      expect(statuses.slice(0, 10).every((status) => status === 200)).toBe(true);
+      expect(statuses[10]).toBe(429);
+    } finally {
+      await limitedApp.close();
+    }
+  });
+});

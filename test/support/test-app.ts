@@ -1,0 +1,93 @@
+import { Writable } from 'node:stream';
+import { createServer, type AddressInfo } from 'node:net';
+import path from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/server/app.ts';
+import { loadConfig, type AppConfig } from '../../src/server/config.ts';
+import { createLogger } from '../../src/server/logger.ts';
+import { createMailer } from '../../src/server/mail/mailer.ts';
+import { ManualClock } from './manual-clock.ts';
+import { createTestDatabase } from './test-database.ts';
+import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
+import type { Database } from '../../src/server/database/database.ts';
+
+export interface TestApp {
+  app: FastifyInstance;
+  baseUrl: string;
+  config: AppConfig;
+  database: Database;
+  smtp: SmtpCapture;
+  clock: ManualClock;
+  /** Every log line the app wrote, as raw JSON text. */
+  logLines: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on a real port, with a fresh database, an in-test SMTP server and a
+ * manual clock. `env` adds configuration as the environment would.
+ */
+export async function startTestApp(
+  options: { env?: Record<string, string>; webRoot?: string; accountRateLimitPerMinute?: number } = {},
+): Promise<TestApp> {
+  const smtp = await startSmtpCapture();
+  const database = await createTestDatabase();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-test-'));
+  const logLines: string[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+      callback();
+    },
+  });
+  const logger = createLogger('info', logStream);
+  const clock = new ManualClock();
+  // PUBLIC_URL (used in mails and webhook URLs) must name the address tests reach, so
+  // pick a free port first and configure the app with it.
+  const port = await freePort();
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    SMTP_URL: smtp.url,
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...options.env,
+  });
+  const mailer = createMailer({ smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, outboxDir: path.join(dataDir, 'outbox'), logger });
+  const app = await buildApp({
+    config,
+    database,
+    mailer,
+    logger,
+    clock,
+    authSecret: 'test-secret-that-is-long-enough-for-hmac-signing',
+    accountRateLimitPerMinute: options.accountRateLimitPerMinute ?? 10_000,
+    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+  });
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    app,
+    baseUrl: `http://127.0.0.1:${port}`,
+    config,
+    database,
+    smtp,
+    clock,
+    logLines,
+    async close() {
+      await app.close();
+      mailer.close();
+      await database.close();
+      await smtp.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,40 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type Database } from '../../src/server/database/database.ts';
+
+/**
+ * A fresh, migrated database per test file. Embedded PGlite (in memory) by default; with
+ * FLOWSMITH_TEST_DB=server a new database on the server named by TEST_DATABASE_URL,
+ * dropped again on close. The same tests thus run on both engines.
+ */
+export function testDatabaseKind(): 'embedded' | 'server' {
+  return process.env.FLOWSMITH_TEST_DB === 'server' ? 'server' : 'embedded';
+}
+
+export async function createTestDatabase(): Promise<Database & { kind: 'embedded' | 'server' }> {
+  if (testDatabaseKind() === 'embedded') {
+    const database = await openDatabase({ databaseUrl: undefined, dataDir: null });
+    return { ...database, kind: 'embedded' };
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('FLOWSMITH_TEST_DB=server needs TEST_DATABASE_URL');
+  const name = `flowsmith_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: null });
+  return {
+    ...database,
+    kind: 'server',
+    async close() {
+      await database.close();
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await cleanup.end();
+    },
+  };
+}
