@@ -1,0 +1,54 @@
+import type { FastifyRequest } from 'fastify';
+import type pg from 'pg';
+import { HttpError } from './http-errors.ts';
+import type { Clock } from './clock.ts';
+import { requestMessages } from '../../shared/messages.ts';
+
+/** SPEC.md section 9: 30 data writes, 60 reads and checks, per user per 60 seconds. */
+export const userRateLimits = { write: 30, read: 60 } as const;
+const windowMs = 60_000;
+export type UserRateLimitKind = keyof typeof userRateLimits;
+
+/**
+ * Counts one use of `kind` for `userId` and refuses it with 429 "Rate limit exceeded"
+ * when the user already made the maximum within the last 60 seconds. Kept in the
+ * database so that the limit holds across every server process; a transaction-level
+ * advisory lock per user and kind serialises concurrent requests of one user.
+ */
+export async function consumeUserRateLimit(pool: pg.Pool, clock: Clock, userId: string, kind: UserRateLimitKind): Promise<void> {
+  const now = clock.now();
+  const windowStart = new Date(now.getTime() - windowMs);
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rate:${userId}:${kind}`]);
+    await client.query('DELETE FROM user_rate_limit_uses WHERE user_id = $1 AND kind = $2 AND used_at <= $3', [userId, kind, windowStart]);
+    const { rows } = await client.query<{ uses: number; oldest: Date | null }>(
+      'SELECT count(*)::int AS uses, min(used_at) AS oldest FROM user_rate_limit_uses WHERE user_id = $1 AND kind = $2',
+      [userId, kind],
+    );
+    const { uses, oldest } = rows[0]!;
+    if (uses >= userRateLimits[kind]) {
+      await client.query('COMMIT');
+      const retryAfterSeconds = Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + windowMs - now.getTime()) / 1000));
+      throw new HttpError(429, 'rate_limited', requestMessages.rateLimited, { retryAfterSeconds });
+    }
+    await client.query('INSERT INTO user_rate_limit_uses (user_id, kind, used_at) VALUES ($1, $2, $3)', [userId, kind, now]);
+    await client.query('COMMIT');
+  } catch (error) {
+    if (!(error instanceof HttpError)) await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * A preHandler for routes inside `app.signedIn`, used as
+ * `preHandler: rateLimited('write')`.
+ */
+export function rateLimited(kind: UserRateLimitKind) {
+  return async function userRateLimitHook(request: FastifyRequest) {
+    await consumeUserRateLimit(request.server.database.pool, request.server.clock, request.user.id, kind);
+  };
+}
