@@ -16,6 +16,7 @@ import { registerCsrfGuard } from './platform/request-guards.ts';
 import { HttpError } from './platform/http-errors.ts';
 import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
 import { authRoutes } from './auth/auth-routes.ts';
+import { flowRoutes } from './flows/flow-routes.ts';
 import { readSessionUser } from './auth/session.ts';
 import { authMessages, requestMessages } from '../shared/messages.ts';
 import { pageRoutes, webhookPagePattern } from '../shared/routes.ts';
@@ -126,6 +127,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     );
   });
 
+  app.signedIn(flowRoutes, '/api/flows');
   await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
   return app;
 }

@@ -1,0 +1,90 @@
+import type pg from 'pg';
+import { inTransaction } from '../database/database.ts';
+import { HttpError } from '../platform/http-errors.ts';
+import { flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
+import type { Flow, UpdateFlow } from '../../shared/flows/flow-schemas.ts';
+import { flowMessages, flowValidationMessages } from '../../shared/flows/flow-messages.ts';
+import { createMissingFlows, findFlowForUser, listFlowsForUser, replaceWebhookUrl, saveFlowConfiguration, type FlowRecord } from './flow-queries.ts';
+import { webhookUrlFor } from './webhook-url.ts';
+
+/** The API's view of a flow: the stored URL next to the one the server would generate now. */
+export function toApiFlow(flow: FlowRecord, publicUrl: string): Flow {
+  const generatedWebhookUrl = webhookUrlFor(publicUrl, flow.flowType, flow.id);
+  return {
+    id: flow.id,
+    flowType: flow.flowType,
+    isActive: flow.isActive,
+    webhookUrl: flow.webhookUrl,
+    generatedWebhookUrl,
+    webhookUrlOutdated: flow.webhookUrl !== null && flow.webhookUrl !== generatedWebhookUrl,
+    assistants: flow.assistants,
+    waitMinutes: flow.waitMinutes,
+    klaviyoEventName: flow.klaviyoEventName,
+    updatedAt: flow.updatedAt.toISOString(),
+  };
+}
+
+/** SPEC.md section 4: "If none exist, defaults are initialised." Returns the four and how many were new. */
+export async function initializeFlows(pool: pg.Pool, userId: string): Promise<{ flows: FlowRecord[]; created: number }> {
+  return inTransaction(pool, async (client) => {
+    const created = await createMissingFlows(client, userId);
+    return { flows: await listFlowsForUser(client, userId), created };
+  });
+}
+
+/**
+ * Saves the owner's configuration of one flow. The webhook URL is always the generated
+ * one; the answer says whether this save gave the flow its first URL or replaced an
+ * outdated one, which the page announces.
+ */
+export async function updateFlow(
+  pool: pg.Pool,
+  publicUrl: string,
+  userId: string,
+  flowType: FlowType,
+  input: UpdateFlow,
+): Promise<{ flow: FlowRecord; firstSave: boolean; webhookUrlRewritten: boolean }> {
+  if (!flowHasWait(flowType) && input.waitMinutes !== undefined) {
+    throw new HttpError(400, 'validation', flowValidationMessages.waitNotApplicable, {
+      fieldErrors: { waitMinutes: flowValidationMessages.waitNotApplicable },
+    });
+  }
+  return inTransaction(pool, async (client) => {
+    await createMissingFlows(client, userId);
+    const current = await findFlowForUser(client, userId, flowType, { forUpdate: true });
+    if (!current) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
+    const webhookUrl = webhookUrlFor(publicUrl, flowType, current.id);
+    const flow = await saveFlowConfiguration(client, userId, flowType, {
+      isActive: input.isActive,
+      webhookUrl,
+      assistants: input.assistants,
+      waitMinutes: input.waitMinutes ?? null,
+      klaviyoEventName: input.klaviyoEventName,
+    });
+    if (!flow) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
+    return {
+      flow,
+      firstSave: current.webhookUrl === null,
+      webhookUrlRewritten: current.webhookUrl !== null && current.webhookUrl !== webhookUrl,
+    };
+  });
+}
+
+/**
+ * SPEC.md's fix-up: rewrites every stored URL of the owner that is not the canonical
+ * one (an old format, or a PUBLIC_URL that has since changed) and reports how many.
+ * Flows without a URL keep none; they get theirs when first saved.
+ */
+export async function fixWebhookUrls(pool: pg.Pool, publicUrl: string, userId: string): Promise<{ updated: number; flows: FlowRecord[] }> {
+  return inTransaction(pool, async (client) => {
+    await client.query('SELECT id FROM flows WHERE user_id = $1 FOR UPDATE', [userId]);
+    let updated = 0;
+    for (const flow of await listFlowsForUser(client, userId)) {
+      const canonical = webhookUrlFor(publicUrl, flow.flowType, flow.id);
+      if (flow.webhookUrl === null || flow.webhookUrl === canonical) continue;
+      await replaceWebhookUrl(client, userId, flow.id, canonical);
+      updated += 1;
+    }
+    return { updated, flows: await listFlowsForUser(client, userId) };
+  });
+}

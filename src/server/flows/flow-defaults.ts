@@ -1,0 +1,16 @@
+import { defaultAssistant, type Assistant } from '../../shared/flows/flow-schemas.ts';
+import { DEFAULT_WAIT_MINUTES } from '../../shared/flows/flow-wait.ts';
+
+/**
+ * A flow as it starts out: inactive (nothing runs before the owner has looked at it), no
+ * webhook URL yet (so its page opens in the form, SPEC.md "Flow page"), SPEC.md's
+ * default Subject Line assistant and, for abandonment flows, a 30-minute wait.
+ */
+export function defaultFlowValues(): { isActive: boolean; assistants: Assistant[]; waitMinutes: number } {
+  return {
+    isActive: false,
+    assistants: [{ ...defaultAssistant }],
+    // The column needs a value for every flow; for post purchase it is never read.
+    waitMinutes: DEFAULT_WAIT_MINUTES,
+  };
+}

@@ -1,0 +1,125 @@
+import type { Queryable } from '../database/database.ts';
+import { flowTypes, flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
+import { storedAssistantSchema, type Assistant } from '../../shared/flows/flow-schemas.ts';
+import { newFlowId } from './webhook-url.ts';
+import { defaultFlowValues } from './flow-defaults.ts';
+
+/** A flow as the engine and the routes read it. */
+export interface FlowRecord {
+  /** The flow id of the webhook URL. */
+  id: string;
+  userId: string;
+  flowType: FlowType;
+  isActive: boolean;
+  /** The stored URL; null until the owner first saves the flow. */
+  webhookUrl: string | null;
+  assistants: Assistant[];
+  /** Minutes to wait before generating; null for post purchase, which has no wait. */
+  waitMinutes: number | null;
+  klaviyoEventName: string | null;
+  updatedAt: Date;
+}
+
+interface FlowRow {
+  id: string;
+  user_id: string;
+  flow_type: FlowType;
+  is_active: boolean;
+  webhook_url: string | null;
+  assistants: unknown;
+  wait_minutes: number;
+  klaviyo_event_name: string | null;
+  updated_at: Date;
+}
+
+const flowColumns = 'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, updated_at';
+
+function toFlowRecord(row: FlowRow): FlowRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    flowType: row.flow_type,
+    isActive: row.is_active,
+    webhookUrl: row.webhook_url,
+    assistants: storedAssistantSchema.array().parse(row.assistants),
+    waitMinutes: flowHasWait(row.flow_type) ? row.wait_minutes : null,
+    klaviyoEventName: row.klaviyo_event_name,
+    updatedAt: row.updated_at,
+  };
+}
+
+const byFlowTypeOrder = (a: FlowRecord, b: FlowRecord) => flowTypes.indexOf(a.flowType) - flowTypes.indexOf(b.flowType);
+
+/** The flow a webhook URL names, whoever owns it; null when no flow has that id. */
+export async function findFlowById(db: Queryable, flowId: string): Promise<FlowRecord | null> {
+  const { rows } = await db.query<FlowRow>(`SELECT ${flowColumns} FROM flows WHERE id = $1`, [flowId]);
+  return rows[0] ? toFlowRecord(rows[0]) : null;
+}
+
+/** The owner's flows in SPEC.md's order (none until they are initialised). */
+export async function listFlowsForUser(db: Queryable, userId: string): Promise<FlowRecord[]> {
+  const { rows } = await db.query<FlowRow>(`SELECT ${flowColumns} FROM flows WHERE user_id = $1`, [userId]);
+  return rows.map(toFlowRecord).sort(byFlowTypeOrder);
+}
+
+/** One flow of the owner; `forUpdate` locks it until the caller's transaction ends. */
+export async function findFlowForUser(
+  db: Queryable,
+  userId: string,
+  flowType: FlowType,
+  options: { forUpdate?: boolean } = {},
+): Promise<FlowRecord | null> {
+  const { rows } = await db.query<FlowRow>(
+    `SELECT ${flowColumns} FROM flows WHERE user_id = $1 AND flow_type = $2${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [userId, flowType],
+  );
+  return rows[0] ? toFlowRecord(rows[0]) : null;
+}
+
+/**
+ * Creates each of the four flows the owner does not have yet, with SPEC.md's defaults,
+ * and returns how many it created. Safe to run concurrently: a flow type someone else
+ * just created is skipped. A (practically impossible) id collision is retried with a
+ * fresh id rather than failing the owner's request.
+ */
+export async function createMissingFlows(db: Queryable, userId: string, newId: () => string = newFlowId): Promise<number> {
+  let created = 0;
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const existing = new Set((await listFlowsForUser(db, userId)).map((flow) => flow.flowType));
+    const missing = flowTypes.filter((flowType) => !existing.has(flowType));
+    if (missing.length === 0) return created;
+    for (const flowType of missing) {
+      const defaults = defaultFlowValues();
+      const result = await db.query(
+        `INSERT INTO flows (id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name)
+         VALUES ($1, $2, $3, $4, NULL, $5::jsonb, $6, NULL)
+         ON CONFLICT DO NOTHING`,
+        [newId(), userId, flowType, defaults.isActive, JSON.stringify(defaults.assistants), defaults.waitMinutes],
+      );
+      created += result.rowCount ?? 0;
+    }
+  }
+  throw new Error('Could not create the default flows: flow ids kept colliding');
+}
+
+export async function saveFlowConfiguration(
+  db: Queryable,
+  userId: string,
+  flowType: FlowType,
+  values: { isActive: boolean; webhookUrl: string; assistants: Assistant[]; waitMinutes: number | null; klaviyoEventName: string | null },
+): Promise<FlowRecord | null> {
+  const { rows } = await db.query<FlowRow>(
+    `UPDATE flows
+        SET is_active = $3, webhook_url = $4, assistants = $5::jsonb,
+            wait_minutes = COALESCE($6, wait_minutes), klaviyo_event_name = $7, updated_at = now()
+      WHERE user_id = $1 AND flow_type = $2
+      RETURNING ${flowColumns}`,
+    [userId, flowType, values.isActive, values.webhookUrl, JSON.stringify(values.assistants), values.waitMinutes, values.klaviyoEventName],
+  );
+  return rows[0] ? toFlowRecord(rows[0]) : null;
+}
+
+/** Stores a new webhook URL for one of the owner's flows. */
+export async function replaceWebhookUrl(db: Queryable, userId: string, flowId: string, webhookUrl: string): Promise<void> {
+  await db.query('UPDATE flows SET webhook_url = $3, updated_at = now() WHERE user_id = $1 AND id = $2', [userId, flowId, webhookUrl]);
+}

@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import type { FlowType } from '../../shared/flows/flow-types.ts';
+
+/**
+ * A new flow id: 144 random bits, base64url (24 characters). The id is the only secret in
+ * a flow's webhook URL, so it must be unguessable and say nothing about other flows.
+ */
+export function newFlowId(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+/**
+ * SPEC.md section 4: a doubled /api/api/webhooks/ becomes /api/webhooks/, and /webhooks/
+ * without /api in front becomes /api/webhooks/. Anything else is left as it is.
+ */
+export function normaliseWebhookUrl(url: string): string {
+  return url.replace(/(?:\/api)*\/webhooks\//, '/api/webhooks/');
+}
+
+/** True when the URL is in one of the formats SPEC.md's normalisation rewrites. */
+export function isOldFormatWebhookUrl(url: string): boolean {
+  return normaliseWebhookUrl(url) !== url;
+}
+
+/**
+ * The one canonical URL of a flow. Normalised so that a PUBLIC_URL that already ends in
+ * /api (a common slip behind proxies) still gives a single /api segment.
+ */
+export function webhookUrlFor(publicUrl: string, flowType: FlowType, flowId: string): string {
+  return normaliseWebhookUrl(`${publicUrl.replace(/\/+$/, '')}/api/webhooks/${flowType}/${encodeURIComponent(flowId)}`);
+}

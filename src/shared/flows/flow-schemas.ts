@@ -1,0 +1,157 @@
+import { z } from 'zod';
+import { flowTypeSchema } from './flow-types.ts';
+import { flowValidationMessages as m } from './flow-messages.ts';
+import { promptPlaceholderTokens, unknownPlaceholdersIn } from './prompt-placeholders.ts';
+import { MAX_WAIT_MINUTES } from './flow-wait.ts';
+
+/**
+ * The contract between the flow pages and the flows API. The form validates with these
+ * schemas before sending and the server validates again, so both show the same message.
+ * Assistant fields keep SPEC.md's snake_case names (they are stored as such in
+ * `flows.assistants`); flow fields are camelCase like every other API field.
+ */
+export const MAX_ASSISTANTS_PER_FLOW = 20;
+export const MAX_ASSISTANT_NAME_LENGTH = 100;
+export const MAX_KLAVIYO_PROPERTY_LENGTH = 100;
+export const MAX_PROMPT_TEMPLATE_LENGTH = 4000;
+export const MAX_INSTRUCTIONS_LENGTH = 2000;
+export const MAX_MODEL_LENGTH = 100;
+export const MAX_KLAVIYO_EVENT_NAME_LENGTH = 128;
+
+/** docs/decisions/0006-assistant-properties.md */
+const klaviyoPropertyCharacters = /^[A-Za-z0-9_ .-]*$/;
+const modelName = /^[A-Za-z0-9._:-]*$/;
+// eslint-disable-next-line no-control-regex
+const controlCharacters = /[\u0000-\u001f\u007f]/;
+
+/** Optional free text: blank means "not set" and is stored as null. */
+function optionalText(schema: z.ZodString) {
+  return schema.nullish().transform((value) => (value ? value : null));
+}
+
+export const klaviyoPropertySchema = z
+  .string()
+  .trim()
+  .min(1, m.klaviyoPropertyRequired)
+  .max(MAX_KLAVIYO_PROPERTY_LENGTH, m.klaviyoPropertyTooLong(MAX_KLAVIYO_PROPERTY_LENGTH))
+  .refine((value) => !value.startsWith('$'), m.klaviyoPropertyDollar)
+  .regex(klaviyoPropertyCharacters, m.klaviyoPropertyCharacters);
+
+export const promptTemplateSchema = z
+  .string()
+  .trim()
+  .min(1, m.promptTemplateRequired)
+  .max(MAX_PROMPT_TEMPLATE_LENGTH, m.promptTemplateTooLong(MAX_PROMPT_TEMPLATE_LENGTH))
+  .superRefine((template, context) => {
+    const unknown = unknownPlaceholdersIn(template);
+    if (unknown.length > 0) context.addIssue({ code: 'custom', message: m.unknownPlaceholders(unknown, promptPlaceholderTokens) });
+  });
+
+export const assistantSchema = z.object({
+  name: z.string().trim().min(1, m.nameRequired).max(MAX_ASSISTANT_NAME_LENGTH, m.nameTooLong(MAX_ASSISTANT_NAME_LENGTH)),
+  klaviyo_property: klaviyoPropertySchema,
+  prompt_template: promptTemplateSchema,
+  /** Overrides the owner's default model (their setup credential) for this assistant. */
+  model: optionalText(z.string().trim().max(MAX_MODEL_LENGTH, m.modelInvalid).regex(modelName, m.modelInvalid)),
+  /** Tone, length, brand voice: sent to the model as its instructions. */
+  instructions: optionalText(z.string().trim().max(MAX_INSTRUCTIONS_LENGTH, m.instructionsTooLong(MAX_INSTRUCTIONS_LENGTH))),
+});
+export type AssistantInput = z.input<typeof assistantSchema>;
+
+/** Klaviyo treats "Subject_Line1" and "subject_line1" as two properties; owners would not. */
+function propertyKey(property: string): string {
+  return property.trim().toLowerCase();
+}
+
+export const assistantsSchema = z
+  .array(assistantSchema)
+  .min(1, m.atLeastOneAssistant)
+  .max(MAX_ASSISTANTS_PER_FLOW, m.tooManyAssistants(MAX_ASSISTANTS_PER_FLOW))
+  .superRefine((assistants, context) => {
+    const seen = new Set<string>();
+    assistants.forEach((assistant, index) => {
+      const key = propertyKey(assistant.klaviyo_property);
+      if (key && seen.has(key)) {
+        context.addIssue({ code: 'custom', path: [index, 'klaviyo_property'], message: m.klaviyoPropertyDuplicate(assistant.klaviyo_property.trim()) });
+      }
+      seen.add(key);
+    });
+  });
+
+export const waitMinutesSchema = z
+  .number()
+  .int(m.waitWholeNumber)
+  .min(0, m.waitRange)
+  .max(MAX_WAIT_MINUTES, m.waitRange);
+
+export const klaviyoEventNameSchema = optionalText(
+  z
+    .string()
+    .trim()
+    .max(MAX_KLAVIYO_EVENT_NAME_LENGTH, m.klaviyoEventNameTooLong(MAX_KLAVIYO_EVENT_NAME_LENGTH))
+    .refine((value) => !controlCharacters.test(value), m.klaviyoEventNameCharacters),
+);
+
+/**
+ * What the owner may change. The webhook URL is not among it: the server makes it from
+ * PUBLIC_URL and the flow id. `waitMinutes` applies to the abandonment flows only;
+ * absent means "keep the current value".
+ */
+export const updateFlowSchema = z.object({
+  isActive: z.boolean(),
+  assistants: assistantsSchema,
+  waitMinutes: waitMinutesSchema.optional(),
+  klaviyoEventName: klaviyoEventNameSchema,
+});
+export type UpdateFlowInput = z.input<typeof updateFlowSchema>;
+export type UpdateFlow = z.output<typeof updateFlowSchema>;
+
+/** An assistant as stored and returned: already validated, blanks as null. */
+export const storedAssistantSchema = z.object({
+  name: z.string(),
+  klaviyo_property: z.string(),
+  prompt_template: z.string(),
+  model: z.string().nullable().default(null),
+  instructions: z.string().nullable().default(null),
+});
+export type Assistant = z.output<typeof storedAssistantSchema>;
+
+/** SPEC.md section 3: the default first entry (its assistant_id is gone, see PRODUCT.md section 1). */
+export const defaultAssistant: Assistant = {
+  name: 'Subject Line',
+  klaviyo_property: 'subject_line1',
+  prompt_template: 'Write a subject line for {description}',
+  model: null,
+  instructions: null,
+};
+
+export const flowSchema = z.object({
+  id: z.string(),
+  flowType: flowTypeSchema,
+  isActive: z.boolean(),
+  /** The stored URL; null until the flow is first saved. */
+  webhookUrl: z.string().nullable(),
+  /** The URL saving will store: {PUBLIC_URL}/api/webhooks/{flowType}/{id}. */
+  generatedWebhookUrl: z.string(),
+  /** True when a stored URL differs from the generated one (old format or PUBLIC_URL changed). */
+  webhookUrlOutdated: z.boolean(),
+  assistants: z.array(storedAssistantSchema),
+  /** Null for post purchase, which has no wait. */
+  waitMinutes: z.number().int().nullable(),
+  klaviyoEventName: z.string().nullable(),
+  updatedAt: z.string(),
+});
+export type Flow = z.output<typeof flowSchema>;
+
+export const flowParamsSchema = z.object({ flowType: flowTypeSchema });
+export const flowListResponseSchema = z.object({ flows: z.array(flowSchema) });
+export const initializeFlowsResponseSchema = z.object({ flows: z.array(flowSchema), created: z.number().int() });
+export const updateFlowResponseSchema = z.object({
+  flow: flowSchema,
+  /** True when this save gave the flow its first webhook URL. */
+  firstSave: z.boolean(),
+  /** True when a stored URL of an older format was replaced by this save. */
+  webhookUrlRewritten: z.boolean(),
+});
+export type UpdateFlowResponse = z.output<typeof updateFlowResponseSchema>;
+export const fixWebhookUrlsResponseSchema = z.object({ updated: z.number().int(), flows: z.array(flowSchema) });

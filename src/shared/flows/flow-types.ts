@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { pageRoutes } from '../routes.ts';
+
+/** SPEC.md section 1: the four flows, one per shopper event, in the order pages list them. */
+export const flowTypes = ['browser_abandonment', 'abandoned_cart', 'abandoned_checkout', 'post_purchase'] as const;
+export type FlowType = (typeof flowTypes)[number];
+export const flowTypeSchema = z.enum(flowTypes);
+
+export interface FlowTypeDetails {
+  title: string;
+  tagline: string;
+  /** The flow page (SPEC.md route table). */
+  path: string;
+  /** The event type of SPEC.md's sample events for this flow. */
+  eventType: string;
+  /** Abandonment flows wait for the shopper to go quiet before content is generated. */
+  hasWait: boolean;
+}
+
+export const flowTypeDetails: Record<FlowType, FlowTypeDetails> = {
+  browser_abandonment: {
+    title: 'Browser Abandonment',
+    tagline: 'Re-engage visitors who browse but do not add to cart',
+    path: pageRoutes.browserAbandonment,
+    eventType: 'product_viewed',
+    hasWait: true,
+  },
+  abandoned_cart: {
+    title: 'Abandoned Cart',
+    tagline: 'Recover potential sales from abandoned carts',
+    path: pageRoutes.abandonedCart,
+    eventType: 'cart_abandoned',
+    hasWait: true,
+  },
+  abandoned_checkout: {
+    title: 'Abandoned Checkout',
+    tagline: 'Convert customers who started checkout but did not complete',
+    path: pageRoutes.abandonedCheckout,
+    eventType: 'checkout_abandoned',
+    hasWait: true,
+  },
+  post_purchase: {
+    title: 'Post Purchase',
+    tagline: 'Increase customer lifetime value after purchase',
+    path: pageRoutes.postPurchase,
+    eventType: 'order_completed',
+    hasWait: false,
+  },
+};
+
+export function flowHasWait(flowType: FlowType): boolean {
+  return flowTypeDetails[flowType].hasWait;
+}
