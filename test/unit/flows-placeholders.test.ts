@@ -8,7 +8,7 @@ import {
 } from '../../src/shared/flows/prompt-placeholders.ts';
 import { assistantSchema, assistantsSchema } from '../../src/shared/flows/flow-schemas.ts';
 import { flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';
-import { splitWait, waitToMinutes } from '../../src/shared/flows/flow-wait.ts';
+import { describeWait, splitWait, waitToMinutes } from '../../src/shared/flows/flow-wait.ts';
 
 describe('prompt placeholders', () => {
   it('offers SPEC.md and PRODUCT.md placeholders and {checkout_url}', () => {
@@ -89,5 +89,15 @@ describe('wait units', () => {
   ] as const)('%i minutes read as %o and convert back', (minutes, expected) => {
     expect(splitWait(minutes)).toEqual(expected);
     expect(waitToMinutes(expected.amount, expected.unit)).toBe(minutes);
+  });
+
+  it.each([
+    [0, '0 minutes'],
+    [1, '1 minute'],
+    [60, '1 hour'],
+    [90, '90 minutes'],
+    [2880, '2 days'],
+  ])('describes %i minutes as %s', (minutes, text) => {
+    expect(describeWait(minutes)).toBe(text);
   });
 });

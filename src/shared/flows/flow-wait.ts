@@ -21,3 +21,9 @@ export function splitWait(minutes: number): { amount: number; unit: WaitUnit } {
 export function waitToMinutes(amount: number, unit: WaitUnit): number {
   return amount * minutesPerWaitUnit[unit];
 }
+
+/** "30 minutes", "1 hour", "7 days": the wait in the unit the owner would have picked. */
+export function describeWait(minutes: number): string {
+  const { amount, unit } = splitWait(minutes);
+  return `${amount} ${amount === 1 ? unit.slice(0, -1) : unit}`;
+}

@@ -1,4 +1,66 @@
-// Placeholder until the flow pages land.
-export function FlowPage({ flowType }: { flowType: string }) {
-  return <h1>{flowType}</h1>;
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { ArrowLeft } from 'lucide-react';
+import { Card } from '../ui/card.tsx';
+import { Button } from '../ui/button.tsx';
+import { Spinner } from '../ui/spinner.tsx';
+import { pageRoutes } from '../../shared/routes.ts';
+import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
+import { flowMessages } from '../../shared/flows/flow-messages.ts';
+import { FlowIcon } from './flow-icon.tsx';
+import { FlowStatusView } from './flow-status-view.tsx';
+import { FlowConfigForm } from './flow-config-form.tsx';
+import { useFlows } from './use-flows.ts';
+
+type Mode = 'status' | 'form';
+
+/**
+ * One page per flow (SPEC.md "Flow page"): the form first while the flow has no webhook
+ * URL, the status view after saving, and Configure Flow back to the form.
+ */
+export function FlowPage({ flowType }: { flowType: FlowType }) {
+  const details = flowTypeDetails[flowType];
+  const flows = useFlows();
+  const [chosenMode, setChosenMode] = useState<Mode | null>(null);
+  const flow = flows.data?.find((candidate) => candidate.flowType === flowType);
+  const mode: Mode = chosenMode ?? (flow?.webhookUrl ? 'status' : 'form');
+
+  return (
+    <div className="space-y-6">
+      <Link to={pageRoutes.dashboard} className="inline-flex items-center gap-1 text-sm font-medium text-indigo-700 hover:underline">
+        <ArrowLeft aria-hidden="true" className="h-4 w-4" />
+        Back to Dashboard
+      </Link>
+      <header className="flex items-center gap-4">
+        <FlowIcon flowType={flowType} />
+        <div>
+          <h1 className="text-2xl font-bold">{details.title}</h1>
+          <p className="text-slate-700">{details.tagline}</p>
+        </div>
+      </header>
+      <Card>
+        {flows.isPending ? (
+          <Spinner label="Loading flow configuration" />
+        ) : !flow ? (
+          <div role="alert" className="space-y-3">
+            <p className="font-medium text-red-700">{flowMessages.loadFailed}</p>
+            {flows.error ? <p className="text-sm text-slate-700">{flows.error.message}</p> : null}
+            <Button variant="secondary" onClick={() => void flows.refetch()}>
+              Retry
+            </Button>
+          </div>
+        ) : mode === 'form' ? (
+          <FlowConfigForm
+            key={flow.id}
+            flow={flow}
+            onSaved={() => setChosenMode('status')}
+            onCancel={flow.webhookUrl ? () => setChosenMode('status') : undefined}
+          />
+        ) : (
+          <FlowStatusView flow={flow} onConfigure={() => setChosenMode('form')} />
+        )}
+      </Card>
+      {/* The Webhook Test Console (a later issue) renders here when ?console=1 is set. */}
+    </div>
+  );
 }

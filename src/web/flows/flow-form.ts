@@ -1,0 +1,65 @@
+import { z } from 'zod';
+import { assistantsSchema, klaviyoEventNameSchema, type Flow, type UpdateFlowInput } from '../../shared/flows/flow-schemas.ts';
+import { flowValidationMessages as m } from '../../shared/flows/flow-messages.ts';
+import { MAX_WAIT_MINUTES, splitWait, waitToMinutes, waitUnits } from '../../shared/flows/flow-wait.ts';
+
+export const emptyAssistant = { name: '', klaviyo_property: '', prompt_template: '', model: '', instructions: '' };
+
+/** The API's rules (shared schemas, same messages) plus the wait as the form holds it. */
+export function flowFormSchema(hasWait: boolean) {
+  return z
+    .object({
+      isActive: z.boolean(),
+      assistants: assistantsSchema,
+      waitAmount: z.string(),
+      waitUnit: z.enum(waitUnits),
+      klaviyoEventName: klaviyoEventNameSchema,
+    })
+    .superRefine((values, context) => {
+      if (!hasWait) return;
+      const amount = values.waitAmount.trim();
+      if (!/^\d+$/.test(amount)) {
+        context.addIssue({ code: 'custom', path: ['waitAmount'], message: amount.startsWith('-') ? m.waitRange : m.waitWholeNumber });
+        return;
+      }
+      if (waitToMinutes(Number(amount), values.waitUnit) > MAX_WAIT_MINUTES) {
+        context.addIssue({ code: 'custom', path: ['waitAmount'], message: m.waitRange });
+      }
+    });
+}
+
+/** What the configuration form edits: text inputs hold strings, the wait is amount + unit. */
+export type FlowFormValues = z.input<ReturnType<typeof flowFormSchema>>;
+/** The same after validation: trimmed, blanks as null. */
+export type FlowFormOutput = z.output<ReturnType<typeof flowFormSchema>>;
+
+export function toFormValues(flow: Flow): FlowFormValues {
+  const wait = splitWait(flow.waitMinutes ?? 0);
+  return {
+    isActive: flow.isActive,
+    assistants: flow.assistants.map((assistant) => ({
+      name: assistant.name,
+      klaviyo_property: assistant.klaviyo_property,
+      prompt_template: assistant.prompt_template,
+      model: assistant.model ?? '',
+      instructions: assistant.instructions ?? '',
+    })),
+    waitAmount: String(wait.amount),
+    waitUnit: wait.unit,
+    klaviyoEventName: flow.klaviyoEventName ?? '',
+  };
+}
+
+export function toUpdateInput(values: FlowFormOutput, hasWait: boolean): UpdateFlowInput {
+  return {
+    isActive: values.isActive,
+    assistants: values.assistants,
+    ...(hasWait ? { waitMinutes: waitToMinutes(Number(values.waitAmount.trim()), values.waitUnit) } : {}),
+    klaviyoEventName: values.klaviyoEventName,
+  };
+}
+
+/** Where a server field error belongs in the form (the API names the wait in minutes). */
+export function formFieldFor(apiField: string): string {
+  return apiField === 'waitMinutes' ? 'waitAmount' : apiField;
+}

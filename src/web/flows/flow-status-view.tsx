@@ -1,0 +1,99 @@
+import { Link, useSearchParams } from 'react-router';
+import { toast } from 'sonner';
+import { FlaskConical, Settings } from 'lucide-react';
+import { Button } from '../ui/button.tsx';
+import type { Flow } from '../../shared/flows/flow-schemas.ts';
+import { flowMessages } from '../../shared/flows/flow-messages.ts';
+import { describeWait } from '../../shared/flows/flow-wait.ts';
+
+const TEMPLATE_PREVIEW_LENGTH = 60;
+
+/** The start of a prompt template, short enough for one line of the status list. */
+export function truncateTemplate(template: string, maxLength = TEMPLATE_PREVIEW_LENGTH): string {
+  return template.length <= maxLength ? template : `${template.slice(0, maxLength - 1).trimEnd()}…`;
+}
+
+/** The search parameter that opens the Webhook Test Console on a flow page. */
+export const webhookConsoleParam = 'console';
+
+/** SPEC.md's status view of a flow: status, webhook URL, assistants, Configure Flow. */
+export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure: () => void }) {
+  const [searchParams] = useSearchParams();
+  const consoleOpen = searchParams.get(webhookConsoleParam) === '1';
+  return (
+    <div className="space-y-8">
+      <section aria-labelledby="flow-status-heading" className="space-y-2">
+        <div className="flex items-center gap-3">
+          <h2 id="flow-status-heading" className="text-lg font-semibold">
+            Flow Status
+          </h2>
+          <span
+            data-testid="flow-status-badge"
+            className={`rounded-full px-2.5 py-0.5 text-xs font-semibold ${flow.isActive ? 'bg-green-100 text-green-800' : 'bg-slate-200 text-slate-800'}`}
+          >
+            {flow.isActive ? 'Active' : 'Inactive'}
+          </span>
+        </div>
+        <p className="text-sm text-slate-700">{flow.isActive ? flowMessages.active : flowMessages.inactive}</p>
+        {flow.waitMinutes !== null ? (
+          <p className="text-sm text-slate-700">Content is generated {describeWait(flow.waitMinutes)} after the shopper&apos;s last activity.</p>
+        ) : null}
+        {flow.klaviyoEventName ? (
+          <p className="text-sm text-slate-700">Sends the Klaviyo event &ldquo;{flow.klaviyoEventName}&rdquo; once the content is ready.</p>
+        ) : null}
+      </section>
+
+      <section aria-labelledby="flow-webhook-heading" className="space-y-2">
+        <h2 id="flow-webhook-heading" className="text-lg font-semibold">
+          Webhook URL
+        </h2>
+        {flow.webhookUrl ? (
+          <>
+            <p className="break-all rounded-md bg-slate-100 px-3 py-2 font-mono text-sm text-slate-800" data-testid="flow-webhook-url">
+              {flow.webhookUrl}
+            </p>
+            <p className="text-sm text-slate-700">{flowMessages.webhookUrlHint}</p>
+            <Link
+              to={`?${webhookConsoleParam}=1`}
+              onClick={() => {
+                if (!consoleOpen) toast.info(flowMessages.webhookTesterOpened);
+              }}
+              className="inline-flex items-center gap-2 text-sm font-semibold text-indigo-700 hover:underline"
+            >
+              <FlaskConical aria-hidden="true" className="h-4 w-4" />
+              Test Webhook
+            </Link>
+          </>
+        ) : (
+          <p className="text-sm text-slate-700">{flowMessages.noWebhookUrl}</p>
+        )}
+      </section>
+
+      <section aria-labelledby="flow-assistants-heading" className="space-y-2">
+        <h2 id="flow-assistants-heading" className="text-lg font-semibold">
+          AI Assistants
+        </h2>
+        {flow.assistants.length === 0 ? (
+          <p className="text-sm text-slate-700">{flowMessages.noAssistants}</p>
+        ) : (
+          <ul className="divide-y divide-slate-200 rounded-md border border-slate-200">
+            {flow.assistants.map((assistant) => (
+              <li key={assistant.klaviyo_property} className="space-y-1 px-4 py-3" data-testid="flow-assistant">
+                <p className="font-medium text-slate-900">{assistant.name}</p>
+                <p className="font-mono text-xs text-slate-700">{assistant.klaviyo_property}</p>
+                <p className="text-sm text-slate-700" title={assistant.prompt_template}>
+                  {truncateTemplate(assistant.prompt_template)}
+                </p>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <Button onClick={onConfigure}>
+        <Settings aria-hidden="true" className="h-4 w-4" />
+        Configure Flow
+      </Button>
+    </div>
+  );
+}

@@ -1,0 +1,101 @@
+import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
+import { toast } from 'sonner';
+import { api, ApiRequestError } from '../app/api-client.ts';
+import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
+import {
+  fixWebhookUrlsResponseSchema,
+  flowListResponseSchema,
+  initializeFlowsResponseSchema,
+  type Flow,
+  type UpdateFlowInput,
+  type UpdateFlowResponse,
+} from '../../shared/flows/flow-schemas.ts';
+import { flowMessages } from '../../shared/flows/flow-messages.ts';
+
+export const flowsQueryKey = ['flows'] as const;
+
+/** How long SPEC.md shows the "URLs need updating" info toast. */
+const WEBHOOK_FORMAT_TOAST_MS = 5_000;
+
+/** The toasts loading may raise; tests and other callers can pass their own. */
+export interface FlowNotifier {
+  info(message: string, durationMs?: number): void;
+  success(message: string): void;
+  error(message: string): void;
+}
+
+const toastNotifier: FlowNotifier = {
+  info: (message, durationMs) => toast.info(message, durationMs === undefined ? undefined : { duration: durationMs }),
+  success: (message) => toast.success(message),
+  error: (message) => toast.error(message),
+};
+
+/** A load failure whose message is already the one SPEC.md shows. */
+export class FlowLoadError extends Error {}
+
+function reason(error: unknown): string | null {
+  return error instanceof ApiRequestError ? error.message : null;
+}
+
+/**
+ * SPEC.md section 4, "Flow configurations": load the owner's flows; if some do not exist
+ * yet, initialise the defaults; if stored webhook URLs are outdated, say so and run the
+ * fix-up. Each step fails with its own SPEC.md message.
+ */
+export async function loadFlows(notify: FlowNotifier = toastNotifier): Promise<Flow[]> {
+  let flows: Flow[];
+  try {
+    flows = flowListResponseSchema.parse(await api.get('/api/flows')).flows;
+  } catch (error) {
+    throw failure(notify, error, flowMessages.loadError);
+  }
+  if (flows.length < flowTypes.length) {
+    try {
+      flows = initializeFlowsResponseSchema.parse(await api.post('/api/flows/initialize')).flows;
+    } catch (error) {
+      throw failure(notify, error, flowMessages.initializeError);
+    }
+  }
+  if (flows.some((flow) => flow.webhookUrlOutdated)) {
+    notify.info(flowMessages.webhookUrlsNeedUpdate, WEBHOOK_FORMAT_TOAST_MS);
+    try {
+      const fixed = fixWebhookUrlsResponseSchema.parse(await api.post('/api/flows/fix-webhook-urls'));
+      flows = fixed.flows;
+      notify.success(flowMessages.webhookUrlsUpdated(fixed.updated));
+    } catch (error) {
+      // The flows loaded fine; only their URLs stay as they were until the next load.
+      notify.error(reason(error) === null ? flowMessages.updateFailed : flowMessages.updateError(reason(error)!));
+    }
+  }
+  return flows;
+}
+
+function failure(notify: FlowNotifier, error: unknown, wording: (message: string) => string): FlowLoadError {
+  const message = reason(error) === null ? flowMessages.loadFailed : wording(reason(error)!);
+  notify.error(message);
+  return new FlowLoadError(message);
+}
+
+/**
+ * The signed-in owner's four flows, loaded once per session (the cache is dropped at
+ * sign-out) and kept current by `useSaveFlow`.
+ */
+export function useFlows() {
+  return useQuery({ queryKey: flowsQueryKey, queryFn: () => loadFlows(), staleTime: Infinity, retry: false });
+}
+
+/** Starts loading the flows ahead of the first flow page, e.g. right after sign-in. */
+export function prefetchFlows(queryClient: QueryClient): Promise<void> {
+  return queryClient.prefetchQuery({ queryKey: flowsQueryKey, queryFn: () => loadFlows(), staleTime: Infinity, retry: false });
+}
+
+/** Saves one flow and replaces just that flow in the local copy. */
+export function useSaveFlow(flowType: FlowType) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: UpdateFlowInput) => api.put<UpdateFlowResponse>(`/api/flows/${flowType}`, input),
+    onSuccess: ({ flow }) => {
+      queryClient.setQueryData<Flow[]>(flowsQueryKey, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
+    },
+  });
+}

@@ -1,0 +1,120 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { signUpAndVerify } from '../support/accounts.ts';
+import type { HttpClient } from '../support/http-client.ts';
+import { FlowLoadError, loadFlows, type FlowNotifier } from '../../src/web/flows/use-flows.ts';
+import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
+import { flowTypes } from '../../src/shared/flows/flow-types.ts';
+
+/**
+ * The browser's loading sequence (SPEC.md section 4, "Flow configurations") run against
+ * the real server: the web code's relative fetches go to the test app as the owner.
+ */
+let testApp: TestApp;
+beforeAll(async () => {
+  testApp = await startTestApp();
+});
+afterAll(async () => {
+  await testApp?.close();
+});
+beforeEach(() => testApp.clock.advance(61_000));
+afterEach(() => {
+  vi.unstubAllGlobals();
+});
+
+const realFetch = globalThis.fetch;
+
+/** Runs web code whose same-origin requests go to the test app with the owner's session. */
+async function asBrowser<T>(client: HttpClient, work: () => Promise<T>): Promise<T> {
+  vi.stubGlobal('fetch', (path: string, init: RequestInit = {}) =>
+    realFetch(`${testApp.baseUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), cookie: client.cookieHeader() } }),
+  );
+  try {
+    return await work();
+  } finally {
+    vi.unstubAllGlobals();
+  }
+}
+
+function recordingNotifier() {
+  const notes: Array<[string, string, number?]> = [];
+  const notifier: FlowNotifier = {
+    info: (message, durationMs) => notes.push(['info', message, durationMs]),
+    success: (message) => notes.push(['success', message]),
+    error: (message) => notes.push(['error', message]),
+  };
+  return { notes, notifier };
+}
+
+describe('loading flows in the browser', () => {
+  it('initialises the defaults for a new owner without any toast', async () => {
+    const { client } = await signUpAndVerify(testApp);
+    const { notes, notifier } = recordingNotifier();
+    const flows = await asBrowser(client, () => loadFlows(notifier));
+    expect(flows.map((flow) => flow.flowType)).toEqual([...flowTypes]);
+    expect(notes).toEqual([]);
+  });
+
+  it('announces outdated webhook URLs for 5 seconds, fixes them and reports the count', async () => {
+    const { client } = await signUpAndVerify(testApp);
+    const flows = await asBrowser(client, () => loadFlows(recordingNotifier().notifier));
+    for (const flowType of ['abandoned_cart', 'post_purchase']) {
+      const saved = await client.put(`/api/flows/${flowType}`, { isActive: true, assistants: flows[0]!.assistants });
+      expect(saved.status).toBe(200);
+    }
+    const cart = flows.find((flow) => flow.flowType === 'abandoned_cart')!;
+    const purchase = flows.find((flow) => flow.flowType === 'post_purchase')!;
+    await testApp.database.pool.query('UPDATE flows SET webhook_url = $2 WHERE id = $1', [cart.id, `${testApp.baseUrl}/webhooks/abandoned_cart/${cart.id}`]);
+    await testApp.database.pool.query('UPDATE flows SET webhook_url = $2 WHERE id = $1', [purchase.id, `${testApp.baseUrl}/api/api/webhooks/post_purchase/${purchase.id}`]);
+
+    const { notes, notifier } = recordingNotifier();
+    const loaded = await asBrowser(client, () => loadFlows(notifier));
+    expect(notes).toEqual([
+      ['info', 'Some webhook URLs need to be updated to the new format. This will be done automatically.', 5000],
+      ['success', 'Updated 2 webhook URLs to the correct format'],
+    ]);
+    expect(loaded.find((flow) => flow.flowType === 'abandoned_cart')!.webhookUrl).toBe(`${testApp.baseUrl}/api/webhooks/abandoned_cart/${cart.id}`);
+    expect(loaded.every((flow) => !flow.webhookUrlOutdated)).toBe(true);
+  });
+
+  it("says 'Error loading flow configurations: {msg}' when loading is refused", async () => {
+    const { client } = await signUpAndVerify(testApp);
+    for (let i = 0; i < 60; i += 1) await client.get('/api/flows');
+    const { notes, notifier } = recordingNotifier();
+    await expect(asBrowser(client, () => loadFlows(notifier))).rejects.toThrow(new FlowLoadError(flowMessages.loadError('Rate limit exceeded')));
+    expect(notes).toEqual([['error', 'Error loading flow configurations: Rate limit exceeded']]);
+  });
+
+  it("says 'Error initializing flow configurations: {msg}' when the defaults cannot be created", async () => {
+    const { client } = await signUpAndVerify(testApp);
+    // Writes that create nothing, until the owner's write limit is used up.
+    for (let i = 0; i < 30; i += 1) expect((await client.post('/api/flows/fix-webhook-urls')).json.updated).toBe(0);
+    const { notes, notifier } = recordingNotifier();
+    await expect(asBrowser(client, () => loadFlows(notifier))).rejects.toThrow(flowMessages.initializeError('Rate limit exceeded'));
+    expect(notes).toEqual([['error', 'Error initializing flow configurations: Rate limit exceeded']]);
+  });
+
+  it("says 'Error updating flow: {msg}' when the fix-up is refused, and still shows the flows", async () => {
+    const { client } = await signUpAndVerify(testApp);
+    const flows = await asBrowser(client, () => loadFlows(recordingNotifier().notifier));
+    await client.put('/api/flows/abandoned_cart', { isActive: true, assistants: flows[0]!.assistants });
+    const cart = flows.find((flow) => flow.flowType === 'abandoned_cart')!;
+    await testApp.database.pool.query('UPDATE flows SET webhook_url = $2 WHERE id = $1', [cart.id, `${testApp.baseUrl}/webhooks/abandoned_cart/${cart.id}`]);
+    for (let i = 0; i < 29; i += 1) await client.post('/api/flows/initialize');
+
+    const { notes, notifier } = recordingNotifier();
+    const loaded = await asBrowser(client, () => loadFlows(notifier));
+    expect(loaded).toHaveLength(4);
+    expect(notes).toEqual([
+      ['info', flowMessages.webhookUrlsNeedUpdate, 5000],
+      ['error', 'Error updating flow: Rate limit exceeded'],
+    ]);
+  });
+
+  it("says 'Failed to load flow configurations' when something unexpected breaks", async () => {
+    vi.stubGlobal('fetch', () => Promise.resolve(new Response('{"flows": 42}', { status: 200 })));
+    const { notes, notifier } = recordingNotifier();
+    await expect(loadFlows(notifier)).rejects.toThrow(flowMessages.loadFailed);
+    expect(notes).toEqual([['error', 'Failed to load flow configurations']]);
+  });
+});
