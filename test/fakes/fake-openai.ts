@@ -1,0 +1,313 @@
+import { randomUUID } from 'node:crypto';
+import { delay, hang, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
+
+/** Which endpoints a forced failure applies to. */
+export type OpenAIEndpoint = 'responses' | 'models' | 'any';
+
+/**
+ * A forced failure, used once from the queue (`failNext`) or every time a `failWhen`
+ * rule returns it.
+ * - `status`: an error answer with that status (500, 503, 429 rate limit, 400 …).
+ * - `insufficient_quota`: 429 with code insufficient_quota (do not retry).
+ * - `no-text`: 200 completed, but the output holds no message text.
+ * - `hang`: no answer at all, until the fake is closed.
+ */
+export type OpenAIFailure = { on?: OpenAIEndpoint } & (
+  | {
+      kind: 'status';
+      status: number;
+      message?: string;
+      type?: string;
+      code?: string | null;
+      param?: string | null;
+      retryAfterSeconds?: number;
+      retryAfterMs?: number;
+    }
+  | { kind: 'insufficient_quota' }
+  | { kind: 'no-text' }
+  | { kind: 'hang' }
+);
+
+export interface ResponsesRequestBody {
+  model: string;
+  instructions?: string;
+  input: unknown;
+  max_output_tokens?: number;
+  store?: boolean;
+  text?: { format?: { type?: string; name?: string; schema?: { properties?: Record<string, unknown> } } };
+}
+
+/** Returns the text the model "writes" for a request. */
+export type OpenAIResponder = (body: ResponsesRequestBody, request: RecordedRequest) => string;
+
+export interface FakeOpenAIOptions {
+  /** API keys the fake accepts (default: ['sk-test-valid']). */
+  validKeys?: string[];
+  /** Models every valid key can use (default: gpt-5-mini, gpt-5, gpt-4.1-mini). */
+  models?: string[];
+  /** Models per key, overriding `models` for that key. */
+  modelsForKey?: Record<string, string[]>;
+  /** Delay before every answer. */
+  latencyMs?: number;
+  responder?: OpenAIResponder;
+}
+
+const defaultModels = ['gpt-5-mini', 'gpt-5', 'gpt-4.1-mini'];
+
+/** The text of the `input` field, whether a string or a list of messages. */
+export function inputText(input: unknown): string {
+  if (typeof input === 'string') return input;
+  if (!Array.isArray(input)) return JSON.stringify(input ?? '');
+  return input
+    .map((item: any) => {
+      if (typeof item?.content === 'string') return item.content;
+      if (Array.isArray(item?.content)) return item.content.map((part: any) => part?.text ?? '').join('');
+      return '';
+    })
+    .join('\n');
+}
+
+/** The default text: deterministic, so tests can assert it. */
+export function defaultOpenAIText(body: ResponsesRequestBody): string {
+  const text = `AI(${body.model}): ${inputText(body.input)}`.slice(0, 300);
+  const format = body.text?.format;
+  if (format?.type === 'json_schema') {
+    const keys = Object.keys(format.schema?.properties ?? {});
+    return JSON.stringify(Object.fromEntries(keys.map((key) => [key, `${text} [${key}]`])));
+  }
+  return text;
+}
+
+function errorReply(status: number, error: { message: string; type: string; param?: string | null; code?: string | null }, headers?: Record<string, string>): FakeReply {
+  return { status, headers, body: { error: { param: null, code: null, ...error } } };
+}
+
+const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+/** A local OpenAI: `/v1/models`, `/v1/models/{id}` and `/v1/responses` per INTEGRATIONS.md. */
+export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
+  const validKeys = new Set(options.validKeys ?? ['sk-test-valid']);
+  const models = new Set(options.models ?? defaultModels);
+  const modelsForKey = new Map(Object.entries(options.modelsForKey ?? {}));
+  const queue: OpenAIFailure[] = [];
+  const rules: Array<(request: RecordedRequest) => OpenAIFailure | undefined> = [];
+  const state = {
+    latencyMs: options.latencyMs ?? 0,
+    responder: options.responder ?? ((body: ResponsesRequestBody) => defaultOpenAIText(body)),
+    inFlight: 0,
+    peakInFlight: 0,
+    responsesServed: 0,
+  };
+
+  const keyModels = (key: string) => modelsForKey.get(key) ?? [...models];
+
+  const appliesTo = (failure: OpenAIFailure, endpoint: OpenAIEndpoint) => {
+    const on = failure.on ?? 'responses';
+    return on === 'any' || on === endpoint;
+  };
+
+  function failureFor(request: RecordedRequest, endpoint: OpenAIEndpoint): OpenAIFailure | undefined {
+    for (const rule of rules) {
+      const failure = rule(request);
+      if (failure && appliesTo(failure, endpoint)) return failure;
+    }
+    const index = queue.findIndex((failure) => appliesTo(failure, endpoint));
+    return index === -1 ? undefined : queue.splice(index, 1)[0];
+  }
+
+  function failureReply(failure: OpenAIFailure): FakeReply | typeof hang | 'no-text' {
+    switch (failure.kind) {
+      case 'hang':
+        return hang;
+      case 'no-text':
+        return 'no-text';
+      case 'insufficient_quota':
+        return errorReply(429, {
+          message: 'You exceeded your current quota, please check your plan and billing details.',
+          type: 'insufficient_quota',
+          code: 'insufficient_quota',
+        });
+      case 'status': {
+        const headers: Record<string, string> = {};
+        if (failure.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.retryAfterSeconds);
+        if (failure.retryAfterMs !== undefined) headers['retry-after-ms'] = String(failure.retryAfterMs);
+        const defaults =
+          failure.status === 429
+            ? { message: 'Rate limit reached for requests. Please try again later.', type: 'requests', code: 'rate_limit_exceeded' }
+            : failure.status >= 500
+              ? { message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null }
+              : { message: 'Invalid request.', type: 'invalid_request_error', code: null };
+        return errorReply(
+          failure.status,
+          {
+            message: failure.message ?? defaults.message,
+            type: failure.type ?? defaults.type,
+            code: failure.code === undefined ? defaults.code : failure.code,
+            param: failure.param ?? null,
+          },
+          headers,
+        );
+      }
+    }
+  }
+
+  function authenticate(request: RecordedRequest): { key: string } | FakeReply {
+    const header = request.headers.authorization;
+    if (!header) {
+      return errorReply(401, {
+        message: "You didn't provide an API key. You need to provide your API key in an Authorization header using Bearer auth.",
+        type: 'invalid_request_error',
+      });
+    }
+    const key = header.replace(/^Bearer\s+/i, '');
+    if (!validKeys.has(key)) {
+      const shown = key.length > 8 ? `${key.slice(0, 3)}*****${key.slice(-4)}` : '*****';
+      return errorReply(401, {
+        message: `Incorrect API key provided: ${shown}. You can find your API key at https://platform.openai.com/account/api-keys.`,
+        type: 'invalid_request_error',
+        code: 'invalid_api_key',
+      });
+    }
+    return { key };
+  }
+
+  const modelObject = (id: string) => ({ id, object: 'model', created: 1_750_000_000, owned_by: 'openai' });
+  const modelNotFound = (id: string) =>
+    errorReply(404, {
+      message: `The model '${id}' does not exist or you do not have access to it.`,
+      type: 'invalid_request_error',
+      code: 'model_not_found',
+    });
+
+  function handleResponses(request: RecordedRequest, key: string, noText: boolean): FakeReply {
+    const body = request.body as ResponsesRequestBody | undefined;
+    if (!body || typeof body !== 'object' || typeof body.model !== 'string') {
+      return errorReply(400, { message: "Missing required parameter: 'model'.", type: 'invalid_request_error', param: 'model', code: 'missing_required_parameter' });
+    }
+    if (body.input === undefined) {
+      return errorReply(400, { message: "Missing required parameter: 'input'.", type: 'invalid_request_error', param: 'input', code: 'missing_required_parameter' });
+    }
+    if (!keyModels(key).includes(body.model)) return modelNotFound(body.model);
+    const id = `resp_${randomUUID().replace(/-/g, '')}`;
+    const reasoning = { id: `rs_${randomUUID().replace(/-/g, '')}`, type: 'reasoning', summary: [] };
+    const promptText = `${body.instructions ?? ''}${inputText(body.input)}`;
+    if (noText) {
+      return {
+        status: 200,
+        body: {
+          id,
+          object: 'response',
+          status: 'incomplete',
+          incomplete_details: { reason: 'max_output_tokens' },
+          model: body.model,
+          output: [reasoning],
+          usage: { input_tokens: tokens(promptText), output_tokens: body.max_output_tokens ?? 16, total_tokens: tokens(promptText) + (body.max_output_tokens ?? 16) },
+          error: null,
+        },
+      };
+    }
+    const text = state.responder(body, request);
+    return {
+      status: 200,
+      body: {
+        id,
+        object: 'response',
+        created_at: Math.floor(Date.now() / 1000),
+        status: 'completed',
+        model: body.model,
+        output: [
+          reasoning,
+          {
+            id: `msg_${randomUUID().replace(/-/g, '')}`,
+            type: 'message',
+            status: 'completed',
+            role: 'assistant',
+            content: [{ type: 'output_text', text, annotations: [] }],
+          },
+        ],
+        usage: { input_tokens: tokens(promptText), output_tokens: tokens(text), total_tokens: tokens(promptText) + tokens(text) },
+        error: null,
+      },
+    };
+  }
+
+  const server = await startFakeServer(async (request) => {
+    const isResponses = request.method === 'POST' && request.path === '/v1/responses';
+    if (isResponses) {
+      state.inFlight += 1;
+      state.peakInFlight = Math.max(state.peakInFlight, state.inFlight);
+    }
+    try {
+      if (state.latencyMs > 0) await delay(state.latencyMs);
+      const endpoint = isResponses ? 'responses' : 'models';
+      const failure = failureFor(request, endpoint);
+      const forced = failure ? failureReply(failure) : undefined;
+      if (forced && forced !== 'no-text') return forced;
+      const auth = authenticate(request);
+      if (!('key' in auth)) return auth;
+      if (isResponses) {
+        const reply = handleResponses(request, auth.key, forced === 'no-text');
+        if (reply.status === 200) state.responsesServed += 1;
+        return reply;
+      }
+      if (request.method === 'GET' && request.path === '/v1/models') {
+        return { status: 200, body: { object: 'list', data: keyModels(auth.key).map(modelObject) } };
+      }
+      const modelMatch = /^\/v1\/models\/([^/]+)$/.exec(request.path);
+      if (request.method === 'GET' && modelMatch) {
+        const id = decodeURIComponent(modelMatch[1]!);
+        return keyModels(auth.key).includes(id) ? { status: 200, body: modelObject(id) } : modelNotFound(id);
+      }
+      return errorReply(404, { message: `Invalid URL (${request.method} ${request.path})`, type: 'invalid_request_error' });
+    } finally {
+      if (isResponses) state.inFlight -= 1;
+    }
+  });
+
+  return {
+    /** The server root; the app's OPENAI_BASE_URL is `apiBaseUrl`. */
+    baseUrl: server.baseUrl,
+    apiBaseUrl: `${server.baseUrl}/v1`,
+    requests: server.requests,
+    /** The bodies of every POST /v1/responses received. */
+    responsesRequests: () => server.requests.filter((r) => r.method === 'POST' && r.path === '/v1/responses'),
+    validKeys,
+    models,
+    modelsForKey,
+    setLatency(milliseconds: number) {
+      state.latencyMs = milliseconds;
+    },
+    setResponder(responder: OpenAIResponder) {
+      state.responder = responder;
+    },
+    /** Queues failures, each used once by the next matching request (default: /responses). */
+    failNext(...failures: OpenAIFailure[]) {
+      queue.push(...failures);
+    },
+    /** Adds a standing rule: every request for which it returns a failure gets it. */
+    failWhen(rule: (request: RecordedRequest) => OpenAIFailure | undefined) {
+      rules.push(rule);
+    },
+    clearFailures() {
+      queue.length = 0;
+      rules.length = 0;
+    },
+    get inFlight() {
+      return state.inFlight;
+    },
+    /** The most /responses calls that were open at the same time. */
+    get peakInFlight() {
+      return state.peakInFlight;
+    },
+    get responsesServed() {
+      return state.responsesServed;
+    },
+    resetCounters() {
+      state.peakInFlight = state.inFlight;
+      state.responsesServed = 0;
+      server.requests.length = 0;
+    },
+    close: server.close,
+  };
+}
+export type FakeOpenAI = Awaited<ReturnType<typeof startFakeOpenAI>>;

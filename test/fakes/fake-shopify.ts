@@ -1,0 +1,346 @@
+import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { delay, hang, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
+
+export const shopifyApiVersion = '2026-10';
+const graphqlPath = `/admin/api/${shopifyApiVersion}/graphql.json`;
+
+export type ShopifyEndpoint = 'graphql' | 'access-token';
+
+/**
+ * A forced failure, used once from the queue (`failNext`) or every time a `failWhen`
+ * rule returns it. `on` limits it to one endpoint; without it, any request takes it.
+ */
+export type ShopifyFailure = { on?: ShopifyEndpoint } & (
+  | { kind: 'status'; status: number; retryAfterSeconds?: number }
+  | { kind: 'graphql-errors'; message?: string }
+  | { kind: 'hang' }
+);
+
+export interface FakeShopifyProduct {
+  title: string;
+  description: string;
+  onlineStoreUrl: string | null;
+  featuredImage: { url: string } | null;
+}
+
+export interface FakeWebhookSubscription {
+  id: string;
+  topic: string;
+  uri: string;
+  includeFields: string[];
+  format: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface FakeShopifyOptions {
+  shopDomain?: string;
+  shopName?: string;
+  /** Non-expiring Admin API tokens the fake accepts (default: ['shpat_test_valid']). */
+  accessTokens?: string[];
+  /** The Dev Dashboard app's credentials for the client-credentials grant. */
+  clientId?: string;
+  clientSecret?: string;
+  /** What a wrong client id or secret gets (default 400). */
+  invalidClientStatus?: 400 | 401;
+  /** Lifetime of tokens obtained by the grant (default 86399 s). */
+  tokenLifetimeSeconds?: number;
+  /** Products by numeric id or gid. */
+  products?: Record<string, FakeShopifyProduct>;
+  latencyMs?: number;
+  /** Time in milliseconds, for token expiry (default Date.now). */
+  now?: () => number;
+}
+
+const productGid = (id: string) => (id.startsWith('gid://') ? id : `gid://shopify/Product/${id}`);
+
+/** A GraphQL argument given inline (string, enum, number) or as a variable. */
+function argument(query: string, variables: Record<string, unknown>, name: string): unknown {
+  // The lookbehind skips variable declarations such as `($id: ID!)`.
+  const match = new RegExp(`(?<![$\\w])${name}\\s*:\\s*(?:\\$(\\w+)|"((?:[^"\\\\]|\\\\.)*)"|([A-Za-z0-9_]+))`).exec(query);
+  if (!match) return undefined;
+  if (match[1] !== undefined) return variables[match[1]];
+  if (match[2] !== undefined) return JSON.parse(`"${match[2]}"`);
+  return match[3];
+}
+
+/** The webhookSubscription input, given as one variable or inline fields. */
+function subscriptionInput(query: string, variables: Record<string, unknown>): { uri?: string; includeFields?: string[]; format?: string } {
+  const whole = argument(query, variables, 'webhookSubscription');
+  if (whole && typeof whole === 'object') {
+    const input = whole as Record<string, unknown>;
+    return {
+      uri: (input.uri ?? input.callbackUrl) as string | undefined,
+      includeFields: input.includeFields as string[] | undefined,
+      format: input.format as string | undefined,
+    };
+  }
+  const fields = /\bincludeFields\s*:\s*(?:\$(\w+)|\[([^\]]*)\])/.exec(query);
+  const includeFields = fields?.[1] !== undefined ? (variables[fields[1]] as string[]) : fields?.[2] !== undefined ? [...fields[2].matchAll(/"([^"]*)"/g)].map((m) => m[1]!) : undefined;
+  return {
+    uri: (argument(query, variables, 'uri') ?? argument(query, variables, 'callbackUrl')) as string | undefined,
+    includeFields,
+    format: argument(query, variables, 'format') as string | undefined,
+  };
+}
+
+/** A local Shopify store: Admin GraphQL (shop, product, webhook subscriptions) and the client-credentials grant. */
+export async function startFakeShopify(options: FakeShopifyOptions = {}) {
+  const shopDomain = options.shopDomain ?? 'test-shop.myshopify.com';
+  const now = options.now ?? Date.now;
+  const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 86_399;
+  const accessTokens = new Set(options.accessTokens ?? ['shpat_test_valid']);
+  /** Tokens obtained by the grant, with their expiry in ms. */
+  const issuedTokens = new Map<string, number>();
+  const products = new Map<string, FakeShopifyProduct>(Object.entries(options.products ?? {}).map(([id, product]) => [productGid(id), product]));
+  const webhookSubscriptions = new Map<string, FakeWebhookSubscription>();
+  const queue: ShopifyFailure[] = [];
+  const rules: Array<(request: RecordedRequest) => ShopifyFailure | undefined> = [];
+  const shopDomainsRequested: string[] = [];
+  const state = {
+    clientId: options.clientId ?? 'fake-client-id',
+    clientSecret: options.clientSecret ?? 'fake-client-secret',
+    latencyMs: options.latencyMs ?? 0,
+    nextSubscriptionId: 1,
+  };
+  const counts: Record<ShopifyEndpoint, number> = { graphql: 0, 'access-token': 0 };
+  /** GraphQL root fields answered, e.g. counts of 'shop', 'product', 'webhookSubscriptionCreate'. */
+  const operationCounts: Record<string, number> = {};
+
+  const appliesTo = (failure: ShopifyFailure, endpoint: ShopifyEndpoint) => failure.on === undefined || failure.on === endpoint;
+
+  function failureFor(request: RecordedRequest, endpoint: ShopifyEndpoint): ShopifyFailure | undefined {
+    for (const rule of rules) {
+      const failure = rule(request);
+      if (failure && appliesTo(failure, endpoint)) return failure;
+    }
+    const index = queue.findIndex((failure) => appliesTo(failure, endpoint));
+    return index === -1 ? undefined : queue.splice(index, 1)[0];
+  }
+
+  function failureReply(failure: ShopifyFailure): FakeReply | typeof hang {
+    switch (failure.kind) {
+      case 'hang':
+        return hang;
+      case 'graphql-errors':
+        return { status: 200, body: { errors: [{ message: failure.message ?? 'Internal error. Looks like something went wrong on our end.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } };
+      case 'status': {
+        const headers: Record<string, string> = failure.retryAfterSeconds !== undefined ? { 'Retry-After': String(failure.retryAfterSeconds) } : {};
+        const errors = failure.status === 429 ? 'Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.' : 'Internal Server Error';
+        return { status: failure.status, headers, body: { errors } };
+      }
+    }
+  }
+
+  function tokenIsValid(token: string | undefined): boolean {
+    if (!token) return false;
+    if (accessTokens.has(token)) return true;
+    const expiresAt = issuedTokens.get(token);
+    return expiresAt !== undefined && expiresAt > now();
+  }
+
+  function handleAccessToken(request: RecordedRequest): FakeReply {
+    const body = (request.body && typeof request.body === 'object' ? request.body : Object.fromEntries(request.query)) as Record<string, string>;
+    if (body.grant_type !== 'client_credentials') {
+      return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'The authorization grant type is not supported.' } };
+    }
+    if (body.client_id !== state.clientId || body.client_secret !== state.clientSecret) {
+      return {
+        status: options.invalidClientStatus ?? 400,
+        body: { error: 'invalid_client', error_description: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.' },
+      };
+    }
+    const token = `shpat_cc_${randomBytes(16).toString('hex')}`;
+    issuedTokens.set(token, now() + tokenLifetimeSeconds * 1000);
+    return { status: 200, body: { access_token: token, scope: 'read_products,read_orders,read_checkouts,read_customers', expires_in: tokenLifetimeSeconds } };
+  }
+
+  const subscriptionNode = (subscription: FakeWebhookSubscription) => ({ ...subscription, callbackUrl: subscription.uri, endpoint: { __typename: 'WebhookHttpEndpoint', callbackUrl: subscription.uri } });
+
+  function handleGraphql(request: RecordedRequest): FakeReply {
+    const { query, variables = {} } = (request.body ?? {}) as { query?: string; variables?: Record<string, unknown> };
+    if (typeof query !== 'string') return { status: 400, body: { errors: { query: 'Required parameter missing or invalid' } } };
+    const data: Record<string, unknown> = {};
+    const answered = (root: string) => {
+      operationCounts[root] = (operationCounts[root] ?? 0) + 1;
+    };
+    const stamp = new Date(now()).toISOString();
+
+    if (/\bwebhookSubscriptionCreate\b/.test(query)) {
+      answered('webhookSubscriptionCreate');
+      const topic = argument(query, variables, 'topic') as string | undefined;
+      const input = subscriptionInput(query, variables);
+      const duplicate = [...webhookSubscriptions.values()].some((s) => s.topic === topic && s.uri === input.uri);
+      if (!topic || !input.uri || duplicate) {
+        data.webhookSubscriptionCreate = {
+          webhookSubscription: null,
+          userErrors: [{ field: ['webhookSubscription', 'callbackUrl'], message: duplicate ? 'Address for this topic has already been taken' : 'Address is invalid' }],
+        };
+      } else {
+        const subscription: FakeWebhookSubscription = {
+          id: `gid://shopify/WebhookSubscription/${state.nextSubscriptionId++}`,
+          topic,
+          uri: input.uri,
+          includeFields: input.includeFields ?? [],
+          format: input.format ?? 'JSON',
+          createdAt: stamp,
+          updatedAt: stamp,
+        };
+        webhookSubscriptions.set(subscription.id, subscription);
+        data.webhookSubscriptionCreate = { webhookSubscription: subscriptionNode(subscription), userErrors: [] };
+      }
+    } else if (/\bwebhookSubscriptionUpdate\b/.test(query)) {
+      answered('webhookSubscriptionUpdate');
+      const subscription = webhookSubscriptions.get(String(argument(query, variables, 'id')));
+      if (!subscription) {
+        data.webhookSubscriptionUpdate = { webhookSubscription: null, userErrors: [{ field: ['id'], message: 'Webhook subscription does not exist' }] };
+      } else {
+        const input = subscriptionInput(query, variables);
+        if (input.uri !== undefined) subscription.uri = input.uri;
+        if (input.includeFields !== undefined) subscription.includeFields = input.includeFields;
+        if (input.format !== undefined) subscription.format = input.format;
+        subscription.updatedAt = stamp;
+        data.webhookSubscriptionUpdate = { webhookSubscription: subscriptionNode(subscription), userErrors: [] };
+      }
+    } else if (/\bwebhookSubscriptionDelete\b/.test(query)) {
+      answered('webhookSubscriptionDelete');
+      const id = String(argument(query, variables, 'id'));
+      data.webhookSubscriptionDelete = webhookSubscriptions.delete(id)
+        ? { deletedWebhookSubscriptionId: id, userErrors: [] }
+        : { deletedWebhookSubscriptionId: null, userErrors: [{ field: ['id'], message: 'Webhook subscription does not exist' }] };
+    } else {
+      if (/\bwebhookSubscriptions\b/.test(query)) {
+        answered('webhookSubscriptions');
+        const nodes = [...webhookSubscriptions.values()].map(subscriptionNode);
+        data.webhookSubscriptions = {
+          nodes,
+          edges: nodes.map((node) => ({ cursor: node.id, node })),
+          pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+        };
+      }
+      if (/\bshop\s*\{/.test(query)) {
+        answered('shop');
+        data.shop = { id: 'gid://shopify/Shop/1', name: options.shopName ?? 'Fake Shop', myshopifyDomain: shopDomain, primaryDomain: { host: shopDomain, url: `https://${shopDomain}` } };
+      }
+      if (/\bproduct\s*\(/.test(query)) {
+        answered('product');
+        const id = argument(query, variables, 'id');
+        const product = typeof id === 'string' ? products.get(productGid(id)) : undefined;
+        data.product = product ? { id: productGid(String(id)), ...product } : null;
+      }
+    }
+    if (Object.keys(data).length === 0) {
+      return { status: 200, body: { errors: [{ message: 'Field is not supported by the fake Shopify.', extensions: { code: 'undefinedField' } }] } };
+    }
+    return {
+      status: 200,
+      body: { data, extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1, throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1999, restoreRate: 100 } } } },
+    };
+  }
+
+  const server = await startFakeServer(async (request) => {
+    if (state.latencyMs > 0) await delay(state.latencyMs);
+    const domain = request.headers['x-shopify-shop-domain'];
+    if (typeof domain === 'string') shopDomainsRequested.push(domain);
+    const endpoint: ShopifyEndpoint | undefined =
+      request.method === 'POST' && request.path === graphqlPath
+        ? 'graphql'
+        : request.method === 'POST' && request.path === '/admin/oauth/access_token'
+          ? 'access-token'
+          : undefined;
+    if (!endpoint) return { status: 404, body: { errors: 'Not Found' } };
+    counts[endpoint] += 1;
+    const failure = failureFor(request, endpoint);
+    if (failure) return failureReply(failure);
+    if (endpoint === 'access-token') return handleAccessToken(request);
+    const token = request.headers['x-shopify-access-token'];
+    if (!tokenIsValid(typeof token === 'string' ? token : undefined)) {
+      return { status: 401, body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' } };
+    }
+    return handleGraphql(request);
+  });
+
+  return {
+    /** The app's SHOPIFY_BASE_URL (it stands in for https://{shop}). */
+    baseUrl: server.baseUrl,
+    shopDomain,
+    requests: server.requests,
+    /** Non-expiring Admin API tokens accepted. */
+    accessTokens,
+    /** Tokens handed out by the client-credentials grant, with their expiry (ms). */
+    issuedTokens,
+    products,
+    webhookSubscriptions,
+    /** Shop domains the app named in an X-Shopify-Shop-Domain header, if it sends one. */
+    shopDomainsRequested,
+    get clientId() {
+      return state.clientId;
+    },
+    get clientSecret() {
+      return state.clientSecret;
+    },
+    /** Rotates the app's client secret, as the owner would in the Dev Dashboard. */
+    setClientSecret(secret: string) {
+      state.clientSecret = secret;
+    },
+    /** Makes every token obtained so far expire now. */
+    expireIssuedTokens() {
+      for (const token of issuedTokens.keys()) issuedTokens.set(token, 0);
+    },
+    setProduct(id: string, product: FakeShopifyProduct) {
+      products.set(productGid(id), product);
+    },
+    setLatency(milliseconds: number) {
+      state.latencyMs = milliseconds;
+    },
+    failNext(...failures: ShopifyFailure[]) {
+      queue.push(...failures);
+    },
+    failWhen(rule: (request: RecordedRequest) => ShopifyFailure | undefined) {
+      rules.push(rule);
+    },
+    clearFailures() {
+      queue.length = 0;
+      rules.length = 0;
+    },
+    /** Requests received per endpoint (including failed ones). */
+    counts,
+    operationCounts,
+    close: server.close,
+  };
+}
+export type FakeShopify = Awaited<ReturnType<typeof startFakeShopify>>;
+
+/** The X-Shopify-Hmac-Sha256 value for a raw body: base64 HMAC-SHA256 keyed with the secret. */
+export function signShopifyWebhook(body: string, secret: string): string {
+  return createHmac('sha256', secret).update(body, 'utf8').digest('base64');
+}
+
+/**
+ * Posts a webhook as Shopify would, with every X-Shopify-* header of INTEGRATIONS.md.
+ * `payload` is sent as is when a string, else as JSON; `extraHeaders` override the
+ * defaults (same event id to test de-duplication, a wrong HMAC …).
+ */
+export async function sendShopifyWebhook(
+  url: string,
+  topic: string,
+  payload: unknown,
+  secret: string,
+  extraHeaders: Record<string, string> = {},
+) {
+  const body = typeof payload === 'string' ? payload : JSON.stringify(payload);
+  const headers = new Headers({
+    'Content-Type': 'application/json',
+    'X-Shopify-Topic': topic,
+    'X-Shopify-Hmac-Sha256': signShopifyWebhook(body, secret),
+    'X-Shopify-Shop-Domain': 'test-shop.myshopify.com',
+    'X-Shopify-API-Version': shopifyApiVersion,
+    'X-Shopify-Webhook-Id': randomUUID(),
+    'X-Shopify-Event-Id': randomUUID(),
+    'X-Shopify-Triggered-At': new Date().toISOString(),
+  });
+  // Headers are case-insensitive: set() replaces a default whatever the caller's casing.
+  for (const [name, value] of Object.entries(extraHeaders)) headers.set(name, value);
+  const response = await fetch(url, { method: 'POST', headers, body });
+  return { status: response.status, text: await response.text(), headers: Object.fromEntries(headers) };
+}
