@@ -17,6 +17,10 @@ import { HttpError } from './platform/http-errors.ts';
 import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
 import { authRoutes } from './auth/auth-routes.ts';
 import { flowRoutes } from './flows/flow-routes.ts';
+import { createEngine, type Engine, type EngineOptions } from './engine/engine.ts';
+import type { CredentialsLoader } from './engine/engine-credentials.ts';
+import { webhookRoutes } from './webhooks/webhook-routes.ts';
+import { eventRoutes } from './events/event-routes.ts';
 import { readSessionUser } from './auth/session.ts';
 import { authMessages, requestMessages } from '../shared/messages.ts';
 import { pageRoutes, webhookPagePattern } from '../shared/routes.ts';
@@ -33,6 +37,10 @@ export interface AppDependencies {
   webRoot?: string;
   /** Per-address limit on sign-up, mail and reset requests; tests that sign up many owners raise it. */
   accountRateLimitPerMinute?: number;
+  /** Engine tuning: retry delays, concurrency, Klaviyo limits (tests use millisecond delays). */
+  engine?: Partial<EngineOptions>;
+  /** Reads an owner's decrypted service credentials for the engine and webhook signatures. */
+  loadEngineCredentials?: CredentialsLoader;
 }
 
 declare module 'fastify' {
@@ -43,6 +51,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     auth: AuthLibrary;
     clock: Clock;
+    /** Sends event jobs, and in the all/worker roles processes them (started with the app). */
+    engine: Engine;
     database: Database;
     appConfig: AppConfig;
     /** Registers routes that need a signed-in user; each request gets `request.user`. */
@@ -128,6 +138,22 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   app.signedIn(flowRoutes, '/api/flows');
+
+  const engine = createEngine({
+    pool: database.pool,
+    logger: deps.logger,
+    role: config.role,
+    openaiBaseUrl: config.openaiBaseUrl,
+    klaviyoBaseUrl: config.klaviyoBaseUrl,
+    // TODO(credentials): default to the credentials feature's loader once it lands.
+    loadCredentials: deps.loadEngineCredentials ?? (async () => null),
+    options: deps.engine,
+  });
+  app.decorate('engine', engine);
+  app.addHook('onReady', () => engine.start());
+  app.addHook('onClose', () => engine.stop());
+  await app.register(webhookRoutes, { engine, loadCredentials: deps.loadEngineCredentials ?? (async () => null) });
+  app.signedIn((scope) => eventRoutes(scope, { engine }), '/api/events');
   await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
   return app;
 }

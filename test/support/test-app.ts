@@ -12,6 +12,18 @@ import { ManualClock } from './manual-clock.ts';
 import { createTestDatabase } from './test-database.ts';
 import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
 import type { Database } from '../../src/server/database/database.ts';
+import type { EngineOptions } from '../../src/server/engine/engine.ts';
+import type { CredentialsLoader } from '../../src/server/engine/engine-credentials.ts';
+
+/** Engine timings for tests: millisecond backoff, quick supervision of lost jobs. */
+export const testEngineOptions: Partial<EngineOptions> = {
+  retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 50, maxRetryAfterMs: 5_000 },
+  pollIntervalMs: 100,
+  retryDelaySeconds: 1,
+  heartbeatSeconds: 10,
+  superviseIntervalSeconds: 1,
+  stopTimeoutMs: 2_000,
+};
 
 export interface TestApp {
   app: FastifyInstance;
@@ -30,7 +42,13 @@ export interface TestApp {
  * manual clock. `env` adds configuration as the environment would.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; webRoot?: string; accountRateLimitPerMinute?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    webRoot?: string;
+    accountRateLimitPerMinute?: number;
+    engine?: Partial<EngineOptions>;
+    loadEngineCredentials?: CredentialsLoader;
+  } = {},
 ): Promise<TestApp> {
   const smtp = await startSmtpCapture();
   const database = await createTestDatabase();
@@ -63,6 +81,8 @@ export async function startTestApp(
     clock,
     authSecret: 'test-secret-that-is-long-enough-for-hmac-signing',
     accountRateLimitPerMinute: options.accountRateLimitPerMinute ?? 10_000,
+    engine: { ...testEngineOptions, ...options.engine },
+    ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
     ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   });
   await app.listen({ port, host: '127.0.0.1' });

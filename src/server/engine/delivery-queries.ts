@@ -1,0 +1,91 @@
+import type { Queryable } from '../database/database.ts';
+
+/** The Klaviyo delivery of one event attempt, step by step. */
+export interface DeliveryRecord {
+  id: string;
+  eventId: string;
+  attempt: number;
+  status: 'pending' | 'delivered' | 'failed';
+  properties: Record<string, string>;
+  profileId: string | null;
+  profileCreated: boolean | null;
+  profileWrittenAt: Date | null;
+  klaviyoEventName: string | null;
+  eventSentAt: Date | null;
+  error: string | null;
+}
+
+interface DeliveryRow {
+  id: string;
+  event_id: string;
+  attempt: number;
+  status: 'pending' | 'delivered' | 'failed';
+  properties: Record<string, string>;
+  profile_id: string | null;
+  profile_created: boolean | null;
+  profile_written_at: Date | null;
+  klaviyo_event_name: string | null;
+  event_sent_at: Date | null;
+  error: string | null;
+}
+
+const deliveryColumns =
+  'id, event_id, attempt, status, properties, profile_id, profile_created, profile_written_at, klaviyo_event_name, event_sent_at, error';
+
+function toDelivery(row: DeliveryRow): DeliveryRecord {
+  return {
+    id: row.id,
+    eventId: row.event_id,
+    attempt: row.attempt,
+    status: row.status,
+    properties: row.properties,
+    profileId: row.profile_id,
+    profileCreated: row.profile_created,
+    profileWrittenAt: row.profile_written_at,
+    klaviyoEventName: row.klaviyo_event_name,
+    eventSentAt: row.event_sent_at,
+    error: row.error,
+  };
+}
+
+/**
+ * The delivery of this attempt: created on the first try with the texts to deliver, and
+ * returned unchanged to every retry of the job, which then resumes after the last step
+ * that succeeded.
+ */
+export async function startDelivery(
+  db: Queryable,
+  delivery: { id: string; eventId: string; attempt: number; properties: Record<string, string>; klaviyoEventName: string | null },
+): Promise<DeliveryRecord> {
+  await db.query(
+    `INSERT INTO event_deliveries (id, event_id, attempt, status, properties, klaviyo_event_name)
+     VALUES ($1, $2, $3, 'pending', $4::jsonb, $5)
+     ON CONFLICT (event_id, attempt) DO NOTHING`,
+    [delivery.id, delivery.eventId, delivery.attempt, JSON.stringify(delivery.properties), delivery.klaviyoEventName],
+  );
+  const { rows } = await db.query<DeliveryRow>(`SELECT ${deliveryColumns} FROM event_deliveries WHERE event_id = $1 AND attempt = $2`, [
+    delivery.eventId,
+    delivery.attempt,
+  ]);
+  return toDelivery(rows[0]!);
+}
+
+export async function recordProfileWritten(db: Queryable, deliveryId: string, result: { profileId: string; created: boolean }): Promise<void> {
+  await db.query(
+    'UPDATE event_deliveries SET profile_id = $2, profile_created = $3, profile_written_at = now(), updated_at = now() WHERE id = $1',
+    [deliveryId, result.profileId, result.created],
+  );
+}
+
+export async function recordKlaviyoEventSent(db: Queryable, deliveryId: string): Promise<void> {
+  await db.query('UPDATE event_deliveries SET event_sent_at = now(), updated_at = now() WHERE id = $1', [deliveryId]);
+}
+
+export async function finishDelivery(db: Queryable, deliveryId: string, status: 'delivered' | 'failed', error: string | null = null): Promise<void> {
+  await db.query('UPDATE event_deliveries SET status = $2, error = $3, updated_at = now() WHERE id = $1', [deliveryId, status, error]);
+}
+
+export async function listDeliveries(db: Queryable, eventId: string): Promise<DeliveryRecord[]> {
+  const { rows } = await db.query<DeliveryRow>(`SELECT ${deliveryColumns} FROM event_deliveries WHERE event_id = $1 ORDER BY attempt DESC`, [eventId]);
+  return rows.map(toDelivery);
+}

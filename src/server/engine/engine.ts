@@ -1,0 +1,97 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Queryable } from '../database/database.ts';
+import type { AppRole } from '../config.ts';
+import { EventJobs, type EventJobOptions } from './event-jobs.ts';
+import { processEvent, type PipelineOptions } from './event-pipeline.ts';
+import { defaultRetryPolicy, sleep as defaultSleep, type Sleep } from './retry-policy.ts';
+import { klaviyoAccountLimits } from './klaviyo-rate-limiter.ts';
+import type { CredentialsLoader } from './engine-credentials.ts';
+import { setEventStatus } from '../events/event-queries.ts';
+import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
+
+/**
+ * The engine as the rest of the app sees it: `enqueue` inside the transaction that stores
+ * an event (or starts a replay), and `start`/`stop` with the server. Every role sends; the
+ * `all` and `worker` roles also process (STACK.md, PRODUCT.md section 5).
+ */
+export type EngineOptions = PipelineOptions & EventJobOptions;
+
+export const defaultEngineOptions: EngineOptions = {
+  retry: defaultRetryPolicy,
+  openaiTimeoutMs: 60_000,
+  klaviyoTimeoutMs: 30_000,
+  maxOutputTokens: 1_024,
+  klaviyoLimits: klaviyoAccountLimits,
+  concurrency: 100,
+  pollIntervalMs: 1_000,
+  retryLimit: 5,
+  retryDelaySeconds: 5,
+  heartbeatSeconds: 30,
+  superviseIntervalSeconds: 30,
+  stopTimeoutMs: 10_000,
+};
+
+export interface Engine {
+  enqueue(db: Queryable, job: { eventId: string; attempt: number }, startAfter?: Date | null): Promise<void>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** Jobs this process is running now. */
+  inFlight(): number;
+}
+
+export function createEngine(dependencies: {
+  pool: pg.Pool;
+  logger: Logger;
+  role: AppRole;
+  openaiBaseUrl: string;
+  klaviyoBaseUrl: string;
+  loadCredentials: CredentialsLoader;
+  options?: Partial<EngineOptions>;
+  sleep?: Sleep;
+}): Engine {
+  const options: EngineOptions = { ...defaultEngineOptions, ...dependencies.options };
+  const logger = dependencies.logger.child({ module: 'engine' });
+  const jobs = new EventJobs(dependencies.pool, options, logger);
+  const context = {
+    pool: dependencies.pool,
+    logger,
+    openaiBaseUrl: dependencies.openaiBaseUrl,
+    klaviyoBaseUrl: dependencies.klaviyoBaseUrl,
+    loadCredentials: dependencies.loadCredentials,
+    options,
+    sleep: dependencies.sleep ?? defaultSleep,
+  };
+  let started: Promise<void> | null = null;
+  return {
+    enqueue: (db, job, startAfter = null) => jobs.send(db, job, startAfter),
+    start() {
+      started ??= (async () => {
+        await jobs.start();
+        if (dependencies.role !== 'web') {
+          jobs.work(async (job, signal) => {
+            try {
+              await processEvent(context, job.data, signal);
+            } catch (error) {
+              // The last try of a job that keeps crashing: say so on the event rather than
+              // leave it "generating" for ever.
+              if (!signal.aborted && job.retryCount >= job.retryLimit) {
+                await setEventStatus(dependencies.pool, job.data.eventId, job.data.attempt, 'failed', eventOutcomeMessages.processingFailed).catch(() => undefined);
+              }
+              throw error;
+            }
+          });
+          logger.info({ concurrency: options.concurrency }, 'event worker started');
+        }
+      })();
+      return started;
+    },
+    async stop() {
+      if (!started) return;
+      await started.catch(() => undefined);
+      await jobs.stop();
+      started = null;
+    },
+    inFlight: () => jobs.inFlight(),
+  };
+}

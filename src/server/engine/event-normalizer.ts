@@ -1,0 +1,289 @@
+import { z } from 'zod';
+import type { EventSource, NormalizedEvent, NormalizedProduct } from '../../shared/events/event-schemas.ts';
+
+/**
+ * Turns each source's payload into the one event shape the assistants read (PRODUCT.md
+ * section 2): SPEC.md's sample events (generic and test console), Shopify checkout,
+ * order and cart webhooks, and Web Pixel events. Unknown fields are ignored; a known
+ * field of the wrong type fails the event with a reason naming the field, because
+ * guessing would put wrong content on a shopper's profile.
+ */
+export type NormalizeResult = { ok: true; event: NormalizedEvent } | { ok: false; reason: string };
+
+const MAX_PROBLEMS_SHOWN = 5;
+
+const text = z.string().nullish();
+const identifier = z.union([z.string(), z.number()], { error: 'expected text or a number' }).nullish();
+const amount = z
+  .union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'expected an amount such as 19.99')], { error: 'expected an amount such as 19.99' })
+  .nullish();
+const quantity = z.union([z.number(), z.string().trim().regex(/^\d+$/, 'expected a whole number')], { error: 'expected a whole number' }).nullish();
+const timestamp = z.union([z.string(), z.number()], { error: 'expected a date and time' }).nullish();
+const email = z.string({ error: 'expected an email address' }).trim().nullish();
+
+const genericCustomer = z.object({ email, first_name: text, last_name: text, firstName: text, lastName: text }).nullish();
+const genericProduct = z.object({
+  id: identifier,
+  name: text,
+  title: text,
+  description: text,
+  price: amount,
+  quantity,
+  url: text,
+  product_url: text,
+});
+const genericEvent = z.object({
+  event_id: identifier,
+  event_type: text,
+  timestamp,
+  customer: genericCustomer,
+  email,
+  properties: z
+    .object({
+      customer: genericCustomer,
+      email,
+      product: genericProduct.nullish(),
+      products: z.array(genericProduct).nullish(),
+      total: amount,
+      currency: text,
+      page_url: text,
+      checkout_url: text,
+      abandoned_checkout_url: text,
+      abandoned_at: timestamp,
+      purchased_at: timestamp,
+    })
+    .nullish(),
+});
+
+const shopifyCustomer = z.object({ email, first_name: text, last_name: text }).nullish();
+const shopifyAddress = z.object({ first_name: text, last_name: text }).nullish();
+const shopifyLineItem = z.object({
+  title: text,
+  name: text,
+  variant_title: text,
+  price: amount,
+  quantity,
+  product_id: identifier,
+  variant_id: identifier,
+  url: text,
+});
+const shopifyPayload = z.object({
+  token: text,
+  cart_token: text,
+  checkout_token: text,
+  email,
+  contact_email: email,
+  customer: shopifyCustomer,
+  billing_address: shopifyAddress,
+  shipping_address: shopifyAddress,
+  line_items: z.array(shopifyLineItem).nullish(),
+  total_price: amount,
+  currency: text,
+  presentment_currency: text,
+  abandoned_checkout_url: text,
+  order_status_url: text,
+  completed_at: text,
+  updated_at: timestamp,
+  created_at: timestamp,
+});
+
+const pixelMoney = z.object({ amount: amount, currencyCode: text }).nullish();
+const pixelVariant = z
+  .object({
+    id: identifier,
+    title: text,
+    price: pixelMoney,
+    product: z.object({ id: identifier, title: text, url: text, description: text }).nullish(),
+  })
+  .nullish();
+const pixelEvent = z.object({
+  id: identifier,
+  name: z.string(),
+  timestamp,
+  customer: genericCustomer,
+  data: z
+    .object({
+      productVariant: pixelVariant,
+      cartLine: z.object({ merchandise: pixelVariant, quantity }).nullish(),
+      checkout: z
+        .object({
+          email,
+          token: text,
+          currencyCode: text,
+          totalPrice: pixelMoney,
+          lineItems: z.array(z.object({ title: text, quantity, variant: pixelVariant })).nullish(),
+        })
+        .nullish(),
+    })
+    .nullish(),
+});
+
+export function normalizeEvent(source: EventSource, topic: string | null, payload: unknown, receivedAt: Date): NormalizeResult {
+  if (source === 'shopify') return normalizeShopify(topic ?? '', payload, receivedAt);
+  if (source === 'pixel') return normalizePixel(payload, receivedAt);
+  return normalizeGeneric(payload, receivedAt);
+}
+
+function normalizeGeneric(payload: unknown, receivedAt: Date): NormalizeResult {
+  const parsed = genericEvent.safeParse(payload);
+  if (!parsed.success) return { ok: false, reason: describeProblems(parsed.error) };
+  const body = parsed.data;
+  const properties = body.properties ?? {};
+  const customer = properties.customer ?? body.customer ?? {};
+  const products = [...(properties.product ? [properties.product] : []), ...(properties.products ?? [])].map(
+    (product): NormalizedProduct => ({
+      id: idText(product.id),
+      name: clean(product.name ?? product.title),
+      description: clean(product.description),
+      price: amountText(product.price),
+      quantity: quantityNumber(product.quantity),
+      url: clean(product.url ?? product.product_url ?? (properties.product === product ? properties.page_url : null)),
+    }),
+  );
+  return {
+    ok: true,
+    event: {
+      eventType: clean(body.event_type) ?? 'generic_event',
+      shopper: {
+        email: clean(customer.email ?? properties.email ?? body.email),
+        firstName: clean(customer.first_name ?? customer.firstName),
+        lastName: clean(customer.last_name ?? customer.lastName),
+      },
+      products,
+      total: amountText(properties.total),
+      currency: clean(properties.currency),
+      time: timeText(properties.abandoned_at ?? properties.purchased_at ?? body.timestamp, receivedAt),
+      checkoutUrl: clean(properties.checkout_url ?? properties.abandoned_checkout_url),
+      checkoutToken: null,
+      completedAt: null,
+    },
+  };
+}
+
+function normalizeShopify(topic: string, payload: unknown, receivedAt: Date): NormalizeResult {
+  const parsed = shopifyPayload.safeParse(payload);
+  if (!parsed.success) return { ok: false, reason: describeProblems(parsed.error) };
+  const body = parsed.data;
+  const isOrder = topic.startsWith('orders/');
+  const customer = body.customer ?? {};
+  const address = body.billing_address ?? body.shipping_address ?? {};
+  return {
+    ok: true,
+    event: {
+      eventType: topic || 'shopify',
+      shopper: {
+        email: clean(body.email ?? body.contact_email ?? customer.email),
+        firstName: clean(customer.first_name ?? address.first_name),
+        lastName: clean(customer.last_name ?? address.last_name),
+      },
+      products: (body.line_items ?? []).map((item) => ({
+        id: idText(item.product_id ?? item.variant_id),
+        name: clean(item.title ?? item.name),
+        description: null,
+        price: amountText(item.price),
+        quantity: quantityNumber(item.quantity),
+        url: clean(item.url),
+      })),
+      total: amountText(body.total_price),
+      currency: clean(body.presentment_currency ?? body.currency),
+      time: timeText(body.updated_at ?? body.created_at, receivedAt),
+      checkoutUrl: clean(isOrder ? body.order_status_url : body.abandoned_checkout_url),
+      checkoutToken: shopifyCheckoutToken(topic, payload),
+      completedAt: clean(body.completed_at),
+    },
+  };
+}
+
+function normalizePixel(payload: unknown, receivedAt: Date): NormalizeResult {
+  const parsed = pixelEvent.safeParse(payload);
+  if (!parsed.success) return { ok: false, reason: describeProblems(parsed.error) };
+  const body = parsed.data;
+  const data = body.data ?? {};
+  const customer = body.customer ?? {};
+  const fromVariant = (variant: z.infer<typeof pixelVariant>, count: unknown): NormalizedProduct => ({
+    id: idText(variant?.product?.id ?? variant?.id),
+    name: clean(variant?.product?.title ?? variant?.title),
+    description: clean(variant?.product?.description),
+    price: amountText(variant?.price?.amount),
+    quantity: quantityNumber(count as string | number | null | undefined),
+    url: clean(variant?.product?.url),
+  });
+  const products: NormalizedProduct[] = [];
+  if (data.productVariant) products.push(fromVariant(data.productVariant, 1));
+  if (data.cartLine?.merchandise) products.push(fromVariant(data.cartLine.merchandise, data.cartLine.quantity));
+  for (const line of data.checkout?.lineItems ?? []) products.push({ ...fromVariant(line.variant, line.quantity), name: clean(line.title) ?? fromVariant(line.variant, 1).name });
+  const firstPrice = data.productVariant?.price ?? data.cartLine?.merchandise?.price ?? null;
+  return {
+    ok: true,
+    event: {
+      eventType: body.name,
+      shopper: {
+        email: clean(customer.email ?? data.checkout?.email),
+        firstName: clean(customer.first_name ?? customer.firstName),
+        lastName: clean(customer.last_name ?? customer.lastName),
+      },
+      products,
+      total: amountText(data.checkout?.totalPrice?.amount ?? null),
+      currency: clean(data.checkout?.currencyCode ?? data.checkout?.totalPrice?.currencyCode ?? firstPrice?.currencyCode),
+      time: timeText(body.timestamp, receivedAt),
+      checkoutUrl: null,
+      checkoutToken: clean(data.checkout?.token),
+      completedAt: null,
+    },
+  };
+}
+
+/**
+ * The token that ties a Shopify checkout to the order that completes it. Read loosely at
+ * intake (before validation) to schedule and cancel abandonment timers.
+ */
+export function shopifyCheckoutToken(topic: string, payload: unknown): string | null {
+  if (typeof payload !== 'object' || payload === null) return null;
+  const body = payload as Record<string, unknown>;
+  const candidate = topic.startsWith('orders/') ? (body.checkout_token ?? body.cart_token) : topic.startsWith('checkouts/') ? (body.token ?? body.cart_token) : null;
+  return typeof candidate === 'string' && candidate ? candidate : null;
+}
+
+function clean(value: string | null | undefined): string | null {
+  const trimmed = value?.trim();
+  return trimmed ? trimmed : null;
+}
+
+function idText(value: string | number | null | undefined): string | null {
+  return value === null || value === undefined ? null : clean(String(value));
+}
+
+function amountText(value: string | number | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  return typeof value === 'number' ? String(value) : clean(value);
+}
+
+function quantityNumber(value: string | number | null | undefined): number | null {
+  if (value === null || value === undefined) return null;
+  const number = Number(value);
+  return Number.isFinite(number) ? number : null;
+}
+
+/** ISO 8601 from an ISO string or epoch (seconds or milliseconds); the receipt time when unreadable. */
+function timeText(value: string | number | null | undefined, fallback: Date): string {
+  if (value === null || value === undefined || value === '') return fallback.toISOString();
+  const date = typeof value === 'number' ? new Date(value < 1e12 ? value * 1000 : value) : new Date(value);
+  return Number.isNaN(date.getTime()) ? fallback.toISOString() : date.toISOString();
+}
+
+function describeProblems(error: z.ZodError): string {
+  const problems = error.issues.slice(0, MAX_PROBLEMS_SHOWN).map((issue) => {
+    const path = issue.path.map((part) => (typeof part === 'number' ? `[${part}]` : `.${String(part)}`)).join('').replace(/^\./, '');
+    return `${path || 'body'}: ${issueText(issue)}`;
+  });
+  const more = error.issues.length > MAX_PROBLEMS_SHOWN ? ` (and ${error.issues.length - MAX_PROBLEMS_SHOWN} more)` : '';
+  return `${problems.join('; ')}${more}`;
+}
+
+function issueText(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'invalid_type') {
+    const expected = { string: 'text', number: 'a number', object: 'an object', array: 'a list' }[issue.expected as string] ?? issue.expected;
+    return `expected ${expected}`;
+  }
+  return issue.message;
+}

@@ -1,0 +1,284 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
+import {
+  findEventById,
+  hasNewerCheckoutEvent,
+  hasOrderForCheckout,
+  saveNormalizedEvent,
+  setEventStatus,
+  type EventRecord,
+} from '../events/event-queries.ts';
+import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
+import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import type { Assistant } from '../../shared/flows/flow-schemas.ts';
+import { createResponse } from '../integrations/openai/openai-responses.ts';
+import { createEvent, importProfile } from '../integrations/klaviyo/klaviyo-profiles.ts';
+import { normalizeEvent } from './event-normalizer.ts';
+import { composeInstructions, renderPrompt } from './prompt-rendering.ts';
+import { findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
+import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
+import { waitForKlaviyoSlot, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
+import { withRetries, type RetryPolicy, type Sleep } from './retry-policy.ts';
+import { ServiceCallError } from './service-call-error.ts';
+import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
+
+export interface PipelineOptions {
+  retry: RetryPolicy;
+  openaiTimeoutMs: number;
+  klaviyoTimeoutMs: number;
+  /** The output limit of every generation (reasoning tokens count against it). */
+  maxOutputTokens: number;
+  /** Klaviyo's per-account limits; null to not limit (an unlimited fake in benchmarks). */
+  klaviyoLimits: KlaviyoRateLimits | null;
+}
+
+export interface PipelineContext {
+  pool: pg.Pool;
+  logger: Logger;
+  openaiBaseUrl: string;
+  klaviyoBaseUrl: string;
+  loadCredentials: CredentialsLoader;
+  options: PipelineOptions;
+  sleep: Sleep;
+}
+
+/** The event ends here, with this status and reason. */
+class EventOutcome extends Error {
+  readonly status: 'skipped' | 'failed';
+  constructor(status: 'skipped' | 'failed', reason: string) {
+    super(reason);
+    this.status = status;
+  }
+}
+
+const finalStatuses = new Set(['delivered', 'skipped', 'failed', 'rejected']);
+
+/**
+ * Processes one attempt of one event: normalise, generate every assistant's text,
+ * deliver them to Klaviyo. Each step stores its result before the next starts, so a
+ * retried job (after a crash or a stop) resumes where the last one got to. Expected
+ * failures end the event as failed or skipped with a reason; only unexpected errors (the
+ * database going away) escape, and the job is then retried.
+ */
+export async function processEvent(context: PipelineContext, job: { eventId: string; attempt: number }, signal: AbortSignal): Promise<void> {
+  const { pool } = context;
+  const event = await findEventById(pool, job.eventId);
+  if (!event || event.attempt !== job.attempt || finalStatuses.has(event.status)) return;
+  try {
+    await runPipeline(context, event, signal);
+  } catch (error) {
+    if (error instanceof EventOutcome) {
+      await setEventStatus(pool, event.id, event.attempt, error.status, error.message);
+      context.logger.info({ eventId: event.id, status: error.status }, 'event finished without delivery');
+      return;
+    }
+    if (error instanceof ServiceCallError && !signal.aborted) {
+      await setEventStatus(pool, event.id, event.attempt, 'failed', error.message);
+      return;
+    }
+    throw error;
+  }
+}
+
+async function runPipeline(context: PipelineContext, event: EventRecord, signal: AbortSignal): Promise<void> {
+  const { pool } = context;
+  const flow = await findFlowById(pool, event.flowId);
+  if (!flow) return;
+  const normalized = event.normalized ?? (await normalizeStored(context, event));
+  if (!normalized.shopper.email) {
+    throw new EventOutcome('skipped', event.topic?.startsWith('carts/') ? m.cartWithoutIdentity : m.noEmail);
+  }
+  await checkCheckoutStillAbandoned(context, event, normalized);
+  if (flow.assistants.length === 0) throw new EventOutcome('failed', m.noAssistants);
+  const credentials = await context.loadCredentials(pool, event.userId);
+  if (!credentials) throw new EventOutcome('failed', m.noCredentials);
+
+  await setEventStatus(pool, event.id, event.attempt, 'generating');
+  const generations = await generateTexts(context, event, flow, normalized, credentials, signal);
+  const properties = Object.fromEntries(generations.map((generation) => [generation.klaviyoProperty, generation.text!]));
+  await deliver(context, event, flow, normalized, credentials, properties, signal);
+  await setEventStatus(pool, event.id, event.attempt, 'delivered');
+}
+
+async function normalizeStored(context: PipelineContext, event: EventRecord): Promise<NormalizedEvent> {
+  let payload: unknown;
+  try {
+    payload = JSON.parse(event.rawBody ?? '');
+  } catch {
+    throw new EventOutcome('failed', m.invalidPayload('the stored body is not JSON'));
+  }
+  const result = normalizeEvent(event.source, event.topic, payload, event.receivedAt);
+  if (!result.ok) throw new EventOutcome('failed', m.invalidPayload(result.reason));
+  await saveNormalizedEvent(context.pool, event.id, result.event);
+  return result.event;
+}
+
+/**
+ * Abandoned-checkout timers (INTEGRATIONS.md): when the wait is over, look once more.
+ * A completed checkout, an order for it, or a newer update of it ends this event.
+ */
+async function checkCheckoutStillAbandoned(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent): Promise<void> {
+  if (event.source !== 'shopify' || !event.topic?.startsWith('checkouts/')) return;
+  if (event.topic === 'checkouts/delete') throw new EventOutcome('skipped', m.checkoutDeleted);
+  if (normalized.completedAt) throw new EventOutcome('skipped', m.checkoutCompleted);
+  if (await hasOrderForCheckout(context.pool, event)) throw new EventOutcome('skipped', m.orderPlaced);
+  if (await hasNewerCheckoutEvent(context.pool, event)) throw new EventOutcome('skipped', m.superseded);
+}
+
+/** All assistants of the flow at once; a text already stored for this attempt is kept. */
+async function generateTexts(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  normalized: NormalizedEvent,
+  credentials: EngineCredentials,
+  signal: AbortSignal,
+): Promise<GenerationRecord[]> {
+  const stored = new Map((await listGenerations(context.pool, event.id, event.attempt)).map((generation) => [generation.klaviyoProperty, generation]));
+  const outcomes = await Promise.allSettled(
+    flow.assistants.map((assistant) => generateOne(context, event, assistant, normalized, credentials, stored.get(assistant.klaviyo_property), signal)),
+  );
+  if (signal.aborted) throw signal.reason;
+  const failures: string[] = [];
+  const generations: GenerationRecord[] = [];
+  for (const outcome of outcomes) {
+    if (outcome.status === 'rejected') throw outcome.reason;
+    if (outcome.value.status === 'succeeded') generations.push(outcome.value);
+    else failures.push(outcome.value.error ?? '');
+  }
+  if (failures.length > 0) throw new EventOutcome('failed', failures.join(' '));
+  return generations;
+}
+
+async function generateOne(
+  context: PipelineContext,
+  event: EventRecord,
+  assistant: Assistant,
+  normalized: NormalizedEvent,
+  credentials: EngineCredentials,
+  stored: GenerationRecord | undefined,
+  signal: AbortSignal,
+): Promise<GenerationRecord> {
+  const { prompt, missing } = renderPrompt(assistant.prompt_template, normalized);
+  const model = assistant.model ?? credentials.openaiModel;
+  const request = {
+    eventId: event.id,
+    attempt: event.attempt,
+    klaviyoProperty: assistant.klaviyo_property,
+    assistantName: assistant.name,
+    model,
+    instructions: assistant.instructions,
+    prompt,
+  };
+  const sameRequest = (generation: GenerationRecord | undefined | null) =>
+    generation?.status === 'succeeded' && generation.prompt === prompt && generation.model === model && generation.instructions === assistant.instructions;
+  if (sameRequest(stored)) return stored!;
+
+  const empty = { inputTokens: 0, outputTokens: 0, totalTokens: 0, durationMs: 0, reused: false };
+  if (!prompt) {
+    const failed: GenerationRecord = { ...request, ...empty, status: 'failed', text: null, error: m.templateEmpty(assistant.name, missing) };
+    await saveGeneration(context.pool, failed);
+    return failed;
+  }
+  if (event.attempt > 1) {
+    const earlier = await findReusableGeneration(context.pool, request);
+    if (earlier) {
+      const reused: GenerationRecord = { ...request, ...empty, status: 'succeeded', text: earlier.text, reused: true, error: null };
+      await saveGeneration(context.pool, reused);
+      return reused;
+    }
+  }
+
+  const started = Date.now();
+  const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs };
+  let generation: GenerationRecord;
+  try {
+    const answer = await withRetries(
+      () => createResponse(connection, { model, instructions: composeInstructions(assistant.instructions), input: prompt, maxOutputTokens: context.options.maxOutputTokens }, signal),
+      context.options.retry,
+      { signal, sleep: context.sleep, onRetry: (error, delayMs) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying OpenAI') },
+    );
+    const tokens = { inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens, totalTokens: answer.usage.totalTokens };
+    generation = answer.text
+      ? { ...request, ...tokens, durationMs: Date.now() - started, reused: false, status: 'succeeded', text: answer.text, error: null }
+      : {
+          ...request,
+          ...tokens,
+          durationMs: Date.now() - started,
+          reused: false,
+          status: 'failed',
+          text: null,
+          error: m.noText(assistant.name, answer.noTextReason ?? ''),
+        };
+  } catch (error) {
+    if (!(error instanceof ServiceCallError) || signal.aborted) throw error;
+    generation = { ...request, ...empty, durationMs: Date.now() - started, status: 'failed', text: null, error: m.generationFailed(assistant.name, error.message) };
+  }
+  await saveGeneration(context.pool, generation);
+  return generation;
+}
+
+/**
+ * One profile write with every text, then (when the flow names one) one Klaviyo event.
+ * Each step is recorded as it succeeds; a retried job skips the steps already done.
+ */
+async function deliver(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  normalized: NormalizedEvent,
+  credentials: EngineCredentials,
+  properties: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
+  const { pool, options } = context;
+  const delivery = await startDelivery(pool, {
+    id: deliveryId(event),
+    eventId: event.id,
+    attempt: event.attempt,
+    properties,
+    klaviyoEventName: flow.klaviyoEventName,
+  });
+  if (delivery.status === 'delivered') return;
+  const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
+  const email = normalized.shopper.email!;
+  const retrying = { signal, sleep: context.sleep, onRetry: (error: ServiceCallError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') };
+  try {
+    if (!delivery.profileWrittenAt) {
+      const result = await withRetries(
+        async () => {
+          await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'profile-import', options.klaviyoLimits, { signal, sleep: context.sleep });
+          return importProfile(connection, { email, firstName: normalized.shopper.firstName, lastName: normalized.shopper.lastName, properties: delivery.properties }, signal);
+        },
+        options.retry,
+        retrying,
+      );
+      await recordProfileWritten(pool, delivery.id, result);
+    }
+    if (delivery.klaviyoEventName && !delivery.eventSentAt) {
+      await withRetries(
+        async () => {
+          await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'events', options.klaviyoLimits, { signal, sleep: context.sleep });
+          await createEvent(
+            connection,
+            { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: new Date().toISOString() },
+            signal,
+          );
+        },
+        options.retry,
+        retrying,
+      );
+      await recordKlaviyoEventSent(pool, delivery.id);
+    }
+  } catch (error) {
+    if (error instanceof ServiceCallError && !signal.aborted) await finishDelivery(pool, delivery.id, 'failed', error.message);
+    throw error;
+  }
+  await finishDelivery(pool, delivery.id, 'delivered');
+}
+
+/** The event id for its first delivery (Klaviyo's unique_id); each replay gets a new one. */
+export function deliveryId(event: { id: string; attempt: number }): string {
+  return event.attempt === 1 ? event.id : `${event.id}:${event.attempt}`;
+}

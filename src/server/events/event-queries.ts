@@ -1,0 +1,220 @@
+import type { Queryable } from '../database/database.ts';
+import type { FlowType } from '../../shared/flows/flow-types.ts';
+import type { EventSource, EventStatus, NormalizedEvent } from '../../shared/events/event-schemas.ts';
+
+/** An event as the engine and the event log read it. */
+export interface EventRecord {
+  id: string;
+  flowId: string;
+  userId: string;
+  flowType: FlowType;
+  source: EventSource;
+  topic: string | null;
+  status: EventStatus;
+  contentType: string | null;
+  rawBody: string | null;
+  headers: Record<string, string>;
+  normalized: NormalizedEvent | null;
+  shopperEmail: string | null;
+  error: string | null;
+  attempt: number;
+  checkoutToken: string | null;
+  processAfter: Date | null;
+  receivedAt: Date;
+  updatedAt: Date;
+  finishedAt: Date | null;
+}
+
+interface EventRow {
+  id: string;
+  flow_id: string;
+  user_id: string;
+  flow_type: FlowType;
+  source: EventSource;
+  topic: string | null;
+  status: EventStatus;
+  content_type: string | null;
+  raw_body: string | null;
+  headers: Record<string, string>;
+  normalized: NormalizedEvent | null;
+  shopper_email: string | null;
+  error: string | null;
+  attempt: number;
+  checkout_token: string | null;
+  process_after: Date | null;
+  received_at: Date;
+  updated_at: Date;
+  finished_at: Date | null;
+}
+
+export const eventColumns =
+  'id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers, normalized, shopper_email, error, attempt, checkout_token, process_after, received_at, updated_at, finished_at';
+
+export function toEventRecord(row: EventRow): EventRecord {
+  return {
+    id: row.id,
+    flowId: row.flow_id,
+    userId: row.user_id,
+    flowType: row.flow_type,
+    source: row.source,
+    topic: row.topic,
+    status: row.status,
+    contentType: row.content_type,
+    rawBody: row.raw_body,
+    headers: row.headers,
+    normalized: row.normalized,
+    shopperEmail: row.shopper_email,
+    error: row.error,
+    attempt: row.attempt,
+    checkoutToken: row.checkout_token,
+    processAfter: row.process_after,
+    receivedAt: row.received_at,
+    updatedAt: row.updated_at,
+    finishedAt: row.finished_at,
+  };
+}
+
+export interface NewEvent {
+  id: string;
+  flowId: string;
+  userId: string;
+  flowType: FlowType;
+  source: EventSource;
+  topic: string | null;
+  status: EventStatus;
+  contentType: string | null;
+  rawBody: string | null;
+  headers: Record<string, string>;
+  shopifyEventId: string | null;
+  shopifyWebhookId: string | null;
+  externalEventId: string | null;
+  error: string | null;
+  checkoutToken: string | null;
+  processAfter: Date | null;
+  receivedAt: Date;
+}
+
+/**
+ * Stores an accepted event unless one with the same Shopify event id, Shopify webhook id
+ * or event_id is already stored for the flow (any of the three unique indexes): returns
+ * whether it was new, and the id of the stored event either way.
+ */
+export async function insertEventOnce(db: Queryable, event: NewEvent): Promise<{ inserted: boolean; id: string; status: EventStatus }> {
+  const finished = event.status === 'skipped' || event.status === 'rejected' ? event.receivedAt : null;
+  const { rows } = await db.query<{ id: string }>(
+    `INSERT INTO events (id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers,
+                         shopify_event_id, shopify_webhook_id, external_event_id, error, checkout_token, process_after,
+                         received_at, updated_at, finished_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $17, $18)
+     ON CONFLICT DO NOTHING
+     RETURNING id`,
+    [
+      event.id,
+      event.flowId,
+      event.userId,
+      event.flowType,
+      event.source,
+      event.topic,
+      event.status,
+      event.contentType,
+      event.rawBody,
+      JSON.stringify(event.headers),
+      event.shopifyEventId,
+      event.shopifyWebhookId,
+      event.externalEventId,
+      event.error,
+      event.checkoutToken,
+      event.processAfter,
+      event.receivedAt,
+      finished,
+    ],
+  );
+  if (rows[0]) return { inserted: true, id: rows[0].id, status: event.status };
+  const existing = await db.query<{ id: string; status: EventStatus }>(
+    `SELECT id, status FROM events
+      WHERE flow_id = $1
+        AND ((shopify_event_id = $2 AND $2 IS NOT NULL) OR (shopify_webhook_id = $3 AND $3 IS NOT NULL) OR (external_event_id = $4 AND $4 IS NOT NULL))
+      ORDER BY received_at
+      LIMIT 1`,
+    [event.flowId, event.shopifyEventId, event.shopifyWebhookId, event.externalEventId],
+  );
+  const found = existing.rows[0];
+  // Only the event id itself can collide otherwise (practically impossible); refuse loudly.
+  if (!found) throw new Error('The event could not be stored: its id is already taken');
+  return { inserted: false, id: found.id, status: found.status };
+}
+
+export async function findEventById(db: Queryable, eventId: string): Promise<EventRecord | null> {
+  const { rows } = await db.query<EventRow>(`SELECT ${eventColumns} FROM events WHERE id = $1`, [eventId]);
+  return rows[0] ? toEventRecord(rows[0]) : null;
+}
+
+export async function findEventForUser(db: Queryable, userId: string, eventId: string): Promise<EventRecord | null> {
+  const { rows } = await db.query<EventRow>(`SELECT ${eventColumns} FROM events WHERE id = $1 AND user_id = $2`, [eventId, userId]);
+  return rows[0] ? toEventRecord(rows[0]) : null;
+}
+
+export async function saveNormalizedEvent(db: Queryable, eventId: string, normalized: NormalizedEvent): Promise<void> {
+  await db.query('UPDATE events SET normalized = $2::jsonb, shopper_email = $3, updated_at = now() WHERE id = $1', [
+    eventId,
+    JSON.stringify(normalized),
+    normalized.shopper.email,
+  ]);
+}
+
+/**
+ * Moves an event of attempt `attempt` to `status`. A replay raises the attempt, so a
+ * late job of an earlier attempt can never overwrite the outcome of a newer one.
+ */
+export async function setEventStatus(
+  db: Queryable,
+  eventId: string,
+  attempt: number,
+  status: EventStatus,
+  error: string | null = null,
+): Promise<boolean> {
+  const final = status === 'delivered' || status === 'skipped' || status === 'failed' || status === 'rejected';
+  const result = await db.query(
+    `UPDATE events SET status = $3, error = $4, updated_at = now(), finished_at = ${final ? 'now()' : 'NULL'}
+      WHERE id = $1 AND attempt = $2`,
+    [eventId, attempt, status, error],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
+/** Starts a new attempt of a failed or delivered event; null when it is in another state. */
+export async function startReplay(db: Queryable, userId: string, eventId: string): Promise<EventRecord | null> {
+  const { rows } = await db.query<EventRow>(
+    `UPDATE events SET attempt = attempt + 1, status = 'received', error = NULL, finished_at = NULL, process_after = NULL, updated_at = now()
+      WHERE id = $1 AND user_id = $2 AND status IN ('failed', 'delivered')
+      RETURNING ${eventColumns}`,
+    [eventId, userId],
+  );
+  return rows[0] ? toEventRecord(rows[0]) : null;
+}
+
+/** A newer event of the same checkout in the same flow: only the latest one is processed. */
+export async function hasNewerCheckoutEvent(db: Queryable, event: EventRecord): Promise<boolean> {
+  if (!event.checkoutToken) return false;
+  const { rows } = await db.query(
+    `SELECT 1 FROM events
+      WHERE flow_id = $1 AND checkout_token = $2 AND id <> $3 AND status <> 'rejected'
+        AND (received_at, id) > ($4, $3)
+        AND topic LIKE 'checkouts/%'
+      LIMIT 1`,
+    [event.flowId, event.checkoutToken, event.id, event.receivedAt],
+  );
+  return rows.length > 0;
+}
+
+/** An order of the same owner that completed this checkout (received by any of their flows). */
+export async function hasOrderForCheckout(db: Queryable, event: EventRecord): Promise<boolean> {
+  if (!event.checkoutToken) return false;
+  const { rows } = await db.query(
+    `SELECT 1 FROM events
+      WHERE user_id = $1 AND checkout_token = $2 AND topic LIKE 'orders/%' AND status <> 'rejected'
+      LIMIT 1`,
+    [event.userId, event.checkoutToken],
+  );
+  return rows.length > 0;
+}

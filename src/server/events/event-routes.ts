@@ -1,0 +1,99 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { inTransaction } from '../database/database.ts';
+import { HttpError } from '../platform/http-errors.ts';
+import { rateLimited } from '../platform/user-rate-limit.ts';
+import type { Engine } from '../engine/engine.ts';
+import { listGenerations } from '../engine/generation-queries.ts';
+import { listDeliveries } from '../engine/delivery-queries.ts';
+import { findEventForUser, startReplay } from './event-queries.ts';
+import { activitySince, eventRecordToListItem, listEventsForUser } from './event-log-queries.ts';
+import {
+  activitySummaryResponseSchema,
+  eventDetailResponseSchema,
+  eventListQuerySchema,
+  eventListResponseSchema,
+  eventParamsSchema,
+  replayResponseSchema,
+} from '../../shared/events/event-schemas.ts';
+import { eventLogMessages } from '../../shared/events/event-messages.ts';
+import { flowTypes } from '../../shared/flows/flow-types.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * The event log under /api/events, registered inside `app.signedIn`: every query is
+ * filtered by `request.user.id`, so an owner reaches only events of their own flows.
+ */
+export async function eventRoutes(scope: FastifyInstance, options: { engine: Engine }): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { pool } = app.database;
+
+  app.get(
+    '/',
+    { schema: { querystring: eventListQuerySchema, response: { 200: eventListResponseSchema } }, preHandler: rateLimited('read') },
+    async (request) => listEventsForUser(pool, request.user.id, request.query),
+  );
+
+  app.get('/activity', { schema: { response: { 200: activitySummaryResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+    const since = new Date(app.clock.now().getTime() - DAY_MS);
+    const activity = await activitySince(pool, request.user.id, since);
+    const byType = new Map(activity.map((flow) => [flow.flowType, flow]));
+    return {
+      since: since.toISOString(),
+      flows: flowTypes.map((flowType) => byType.get(flowType) ?? { flowType, events: 0, deliveries: 0, failed: 0, rejected: 0, tokens: 0 }),
+    };
+  });
+
+  app.get(
+    '/:eventId',
+    { schema: { params: eventParamsSchema, response: { 200: eventDetailResponseSchema } }, preHandler: rateLimited('read') },
+    async (request) => {
+      const event = await findEventForUser(pool, request.user.id, request.params.eventId);
+      if (!event) throw new HttpError(404, 'not_found', eventLogMessages.eventNotFound);
+      const [generations, deliveries] = await Promise.all([listGenerations(pool, event.id, event.attempt), listDeliveries(pool, event.id)]);
+      return {
+        event: {
+          ...eventRecordToListItem(event),
+          contentType: event.contentType,
+          rawBody: event.rawBody,
+          headers: event.headers,
+          normalized: event.normalized,
+          finishedAt: event.finishedAt?.toISOString() ?? null,
+          generations: generations.map(({ eventId: _eventId, attempt: _attempt, ...generation }) => generation),
+          deliveries: deliveries.map((delivery) => ({
+            id: delivery.id,
+            attempt: delivery.attempt,
+            status: delivery.status,
+            properties: delivery.properties,
+            profileId: delivery.profileId,
+            profileCreated: delivery.profileCreated,
+            profileWrittenAt: delivery.profileWrittenAt?.toISOString() ?? null,
+            klaviyoEventName: delivery.klaviyoEventName,
+            eventSentAt: delivery.eventSentAt?.toISOString() ?? null,
+            error: delivery.error,
+          })),
+        },
+      };
+    },
+  );
+
+  /** Queues a failed event again, or delivers a delivered one again on purpose (a new attempt). */
+  app.post(
+    '/:eventId/replay',
+    { schema: { params: eventParamsSchema, response: { 202: replayResponseSchema } }, preHandler: rateLimited('write') },
+    async (request, reply) => {
+      const replayed = await inTransaction(pool, async (client) => {
+        const event = await startReplay(client, request.user.id, request.params.eventId);
+        if (event) await options.engine.enqueue(client, { eventId: event.id, attempt: event.attempt });
+        return event;
+      });
+      if (!replayed) {
+        const existing = await findEventForUser(pool, request.user.id, request.params.eventId);
+        if (!existing) throw new HttpError(404, 'not_found', eventLogMessages.eventNotFound);
+        throw new HttpError(409, 'not_replayable', eventLogMessages.replayNotAllowed);
+      }
+      return reply.status(202).send({ event: eventRecordToListItem(replayed) });
+    },
+  );
+}

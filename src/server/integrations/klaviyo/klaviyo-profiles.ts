@@ -1,0 +1,131 @@
+import { z } from 'zod';
+import {
+  ServiceCallError,
+  codeForStatus,
+  fetchWithTimeout,
+  isRetryableStatus,
+  parseRetryAfter,
+  withoutSecret,
+} from '../../engine/service-call-error.ts';
+
+/**
+ * The two Klaviyo writes the engine makes (INTEGRATIONS.md, revision 2026-07-15):
+ * one profile import carrying all of an event's texts, and optionally one event that can
+ * start a Klaviyo flow, de-duplicated by `unique_id`.
+ */
+export const KLAVIYO_REVISION = '2026-07-15';
+
+export interface KlaviyoConnection {
+  baseUrl: string;
+  apiKey: string;
+  timeoutMs: number;
+}
+
+export interface ProfileImport {
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  properties: Record<string, string>;
+}
+
+export interface ProfileImportResult {
+  profileId: string;
+  /** 201: Klaviyo made a new profile; 200: it updated one. */
+  created: boolean;
+}
+
+export interface KlaviyoEvent {
+  metricName: string;
+  email: string;
+  properties: Record<string, string>;
+  uniqueId: string;
+  time: string;
+}
+
+const profileAnswerSchema = z.looseObject({ data: z.looseObject({ id: z.string(), type: z.string().optional() }) });
+const errorAnswerSchema = z.looseObject({
+  errors: z
+    .array(z.looseObject({ code: z.string().nullish(), title: z.string().nullish(), detail: z.string().nullish(), source: z.unknown().optional() }))
+    .nullish(),
+});
+
+function headers(apiKey: string): Record<string, string> {
+  return {
+    authorization: `Klaviyo-API-Key ${apiKey}`,
+    revision: KLAVIYO_REVISION,
+    accept: 'application/vnd.api+json',
+    'content-type': 'application/vnd.api+json',
+  };
+}
+
+/** Creates or updates the profile by email; absent name fields are left as they are. */
+export async function importProfile(connection: KlaviyoConnection, profile: ProfileImport, signal?: AbortSignal): Promise<ProfileImportResult> {
+  const attributes: Record<string, unknown> = { email: profile.email, properties: profile.properties };
+  if (profile.firstName) attributes.first_name = profile.firstName;
+  if (profile.lastName) attributes.last_name = profile.lastName;
+  const response = await fetchWithTimeout(
+    'klaviyo',
+    `${connection.baseUrl}/api/profile-import`,
+    { method: 'POST', headers: headers(connection.apiKey), body: JSON.stringify({ data: { type: 'profile', attributes } }) },
+    connection.timeoutMs,
+    signal,
+  );
+  const bodyText = await response.text().catch(() => '');
+  if (!response.ok) throw errorFromAnswer(response, bodyText, connection.apiKey);
+  let parsed;
+  try {
+    parsed = profileAnswerSchema.safeParse(JSON.parse(bodyText));
+  } catch {
+    parsed = null;
+  }
+  if (!parsed?.success) {
+    throw new ServiceCallError('klaviyo', 'invalid_response', 'the profile answer did not have the expected shape', { retryable: false, status: response.status });
+  }
+  return { profileId: parsed.data.data.id, created: response.status === 201 };
+}
+
+/** Records a Klaviyo event on the profile; 202 with no body is success. */
+export async function createEvent(connection: KlaviyoConnection, event: KlaviyoEvent, signal?: AbortSignal): Promise<void> {
+  const body = {
+    data: {
+      type: 'event',
+      attributes: {
+        properties: event.properties,
+        metric: { data: { type: 'metric', attributes: { name: event.metricName } } },
+        profile: { data: { type: 'profile', attributes: { email: event.email } } },
+        unique_id: event.uniqueId,
+        time: event.time,
+      },
+    },
+  };
+  const response = await fetchWithTimeout(
+    'klaviyo',
+    `${connection.baseUrl}/api/events`,
+    { method: 'POST', headers: headers(connection.apiKey), body: JSON.stringify(body) },
+    connection.timeoutMs,
+    signal,
+  );
+  const bodyText = await response.text().catch(() => '');
+  if (!response.ok) throw errorFromAnswer(response, bodyText, connection.apiKey);
+}
+
+function errorFromAnswer(response: Response, bodyText: string, apiKey: string): ServiceCallError {
+  let details: string[] = [];
+  try {
+    const parsed = errorAnswerSchema.parse(JSON.parse(bodyText));
+    details = (parsed.errors ?? []).map((error) => {
+      const pointer = (error.source as { pointer?: unknown } | undefined)?.pointer;
+      const text = error.detail || error.title || error.code || '';
+      return typeof pointer === 'string' && pointer ? `${text} (${pointer})` : text;
+    });
+  } catch {
+    details = [];
+  }
+  const message = withoutSecret(details.filter(Boolean).join('; ') || `HTTP ${response.status}`, apiKey);
+  const status = response.status;
+  return new ServiceCallError('klaviyo', codeForStatus(status), message, {
+    retryable: isRetryableStatus(status),
+    status,
+    retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
+  });
+}

@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { inTransaction } from '../database/database.ts';
+import { HttpError } from '../platform/http-errors.ts';
+import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
+import { insertEventOnce, type NewEvent } from '../events/event-queries.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { CredentialsLoader } from '../engine/engine-credentials.ts';
+import { verifyShopifySignature } from './webhook-signature.ts';
+import { keptHeadersOf, readIntakeDetails } from './webhook-intake.ts';
+import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../shared/events/event-messages.ts';
+import { webhookAcceptedSchema, type EventStatus } from '../../shared/events/event-schemas.ts';
+import { flowTypeDetails, flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
+import { requestMessages } from '../../shared/messages.ts';
+
+/** SPEC.md's route; a browser GET of it is the handler page (app.ts). */
+export const MAX_WEBHOOK_BODY_BYTES = 1_048_576;
+/** Enough of a rejected body for the owner to recognise it. */
+const MAX_REJECTED_BODY_CHARS = 16_384;
+
+const paramsSchema = z.object({ flowType: z.string().max(100), flowId: z.string().max(200) });
+
+export interface WebhookRouteOptions {
+  engine: Engine;
+  loadCredentials: CredentialsLoader;
+}
+
+/**
+ * `POST /api/webhooks/{flowType}/{flowId}`: verify, store with its job in one
+ * transaction, acknowledge. Nothing else happens in the request (PRODUCT.md section 4).
+ * Registered as an encapsulated plugin with its own content-type parsers that keep the
+ * raw bytes (the signature is over them), so the rest of the API keeps JSON parsing.
+ */
+export async function webhookRoutes(scope: FastifyInstance, options: WebhookRouteOptions): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { pool } = app.database;
+  const { engine, loadCredentials } = options;
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit: MAX_WEBHOOK_BODY_BYTES }, (_request, body, done) => {
+    done(null, body);
+  });
+
+  async function findFlow(flowId: string): Promise<FlowRecord | null> {
+    try {
+      return await findFlowById(pool, flowId);
+    } catch (error) {
+      app.log.error({ err: error }, 'webhook: the database is unavailable');
+      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+    }
+  }
+
+  /** Kept so the owner can see why an event did not arrive; never fails the answer. */
+  async function recordRejection(request: FastifyRequest, flow: FlowRecord, reason: string, rawBody: string | null): Promise<void> {
+    const receivedAt = app.clock.now();
+    const event: NewEvent = {
+      id: randomUUID(),
+      flowId: flow.id,
+      userId: flow.userId,
+      flowType: flow.flowType,
+      source: request.headers['x-shopify-topic'] ? 'shopify' : 'generic',
+      topic: typeof request.headers['x-shopify-topic'] === 'string' ? request.headers['x-shopify-topic'].toLowerCase().slice(0, 200) : null,
+      status: 'rejected',
+      contentType: request.headers['content-type']?.slice(0, 200) ?? null,
+      rawBody: rawBody === null ? null : rawBody.slice(0, MAX_REJECTED_BODY_CHARS),
+      headers: keptHeadersOf(request.headers),
+      shopifyEventId: null,
+      shopifyWebhookId: null,
+      externalEventId: null,
+      error: reason,
+      checkoutToken: null,
+      processAfter: null,
+      receivedAt,
+    };
+    try {
+      await insertEventOnce(pool, event);
+    } catch (error) {
+      app.log.warn({ err: error, flowId: flow.id }, 'webhook: could not record a rejection');
+    }
+    request.log.info({ flowId: flow.id, reason }, 'webhook rejected');
+  }
+
+  /** The flow the URL names, or 404 that says nothing more (a wrong type is recorded for its owner). */
+  async function flowOfRequest(request: FastifyRequest, params: { flowType: string; flowId: string }): Promise<FlowRecord> {
+    const flow = await findFlow(params.flowId);
+    if (!flow) {
+      request.log.info({ reason: 'unknown flow' }, 'webhook rejected');
+      throw new HttpError(404, 'not_found', requestMessages.notFound);
+    }
+    if (flow.flowType !== params.flowType) {
+      const sentTo = (flowTypes as readonly string[]).includes(params.flowType) ? flowTypeDetails[params.flowType as FlowType].title : params.flowType.slice(0, 50);
+      await recordRejection(request, flow, rejectionReasons.wrongFlowType(sentTo, flowTypeDetails[flow.flowType].title), null);
+      throw new HttpError(404, 'not_found', requestMessages.notFound);
+    }
+    return flow;
+  }
+
+  app.setErrorHandler(async (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const tooLarge = error.statusCode === 413;
+    const unsupported = error.statusCode === 415;
+    if (!tooLarge && !unsupported) throw error;
+    const params = paramsSchema.safeParse(request.params);
+    if (!params.success) throw error;
+    const flow = await flowOfRequest(request, params.data);
+    if (tooLarge) {
+      await recordRejection(request, flow, rejectionReasons.bodyTooLarge, null);
+      return reply.status(413).send({ error: 'body_too_large', message: webhookMessages.bodyTooLarge });
+    }
+    await recordRejection(request, flow, rejectionReasons.unsupportedMediaType(request.headers['content-type']?.slice(0, 100) ?? ''), null);
+    return reply.status(415).send({ error: 'unsupported_media_type', message: webhookMessages.unsupportedMediaType });
+  });
+
+  app.post(
+    '/api/webhooks/:flowType/:flowId',
+    { schema: { params: paramsSchema, response: { 202: webhookAcceptedSchema } } },
+    async (request, reply) => {
+      const flow = await flowOfRequest(request, request.params);
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const text = body.toString('utf8');
+      if (body.length === 0) {
+        await recordRejection(request, flow, rejectionReasons.emptyBody, null);
+        throw new HttpError(400, 'empty_body', webhookMessages.emptyBody);
+      }
+
+      const signature = request.headers['x-shopify-hmac-sha256'];
+      if (signature !== undefined) {
+        let secrets: string[];
+        try {
+          secrets = (await loadCredentials(pool, flow.userId))?.shopifySigningSecrets ?? [];
+        } catch (error) {
+          app.log.error({ err: error }, 'webhook: could not read the signing secrets');
+          throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+        }
+        if (secrets.length === 0) {
+          await recordRejection(request, flow, rejectionReasons.noSigningSecret, text);
+          throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
+        }
+        if (!verifyShopifySignature(body, String(signature), secrets)) {
+          await recordRejection(request, flow, rejectionReasons.signatureMismatch, text);
+          throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
+        }
+      }
+
+      let payload: unknown;
+      try {
+        payload = JSON.parse(text);
+      } catch (error) {
+        await recordRejection(request, flow, rejectionReasons.malformedJson((error as Error).message), text);
+        throw new HttpError(400, 'malformed_json', webhookMessages.malformedJson);
+      }
+      if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+        await recordRejection(request, flow, rejectionReasons.notAnObject, text);
+        throw new HttpError(400, 'not_an_object', webhookMessages.notAnObject);
+      }
+
+      const details = readIntakeDetails(request.headers, payload as Record<string, unknown>, flow);
+      const receivedAt = app.clock.now();
+      const processAfter = details.waitMinutes > 0 ? new Date(receivedAt.getTime() + details.waitMinutes * 60_000) : null;
+      const status: EventStatus = !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received';
+      const event: NewEvent = {
+        id: randomUUID(),
+        flowId: flow.id,
+        userId: flow.userId,
+        flowType: flow.flowType,
+        source: details.source,
+        topic: details.topic,
+        status,
+        contentType: request.headers['content-type']?.slice(0, 200) ?? null,
+        rawBody: text,
+        headers: keptHeadersOf(request.headers),
+        shopifyEventId: details.shopifyEventId,
+        shopifyWebhookId: details.shopifyWebhookId,
+        externalEventId: details.externalEventId,
+        error: flow.isActive ? null : eventOutcomeMessages.flowInactive,
+        checkoutToken: details.checkoutToken,
+        processAfter,
+        receivedAt,
+      };
+      let stored: { inserted: boolean; id: string; status: EventStatus };
+      try {
+        stored = await inTransaction(pool, async (client) => {
+          const result = await insertEventOnce(client, event);
+          if (result.inserted && status !== 'skipped') await engine.enqueue(client, { eventId: result.id, attempt: 1 }, processAfter);
+          return result;
+        });
+      } catch (error) {
+        // Never 2xx for an event that was not kept: the sender must retry.
+        app.log.error({ err: error, flowId: flow.id }, 'webhook: the event could not be stored');
+        throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      }
+      return reply.status(202).send({ eventId: stored.id, status: stored.status, duplicate: !stored.inserted });
+    },
+  );
+}

@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import { flowTypeSchema } from '../flows/flow-types.ts';
+
+/**
+ * The contract between the event log pages and the events API (/api/events), and the
+ * shape every incoming event is normalised to before any AI runs.
+ */
+export const eventStatuses = ['received', 'waiting', 'generating', 'delivered', 'skipped', 'failed', 'rejected'] as const;
+export type EventStatus = (typeof eventStatuses)[number];
+export const eventStatusSchema = z.enum(eventStatuses);
+
+/** Where an event came from: SPEC.md's sample shape, a Shopify webhook, the Web Pixel snippet, or the test console. */
+export const eventSources = ['generic', 'shopify', 'pixel', 'test'] as const;
+export type EventSource = (typeof eventSources)[number];
+export const eventSourceSchema = z.enum(eventSources);
+
+/** Statuses the owner can Replay: a failure to retry, or a delivery to repeat on purpose. */
+export const replayableStatuses: readonly EventStatus[] = ['failed', 'delivered'];
+
+export const normalizedProductSchema = z.object({
+  id: z.string().nullable(),
+  name: z.string().nullable(),
+  description: z.string().nullable(),
+  /** A decimal amount as the shop wrote it ("19.99"). */
+  price: z.string().nullable(),
+  quantity: z.number().nullable(),
+  url: z.string().nullable(),
+});
+export type NormalizedProduct = z.infer<typeof normalizedProductSchema>;
+
+export const normalizedEventSchema = z.object({
+  /** product_viewed, cart_abandoned, checkouts/update, … */
+  eventType: z.string(),
+  shopper: z.object({
+    email: z.string().nullable(),
+    firstName: z.string().nullable(),
+    lastName: z.string().nullable(),
+  }),
+  products: z.array(normalizedProductSchema),
+  total: z.string().nullable(),
+  currency: z.string().nullable(),
+  /** When the shopper did it (ISO 8601); the receipt time when the payload does not say. */
+  time: z.string(),
+  checkoutUrl: z.string().nullable(),
+  /** Shopify's checkout token (or the cart token), linking a checkout to its order. */
+  checkoutToken: z.string().nullable(),
+  /** Set when a Shopify checkout was completed: there is nothing to recover. */
+  completedAt: z.string().nullable(),
+});
+export type NormalizedEvent = z.infer<typeof normalizedEventSchema>;
+
+export const webhookAcceptedSchema = z.object({
+  eventId: z.string(),
+  status: eventStatusSchema,
+  /** True when this event was already received; it is kept once. */
+  duplicate: z.boolean(),
+});
+export type WebhookAccepted = z.infer<typeof webhookAcceptedSchema>;
+
+export const eventListItemSchema = z.object({
+  id: z.string(),
+  flowType: flowTypeSchema,
+  source: eventSourceSchema,
+  topic: z.string().nullable(),
+  status: eventStatusSchema,
+  receivedAt: z.string(),
+  updatedAt: z.string(),
+  shopperEmail: z.string().nullable(),
+  shopperName: z.string().nullable(),
+  error: z.string().nullable(),
+  attempt: z.number().int(),
+});
+export type EventListItem = z.infer<typeof eventListItemSchema>;
+
+export const eventGenerationSchema = z.object({
+  assistantName: z.string(),
+  klaviyoProperty: z.string(),
+  model: z.string(),
+  instructions: z.string().nullable(),
+  prompt: z.string(),
+  status: z.enum(['succeeded', 'failed']),
+  text: z.string().nullable(),
+  inputTokens: z.number().int(),
+  outputTokens: z.number().int(),
+  totalTokens: z.number().int(),
+  durationMs: z.number().int(),
+  reused: z.boolean(),
+  error: z.string().nullable(),
+});
+export type EventGeneration = z.infer<typeof eventGenerationSchema>;
+
+export const eventDeliverySchema = z.object({
+  id: z.string(),
+  attempt: z.number().int(),
+  status: z.enum(['pending', 'delivered', 'failed']),
+  properties: z.record(z.string(), z.string()),
+  profileId: z.string().nullable(),
+  profileCreated: z.boolean().nullable(),
+  profileWrittenAt: z.string().nullable(),
+  klaviyoEventName: z.string().nullable(),
+  eventSentAt: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type EventDelivery = z.infer<typeof eventDeliverySchema>;
+
+export const eventDetailSchema = eventListItemSchema.extend({
+  contentType: z.string().nullable(),
+  rawBody: z.string().nullable(),
+  headers: z.record(z.string(), z.string()),
+  normalized: normalizedEventSchema.nullable(),
+  finishedAt: z.string().nullable(),
+  generations: z.array(eventGenerationSchema),
+  deliveries: z.array(eventDeliverySchema),
+});
+export type EventDetail = z.infer<typeof eventDetailSchema>;
+
+export const MAX_EVENT_PAGE_SIZE = 100;
+export const DEFAULT_EVENT_PAGE_SIZE = 25;
+
+export const eventListQuerySchema = z.object({
+  flowType: flowTypeSchema.optional(),
+  status: eventStatusSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(MAX_EVENT_PAGE_SIZE).default(DEFAULT_EVENT_PAGE_SIZE),
+  /** The id of the last event of the previous page: the next page starts after it. */
+  before: z.string().max(100).optional(),
+});
+export type EventListQuery = z.input<typeof eventListQuerySchema>;
+
+export const eventListResponseSchema = z.object({
+  events: z.array(eventListItemSchema),
+  /** Pass as `before` for the next (older) page; null on the last page. */
+  nextBefore: z.string().nullable(),
+});
+export type EventListResponse = z.infer<typeof eventListResponseSchema>;
+
+export const eventParamsSchema = z.object({ eventId: z.string().min(1).max(100) });
+export const eventDetailResponseSchema = z.object({ event: eventDetailSchema });
+export const replayResponseSchema = z.object({ event: eventListItemSchema });
+
+export const flowActivitySchema = z.object({
+  flowType: flowTypeSchema,
+  events: z.number().int(),
+  deliveries: z.number().int(),
+  failed: z.number().int(),
+  rejected: z.number().int(),
+  tokens: z.number().int(),
+});
+export type FlowActivity = z.infer<typeof flowActivitySchema>;
+
+export const activitySummaryResponseSchema = z.object({
+  /** The start of the window: 24 hours before the answer was made. */
+  since: z.string(),
+  flows: z.array(flowActivitySchema),
+});
+export type ActivitySummaryResponse = z.infer<typeof activitySummaryResponseSchema>;

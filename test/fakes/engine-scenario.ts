@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import { expect } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
+import type { HttpClient } from '../support/http-client.ts';
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from './fake-klaviyo.ts';
+import type { Queryable } from '../../src/server/database/database.ts';
+import type { EngineOptions } from '../../src/server/engine/engine.ts';
+import type { EngineCredentials } from '../../src/server/engine/engine-credentials.ts';
+import type { FlowType } from '../../src/shared/flows/flow-types.ts';
+import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
+
+/**
+ * The engine's tests and benchmarks share this: the app on real HTTP with fake OpenAI and
+ * Klaviyo, owners with configured flows, SPEC.md's sample events, and waiting on the
+ * database for events to settle.
+ */
+export const validOpenAIKey = 'sk-test-valid';
+export const validKlaviyoKey = 'pk_test_valid';
+export const shopifySecret = 'shpss_engine_test_secret';
+
+export interface EngineScenario {
+  testApp: TestApp;
+  openai: FakeOpenAI;
+  klaviyo: FakeKlaviyo;
+  /** Credentials the app reads per owner (user id → credentials). */
+  credentials: Map<string, EngineCredentials>;
+  close(): Promise<void>;
+}
+
+export async function startEngineScenario(
+  options: { openai?: FakeOpenAIOptions; klaviyo?: FakeKlaviyoOptions; engine?: Partial<EngineOptions>; env?: Record<string, string> } = {},
+): Promise<EngineScenario> {
+  const openai = await startFakeOpenAI(options.openai);
+  const klaviyo = await startFakeKlaviyo(options.klaviyo);
+  const credentials = new Map<string, EngineCredentials>();
+  const testApp = await startTestApp({
+    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, ...options.env },
+    engine: options.engine,
+    loadEngineCredentials: async (_db, userId) => credentials.get(userId) ?? null,
+  });
+  return {
+    testApp,
+    openai,
+    klaviyo,
+    credentials,
+    async close() {
+      await testApp.close();
+      await openai.close();
+      await klaviyo.close();
+    },
+  };
+}
+
+export interface FlowSetup {
+  isActive?: boolean;
+  assistants?: Array<{ name: string; klaviyo_property: string; prompt_template: string; model?: string | null; instructions?: string | null }>;
+  waitMinutes?: number;
+  klaviyoEventName?: string | null;
+}
+
+export const defaultAssistants = [
+  { name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {description}' },
+  { name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'Write an email for {first_name} about {name} at {price} {currency}' },
+];
+
+export interface Owner {
+  client: HttpClient;
+  userId: string;
+  flows: Record<FlowType, { id: string; webhookPath: string }>;
+}
+
+/** A signed-up owner with saved credentials and the given flows configured. */
+export async function ownerWithFlows(scenario: EngineScenario, setups: Partial<Record<FlowType, FlowSetup>>): Promise<Owner> {
+  const { client } = await signUpAndVerify(scenario.testApp, 'Ada Owner', uniqueEmail('engine'));
+  const session = await client.get('/api/account/session');
+  const userId = session.json.user.id as string;
+  scenario.credentials.set(userId, {
+    klaviyoApiKey: validKlaviyoKey,
+    openaiApiKey: validOpenAIKey,
+    openaiModel: 'gpt-5-mini',
+    shopifySigningSecrets: [shopifySecret],
+  });
+  const initialized = await client.post('/api/flows/initialize');
+  expect(initialized.status).toBe(200);
+  const flows = {} as Owner['flows'];
+  for (const flow of initialized.json.flows as Array<{ id: string; flowType: FlowType }>) {
+    flows[flow.flowType] = { id: flow.id, webhookPath: `/api/webhooks/${flow.flowType}/${flow.id}` };
+  }
+  for (const [flowType, setup] of Object.entries(setups) as Array<[FlowType, FlowSetup]>) {
+    scenario.testApp.clock.advance(61_000);
+    const saved = await client.put(`/api/flows/${flowType}`, {
+      isActive: setup.isActive ?? true,
+      assistants: setup.assistants ?? defaultAssistants,
+      ...(setup.waitMinutes !== undefined && flowType !== 'post_purchase' ? { waitMinutes: setup.waitMinutes } : {}),
+      klaviyoEventName: setup.klaviyoEventName ?? null,
+    });
+    expect(saved.status, saved.text).toBe(200);
+  }
+  return { client, userId, flows };
+}
+
+const sampleEventTypes: Record<FlowType, string> = {
+  browser_abandonment: 'product_viewed',
+  abandoned_cart: 'cart_abandoned',
+  abandoned_checkout: 'checkout_abandoned',
+  post_purchase: 'order_completed',
+};
+
+/** SPEC.md section 3's sample test event for a flow type, for one shopper. */
+export function sampleEvent(flowType: FlowType, customer: { email?: string | null; first_name?: string; last_name?: string } = {}) {
+  const shopper = { email: 'shopper@example.com', first_name: 'Sam', last_name: 'Shopper', ...customer };
+  const products = [
+    { id: 'prod_1', name: 'Trail Shoe', price: 89.5, quantity: 1, description: 'A light trail running shoe' },
+    { id: 'prod_2', name: 'Wool Socks', price: 12, quantity: 2, description: 'Merino socks' },
+  ];
+  const address = { address1: '1 Main St', city: 'Springfield', state: 'IL', zip: '62701', country: 'US' };
+  const common = { event_id: `evt_${randomUUID()}`, event_type: sampleEventTypes[flowType], timestamp: new Date().toISOString() };
+  switch (flowType) {
+    case 'browser_abandonment':
+      return {
+        ...common,
+        properties: {
+          customer: shopper,
+          product: { id: 'prod_1', name: 'Trail Shoe', price: 89.5, description: 'A light trail running shoe' },
+          page_url: 'https://shop.example/products/trail-shoe',
+          time_spent: 120,
+        },
+      };
+    case 'abandoned_cart':
+      return { ...common, properties: { customer: shopper, cart_id: 'cart_1', products, total: 113.5, currency: 'USD', abandoned_at: new Date().toISOString() } };
+    case 'abandoned_checkout':
+      return {
+        ...common,
+        properties: { customer: shopper, checkout_id: 'chk_1', products, shipping_address: address, total: 113.5, currency: 'USD', abandoned_at: new Date().toISOString() },
+      };
+    case 'post_purchase':
+      return {
+        ...common,
+        properties: { customer: shopper, order_id: 'ord_1', products, shipping_address: address, total: 113.5, currency: 'USD', purchased_at: new Date().toISOString() },
+      };
+  }
+}
+
+export async function postEvent(baseUrl: string, path: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await response.text();
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, json, text };
+}
+
+const settledStatuses: EventStatus[] = ['delivered', 'skipped', 'failed', 'rejected'];
+
+/** Polls the database until every event has one of `statuses` (by default: any final one). */
+export async function waitForEvents(db: Queryable, eventIds: string[], options: { statuses?: EventStatus[]; timeoutMs?: number } = {}) {
+  const statuses = options.statuses ?? settledStatuses;
+  let rows: Array<{ id: string; status: EventStatus; error: string | null }> = [];
+  await expect
+    .poll(
+      async () => {
+        rows = (await db.query<{ id: string; status: EventStatus; error: string | null }>('SELECT id, status, error FROM events WHERE id = ANY($1)', [eventIds])).rows;
+        return rows.length === eventIds.length && rows.every((row) => statuses.includes(row.status));
+      },
+      { timeout: options.timeoutMs ?? 15_000, interval: 50 },
+    )
+    .toBe(true);
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+export async function waitForEvent(db: Queryable, eventId: string, options: { statuses?: EventStatus[]; timeoutMs?: number } = {}) {
+  return (await waitForEvents(db, [eventId], options)).get(eventId)!;
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { flowTypes } from '../../src/shared/flows/flow-types.ts';
+import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
+import { untrustedDataInstruction } from '../../src/server/engine/prompt-rendering.ts';
+import {
+  ownerWithFlows,
+  postEvent,
+  sampleEvent,
+  startEngineScenario,
+  waitForEvent,
+  waitForEvents,
+  type EngineScenario,
+} from '../fakes/engine-scenario.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+
+let scenario: EngineScenario;
+beforeAll(async () => {
+  scenario = await startEngineScenario();
+});
+afterAll(async () => {
+  await scenario?.close();
+});
+beforeEach(() => {
+  scenario.openai.clearFailures();
+  scenario.klaviyo.clearFailures();
+  scenario.testApp.clock.advance(61_000);
+});
+
+const db = () => scenario.testApp.database.pool;
+
+describe('generic events end on the shopper profile', () => {
+  it('writes every assistant text of each flow type to the right profile in one write', async () => {
+    const owner = await ownerWithFlows(scenario, {
+      browser_abandonment: {},
+      abandoned_cart: {},
+      abandoned_checkout: {},
+      post_purchase: {},
+    });
+    const emails = Object.fromEntries(flowTypes.map((flowType) => [flowType, uniqueEmail(flowType.replace('_', '-'))]));
+    const accepted = [];
+    for (const flowType of flowTypes) {
+      const response = await postEvent(scenario.testApp.baseUrl, owner.flows[flowType].webhookPath, sampleEvent(flowType, { email: emails[flowType]! }));
+      expect(response.status, response.text).toBe(202);
+      expect(response.json).toMatchObject({ status: 'received', duplicate: false });
+      accepted.push(response.json.eventId as string);
+    }
+    const settled = await waitForEvents(db(), accepted);
+    for (const row of settled.values()) expect(row).toMatchObject({ status: 'delivered', error: null });
+
+    for (const flowType of flowTypes) {
+      const profile = scenario.klaviyo.profiles.get(emails[flowType]!);
+      expect(profile, flowType).toBeDefined();
+      expect(profile!.first_name).toBe('Sam');
+      expect(profile!.last_name).toBe('Shopper');
+      expect(Object.keys(profile!.properties).sort()).toEqual(['body_copy', 'subject_line1']);
+      expect(profile!.properties.subject_line1).toBe('AI(gpt-5-mini): Write a subject line for A light trail running shoe');
+      expect(profile!.properties.body_copy).toContain('Write an email for Sam about Trail Shoe at 89.5');
+      const writes = scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === emails[flowType]);
+      expect(writes).toHaveLength(1);
+      expect(writes[0]!.headers.revision).toBe('2026-07-15');
+      expect(writes[0]!.headers['content-type']).toBe('application/vnd.api+json');
+    }
+
+    // The shop data goes in `input`; the owner's words and the fixed line in `instructions`.
+    const call = scenario.openai.requests.find((request) => request.path === '/v1/responses')!;
+    expect(call.body).toMatchObject({ model: 'gpt-5-mini', store: false, instructions: untrustedDataInstruction });
+    expect(typeof (call.body as any).max_output_tokens).toBe('number');
+  });
+
+  it('shows the event with its prompts, texts, tokens and Klaviyo result in the event log', async () => {
+    const owner = await ownerWithFlows(scenario, { abandoned_cart: { klaviyoEventName: 'AI content ready' } });
+    const email = uniqueEmail('log');
+    const response = await postEvent(scenario.testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email }));
+    const eventId = response.json.eventId as string;
+    await waitForEvent(db(), eventId);
+
+    const detail = await owner.client.get(`/api/events/${eventId}`);
+    expect(detail.status).toBe(200);
+    const event = detail.json.event;
+    expect(event).toMatchObject({ id: eventId, status: 'delivered', source: 'generic', flowType: 'abandoned_cart', shopperEmail: email, shopperName: 'Sam Shopper' });
+    expect(event.normalized).toMatchObject({ eventType: 'cart_abandoned', total: '113.5', currency: 'USD', shopper: { email } });
+    expect(event.generations).toHaveLength(2);
+    for (const generation of event.generations) {
+      expect(generation.status).toBe('succeeded');
+      expect(generation.prompt).not.toBe('');
+      expect(generation.text).toContain('AI(gpt-5-mini)');
+      expect(generation.totalTokens).toBeGreaterThan(0);
+    }
+    expect(event.deliveries).toEqual([
+      expect.objectContaining({ id: eventId, status: 'delivered', profileCreated: true, klaviyoEventName: 'AI content ready', error: null }),
+    ]);
+    const sent = scenario.klaviyo.events.filter((klaviyoEvent) => klaviyoEvent.email === email);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ metric: 'AI content ready', uniqueId: eventId });
+    expect(Object.keys(sent[0]!.properties).sort()).toEqual(['body_copy', 'subject_line1']);
+
+    const list = await owner.client.get('/api/events?flowType=abandoned_cart');
+    expect(list.json.events.map((item: any) => item.id)).toEqual([eventId]);
+    const activity = await owner.client.get('/api/events/activity');
+    expect(activity.json.flows.find((flow: any) => flow.flowType === 'abandoned_cart')).toMatchObject({ events: 1, deliveries: 1, failed: 0 });
+    expect(activity.json.flows.find((flow: any) => flow.flowType === 'abandoned_cart').tokens).toBeGreaterThan(0);
+  });
+
+  it('skips an event without a shopper email, saying why', async () => {
+    const owner = await ownerWithFlows(scenario, { abandoned_cart: {} });
+    const response = await postEvent(scenario.testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email: null }));
+    expect(response.status).toBe(202);
+    const row = await waitForEvent(db(), response.json.eventId);
+    expect(row).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.noEmail });
+  });
+
+  it('keeps an event of an inactive flow as skipped without generating anything', async () => {
+    const owner = await ownerWithFlows(scenario, { post_purchase: { isActive: false } });
+    const before = scenario.openai.responsesServed;
+    const response = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase'));
+    expect(response.status).toBe(202);
+    expect(response.json.status).toBe('skipped');
+    const row = await waitForEvent(db(), response.json.eventId);
+    expect(row).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.flowInactive });
+    expect(scenario.openai.responsesServed).toBe(before);
+  });
+});
