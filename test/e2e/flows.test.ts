@@ -1,0 +1,154 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage } from '../support/browser.ts';
+import { createSignedInUser } from '../support/e2e-accounts.ts';
+import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
+import { flowMessages, flowValidationMessages } from '../../src/shared/flows/flow-messages.ts';
+
+let server: E2EServer;
+let browser: Browser;
+beforeAll(async () => {
+  server = await startE2EServer();
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const toast = (page: Page, text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
+const saveButton = (page: Page) => page.getByRole('button', { name: 'Save Configuration' });
+const badge = (page: Page) => page.getByTestId('flow-status-badge');
+
+/**
+ * Closes the open toasts before an accessibility check: the check is about this page, and
+ * the shared Toaster's own colours are checked (and reported) separately.
+ */
+async function dismissToasts(page: Page) {
+  for (;;) {
+    const close = page.locator('[data-sonner-toast] button[data-close-button]').first();
+    if ((await close.count()) === 0) break;
+    await close.click();
+    await close.waitFor({ state: 'detached' });
+  }
+}
+
+async function checkAccessibility(page: Page) {
+  await dismissToasts(page);
+  await expectNoSeriousA11yViolations(page);
+}
+
+async function saveAndSeeStatus(page: Page, message: string) {
+  await saveButton(page).click();
+  await toast(page, message).waitFor();
+  await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
+}
+
+describe('flow pages', () => {
+  it('opens each flow from the dashboard, configures assistants and switches a flow on and off', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    await createSignedInUser(server, context);
+
+    // From the dashboard, each of the four pages; a flow without a webhook URL opens in the form.
+    for (const flowType of flowTypes) {
+      const details = flowTypeDetails[flowType];
+      await page.goto('/dashboard');
+      await page.getByRole('link', { name: details.title, exact: true }).click();
+      await page.waitForURL(`**${details.path}`);
+      await page.getByRole('heading', { level: 1, name: details.title }).waitFor();
+      await page.getByText(details.tagline, { exact: true }).waitFor();
+      expect(await page.locator(`header [data-flow-icon="${flowType}"]`).count()).toBe(1);
+      await saveButton(page).waitFor();
+      expect(await page.getByRole('button', { name: 'Configure Flow' }).count()).toBe(0);
+      expect(await page.getByRole('link', { name: 'Back to Dashboard' }).getAttribute('href')).toBe('/dashboard');
+      expect(await page.locator('[data-assistant]').count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Remove assistant 1' }).isDisabled()).toBe(true);
+    }
+    await checkAccessibility(page);
+
+    // Abandoned cart: add a second assistant, insert a placeholder at the cursor, save.
+    await page.goto('/dashboard');
+    await page.getByRole('link', { name: 'Abandoned Cart', exact: true }).click();
+    await saveButton(page).waitFor();
+    const webhookUrl = await page.getByLabel('Webhook URL', { exact: true }).inputValue();
+    expect(webhookUrl).toMatch(new RegExp(`^${server.baseUrl}/api/webhooks/abandoned_cart/[A-Za-z0-9_-]{24}$`));
+    await page.getByRole('button', { name: 'Copy webhook URL' }).click();
+    await toast(page, flowMessages.webhookUrlCopied).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(webhookUrl);
+
+    await page.getByRole('button', { name: 'Add Assistant' }).click();
+    const second = page.locator('[data-assistant="2"]');
+    expect(await page.getByRole('button', { name: 'Remove assistant 1' }).isDisabled()).toBe(false);
+    await second.getByLabel('Name', { exact: true }).fill('Email Body');
+    await second.getByLabel('Klaviyo property', { exact: true }).fill('subject_line1');
+    const template = second.getByLabel('Prompt template', { exact: true });
+    await template.fill('Write a friendly reminder for  who left items in the cart, in at most eighty words');
+    await template.evaluate((element: HTMLTextAreaElement) => element.setSelectionRange(30, 30));
+    await second.getByRole('button', { name: /^Insert \{first_name\}/ }).click();
+    expect(await template.inputValue()).toBe('Write a friendly reminder for {first_name} who left items in the cart, in at most eighty words');
+
+    // The form refuses what the API would refuse, with the same messages.
+    await saveButton(page).click();
+    await second.getByText(flowValidationMessages.klaviyoPropertyDuplicate('subject_line1')).waitFor();
+    await second.getByLabel('Klaviyo property', { exact: true }).fill('email_body');
+    await template.fill(`${await template.inputValue()} {coupon}`);
+    await saveButton(page).click();
+    await second.getByText(/Unknown placeholder \{coupon\}/).waitFor();
+    await template.fill('Write a friendly reminder for {first_name} who left items in the cart, in at most eighty words');
+    await checkAccessibility(page);
+
+    await saveAndSeeStatus(page, flowMessages.saved);
+    const assistants = page.getByTestId('flow-assistant');
+    expect(await assistants.count()).toBe(2);
+    expect(await assistants.nth(0).locator('p').allInnerTexts()).toEqual(['Subject Line', 'subject_line1', 'Write a subject line for {description}']);
+    const [name, property, shown] = await assistants.nth(1).locator('p').allInnerTexts();
+    expect([name, property]).toEqual(['Email Body', 'email_body']);
+    const fullTemplate = 'Write a friendly reminder for {first_name} who left items in the cart, in at most eighty words';
+    expect(shown!.endsWith('…')).toBe(true);
+    expect(shown!.length).toBeLessThan(fullTemplate.length);
+    expect(fullTemplate.startsWith(shown!.slice(0, -1))).toBe(true);
+    expect(await assistants.nth(1).locator('p').nth(2).getAttribute('title')).toBe(fullTemplate);
+    expect(await page.getByTestId('flow-webhook-url').innerText()).toBe(webhookUrl);
+    expect(await badge(page).innerText()).toBe('Inactive');
+    await page.getByText(flowMessages.inactive, { exact: true }).waitFor();
+    await checkAccessibility(page);
+
+    // Configure Flow returns to the form, holding what was saved.
+    await page.getByRole('button', { name: 'Configure Flow' }).click();
+    await saveButton(page).waitFor();
+    expect(await page.locator('[data-assistant]').count()).toBe(2);
+    expect(await page.locator('[data-assistant="2"]').getByLabel('Name', { exact: true }).inputValue()).toBe('Email Body');
+
+    // Toggle Active: the badge and text change, and stay so after a reload.
+    await page.getByLabel('Active', { exact: true }).check();
+    await saveAndSeeStatus(page, flowMessages.updated);
+    expect(await badge(page).innerText()).toBe('Active');
+    await page.reload();
+    await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
+    expect(await badge(page).innerText()).toBe('Active');
+    await page.getByText(flowMessages.active, { exact: true }).waitFor();
+    expect(await page.getByTestId('flow-assistant').count()).toBe(2);
+
+    await page.getByRole('button', { name: 'Configure Flow' }).click();
+    await page.getByLabel('Active', { exact: true }).uncheck();
+    await saveAndSeeStatus(page, flowMessages.updated);
+    await page.reload();
+    await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
+    expect(await badge(page).innerText()).toBe('Inactive');
+    await page.getByText(flowMessages.inactive, { exact: true }).waitFor();
+
+    // Test Webhook opens the console's address on the same page and says so.
+    await page.getByRole('link', { name: 'Test Webhook' }).click();
+    await page.waitForURL('**/flows/abandoned-cart?console=1');
+    await toast(page, flowMessages.webhookTesterOpened).waitFor();
+
+    // The other flows are untouched: still no URL, so still the form.
+    await page.goto('/flows/post-purchase');
+    await saveButton(page).waitFor();
+    expect(await page.getByLabel('Wait amount').count()).toBe(0);
+
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+});
