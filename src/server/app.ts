@@ -17,6 +17,10 @@ import { HttpError } from './platform/http-errors.ts';
 import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
 import { authRoutes } from './auth/auth-routes.ts';
 import { flowRoutes } from './flows/flow-routes.ts';
+import { credentialRoutes } from './credentials/credential-routes.ts';
+import { loadCredentialCipher, type CredentialCipher } from './credentials/credential-cipher.ts';
+import { createEngineCredentialsLoader } from './credentials/engine-credentials-loader.ts';
+import { createShopifyAccessTokenProvider, type ShopifyAccessTokenProvider } from './credentials/shopify-token-provider.ts';
 import { createEngine, type Engine, type EngineOptions } from './engine/engine.ts';
 import type { CredentialsLoader } from './engine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
@@ -41,6 +45,8 @@ export interface AppDependencies {
   engine?: Partial<EngineOptions>;
   /** Reads an owner's decrypted service credentials for the engine and webhook signatures. */
   loadEngineCredentials?: CredentialsLoader;
+  /** Encrypts stored credentials; made once at start (main.ts), else from CREDENTIALS_KEY or the key file in DATA_DIR. */
+  credentialCipher?: CredentialCipher;
 }
 
 declare module 'fastify' {
@@ -55,6 +61,10 @@ declare module 'fastify' {
     engine: Engine;
     database: Database;
     appConfig: AppConfig;
+    /** The one cipher of stored credentials (src/server/credentials/credential-cipher.ts). */
+    credentialCipher: CredentialCipher;
+    /** Admin API tokens per owner, obtained and renewed by the client-credentials grant where needed. */
+    shopifyTokens: ShopifyAccessTokenProvider;
     /** Registers routes that need a signed-in user; each request gets `request.user`. */
     signedIn(register: (scope: FastifyInstance) => Promise<void> | void, prefix: string): void;
   }
@@ -87,6 +97,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.decorate('clock', clock);
   app.decorate('database', database);
   app.decorate('appConfig', config);
+  const credentialCipher = deps.credentialCipher ?? (await loadCredentialCipher(config));
+  app.decorate('credentialCipher', credentialCipher);
+  app.decorate('shopifyTokens', createShopifyAccessTokenProvider({ db: database.pool, cipher: credentialCipher, clock, shopifyBaseUrl: config.shopifyBaseUrl }));
+  const loadEngineCredentials = deps.loadEngineCredentials ?? createEngineCredentialsLoader(credentialCipher, clock);
 
   await app.register(helmet, {
     contentSecurityPolicy: {
@@ -138,6 +152,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
 
   app.signedIn(flowRoutes, '/api/flows');
+  app.signedIn(credentialRoutes, '/api/credentials');
 
   const engine = createEngine({
     pool: database.pool,
@@ -145,14 +160,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     role: config.role,
     openaiBaseUrl: config.openaiBaseUrl,
     klaviyoBaseUrl: config.klaviyoBaseUrl,
-    // TODO(credentials): default to the credentials feature's loader once it lands.
-    loadCredentials: deps.loadEngineCredentials ?? (async () => null),
+    loadCredentials: loadEngineCredentials,
     options: deps.engine,
   });
   app.decorate('engine', engine);
   app.addHook('onReady', () => engine.start());
   app.addHook('onClose', () => engine.stop());
-  await app.register(webhookRoutes, { engine, loadCredentials: deps.loadEngineCredentials ?? (async () => null) });
+  await app.register(webhookRoutes, { engine, loadCredentials: loadEngineCredentials });
   app.signedIn((scope) => eventRoutes(scope, { engine }), '/api/events');
   await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
   return app;

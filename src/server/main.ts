@@ -4,6 +4,7 @@ import { openDatabase } from './database/database.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { loadOrCreateSecret } from './platform/secrets.ts';
+import { loadCredentialCipher } from './credentials/credential-cipher.ts';
 import { buildApp } from './app.ts';
 
 /** Starts Flowsmith: configuration, database (embedded unless DATABASE_URL), migrations, HTTP. */
@@ -20,6 +21,7 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const authSecret = config.authSecret ?? (await loadOrCreateSecret(config.dataDir, 'auth-secret'));
+  const credentialCipher = await loadCredentialCipher(config);
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   logger.info({ database: config.databaseUrl ? 'server' : 'embedded', role: config.role }, 'database ready');
   const mailer = createMailer({
@@ -28,7 +30,7 @@ async function main(): Promise<void> {
     outboxDir: path.join(config.dataDir, 'outbox'),
     logger,
   });
-  const app = await buildApp({ config, database, mailer, logger, authSecret });
+  const app = await buildApp({ config, database, mailer, logger, authSecret, credentialCipher });
 
   let stopping = false;
   const stop = async (signal: string) => {

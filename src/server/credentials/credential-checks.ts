@@ -1,0 +1,162 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../platform/clock.ts';
+import { IntegrationError, type IntegrationErrorCode, type IntegrationService } from '../integrations/integration-error.ts';
+import { checkKlaviyoKey } from '../integrations/klaviyo/klaviyo-accounts.ts';
+import { listOpenAiModels, openAiModelExists } from '../integrations/openai/openai-models.ts';
+import { fetchShop, shopifyShopUrl } from '../integrations/shopify/shopify-admin.ts';
+import { obtainClientCredentialsToken, type ObtainedShopifyToken } from '../integrations/shopify/shopify-client-credentials.ts';
+import { credentialCheckMessages as m } from '../../shared/credentials/credential-messages.ts';
+import type { CredentialField, Credentials } from '../../shared/credentials/credential-schemas.ts';
+
+/** Each service gets this long to answer the whole of its check. */
+export const CREDENTIAL_CHECK_TIMEOUT_MS = 8_000;
+/** Klaviyo's key check allows 1/s and 15/min per account, so a positive answer is reused this long. */
+export const KLAVIYO_KEY_CACHE_MS = 10 * 60_000;
+const KLAVIYO_KEY_CACHE_ENTRIES = 1_000;
+
+export interface CredentialCheckServices {
+  openaiBaseUrl: string;
+  klaviyoBaseUrl: string;
+  shopifyBaseUrl: string | undefined;
+  clock: Clock;
+  klaviyoKeyCache: KlaviyoKeyCache;
+  timeoutMs?: number;
+}
+
+export interface CredentialCheckReport {
+  fieldErrors: Partial<Record<CredentialField, string>>;
+  /** A service said a value is wrong. */
+  invalid: boolean;
+  /** A service could not be asked (timeout, connection, 429, 5xx, an unreadable answer). */
+  unreachable: boolean;
+  /** What went wrong per service, for the log (never a secret). */
+  problems: Array<{ service: IntegrationService; code: IntegrationErrorCode; status: number | null }>;
+  /** The token the client-credentials check obtained, worth keeping. */
+  obtainedShopifyToken: ObtainedShopifyToken | null;
+}
+
+/** Remembers, by hash, the Klaviyo keys that passed the check lately. */
+export class KlaviyoKeyCache {
+  private readonly passed = new Map<string, number>();
+  private readonly clock: Clock;
+  private readonly ttlMs: number;
+  constructor(clock: Clock, ttlMs = KLAVIYO_KEY_CACHE_MS) {
+    this.clock = clock;
+    this.ttlMs = ttlMs;
+  }
+  private static hash(apiKey: string): string {
+    return createHash('sha256').update(apiKey).digest('base64');
+  }
+  has(apiKey: string): boolean {
+    const until = this.passed.get(KlaviyoKeyCache.hash(apiKey));
+    return until !== undefined && until > this.clock.now().getTime();
+  }
+  remember(apiKey: string): void {
+    if (this.passed.size >= KLAVIYO_KEY_CACHE_ENTRIES) this.passed.delete(this.passed.keys().next().value!);
+    this.passed.set(KlaviyoKeyCache.hash(apiKey), this.clock.now().getTime() + this.ttlMs);
+  }
+  forget(apiKey: string): void {
+    this.passed.delete(KlaviyoKeyCache.hash(apiKey));
+  }
+}
+
+type FieldErrors = CredentialCheckReport['fieldErrors'];
+type ServiceOutcome = { fieldErrors: FieldErrors; problem?: IntegrationError; obtainedShopifyToken?: ObtainedShopifyToken };
+
+function asIntegrationError(service: IntegrationService, error: unknown): IntegrationError {
+  if (error instanceof IntegrationError) return error;
+  return new IntegrationError(service, 'invalid_response', 'the answer could not be read');
+}
+
+async function checkKlaviyo(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal): Promise<ServiceOutcome> {
+  if (services.klaviyoKeyCache.has(credentials.klaviyoApiKey)) return { fieldErrors: {} };
+  try {
+    await checkKlaviyoKey(services.klaviyoBaseUrl, credentials.klaviyoApiKey, signal);
+    services.klaviyoKeyCache.remember(credentials.klaviyoApiKey);
+    return { fieldErrors: {} };
+  } catch (caught) {
+    const error = asIntegrationError('klaviyo', caught);
+    if (error.code === 'forbidden') return { fieldErrors: { klaviyoApiKey: m.klaviyoKeyMissingScope }, problem: error };
+    if (error.reachable) return { fieldErrors: { klaviyoApiKey: m.klaviyoKeyInvalid }, problem: error };
+    return { fieldErrors: { klaviyoApiKey: m.klaviyoUnreachable }, problem: error };
+  }
+}
+
+async function checkOpenAi(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal): Promise<ServiceOutcome> {
+  const { openaiApiKey: apiKey, openaiModel: model } = credentials;
+  // Both at once: a bad key fails both, and the answer comes in one round trip.
+  const [list, exists] = await Promise.allSettled([
+    listOpenAiModels(services.openaiBaseUrl, apiKey, signal),
+    openAiModelExists(services.openaiBaseUrl, apiKey, model, signal),
+  ]);
+  if (list.status === 'rejected') {
+    const error = asIntegrationError('openai', list.reason);
+    return { fieldErrors: { openaiApiKey: error.reachable ? m.openaiKeyInvalid : m.openaiUnreachable }, problem: error };
+  }
+  if (exists.status === 'rejected') {
+    const error = asIntegrationError('openai', exists.reason);
+    return { fieldErrors: { openaiModel: error.reachable ? m.openaiModelUnavailable(model) : m.openaiUnreachable }, problem: error };
+  }
+  return exists.value ? { fieldErrors: {} } : { fieldErrors: { openaiModel: m.openaiModelUnavailable(model) } };
+}
+
+async function checkShopify(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal): Promise<ServiceOutcome> {
+  const shopUrl = shopifyShopUrl(services.shopifyBaseUrl, credentials.shopifyDomain);
+  const usesClientCredentials = credentials.shopifyAuthMethod === 'client_credentials';
+  let obtained: ObtainedShopifyToken | undefined;
+  try {
+    if (usesClientCredentials) {
+      obtained = await obtainClientCredentialsToken(
+        shopUrl,
+        { clientId: credentials.shopifyClientId, clientSecret: credentials.shopifyClientSecret },
+        services.clock.now(),
+        signal,
+      );
+    }
+    await fetchShop({ shopUrl, accessToken: obtained?.accessToken ?? credentials.shopifyAccessToken }, signal);
+    return obtained ? { fieldErrors: {}, obtainedShopifyToken: obtained } : { fieldErrors: {} };
+  } catch (caught) {
+    const error = asIntegrationError('shopify', caught);
+    const tokenField: CredentialField = usesClientCredentials ? 'shopifyClientSecret' : 'shopifyAccessToken';
+    switch (error.code) {
+      case 'invalid_client':
+        return { fieldErrors: { shopifyClientId: m.shopifyClientInvalid, shopifyClientSecret: m.shopifyClientInvalid }, problem: error };
+      case 'unauthorized':
+        return { fieldErrors: { [tokenField]: usesClientCredentials ? m.shopifyClientInvalid : m.shopifyTokenInvalid }, problem: error };
+      case 'forbidden':
+        return { fieldErrors: { [tokenField]: m.shopifyTokenForbidden }, problem: error };
+      case 'not_found':
+        return { fieldErrors: { shopifyDomain: m.shopifyStoreNotFound }, problem: error };
+      case 'payment_required':
+        return { fieldErrors: { shopifyDomain: m.shopifyStoreUnavailable }, problem: error };
+      case 'bad_request':
+        return { fieldErrors: { [tokenField]: usesClientCredentials ? m.shopifyClientInvalid : m.shopifyTokenInvalid }, problem: error };
+      default:
+        return { fieldErrors: { shopifyDomain: m.shopifyUnreachable }, problem: error };
+    }
+  }
+}
+
+/**
+ * Checks the three services at once, each within its time limit. A service that says a
+ * value is wrong marks it invalid; one that cannot be asked marks it unreachable, which
+ * is not a verdict on the value but still stops a save.
+ */
+export async function checkCredentials(credentials: Credentials, services: CredentialCheckServices): Promise<CredentialCheckReport> {
+  const timeoutMs = services.timeoutMs ?? CREDENTIAL_CHECK_TIMEOUT_MS;
+  const outcomes = await Promise.all([
+    checkKlaviyo(credentials, services, AbortSignal.timeout(timeoutMs)),
+    checkOpenAi(credentials, services, AbortSignal.timeout(timeoutMs)),
+    checkShopify(credentials, services, AbortSignal.timeout(timeoutMs)),
+  ]);
+  const report: CredentialCheckReport = { fieldErrors: {}, invalid: false, unreachable: false, problems: [], obtainedShopifyToken: null };
+  for (const outcome of outcomes) {
+    Object.assign(report.fieldErrors, outcome.fieldErrors);
+    if (outcome.obtainedShopifyToken) report.obtainedShopifyToken = outcome.obtainedShopifyToken;
+    if (outcome.problem) report.problems.push({ service: outcome.problem.service, code: outcome.problem.code, status: outcome.problem.status });
+    if (Object.keys(outcome.fieldErrors).length === 0) continue;
+    if (outcome.problem && !outcome.problem.reachable) report.unreachable = true;
+    else report.invalid = true;
+  }
+  return report;
+}

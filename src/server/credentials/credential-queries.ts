@@ -1,0 +1,130 @@
+import type { Queryable } from '../database/database.ts';
+import type { ShopifyAuthMethod } from '../../shared/credentials/credential-schemas.ts';
+
+/**
+ * The api_credentials table as stored: secret columns hold ciphertext
+ * (credential-cipher.ts). Only the functions of credential-store.ts decrypt them.
+ */
+export interface StoredCredentialsRow {
+  user_id: string;
+  klaviyo_api_key: string;
+  openai_api_key: string;
+  openai_model: string;
+  shopify_domain: string;
+  shopify_auth_method: ShopifyAuthMethod;
+  shopify_access_token: string | null;
+  shopify_client_id: string | null;
+  shopify_client_secret: string | null;
+  shopify_signing_secret: string | null;
+  shopify_previous_signing_secret: string | null;
+  shopify_previous_signing_secret_until: Date | null;
+  shopify_obtained_token: string | null;
+  shopify_obtained_token_expires_at: Date | null;
+  updated_at: Date;
+}
+
+/** Every column that holds ciphertext; the self-check and key rotation walk these. */
+export const encryptedColumns = [
+  'klaviyo_api_key',
+  'openai_api_key',
+  'shopify_access_token',
+  'shopify_client_id',
+  'shopify_client_secret',
+  'shopify_signing_secret',
+  'shopify_previous_signing_secret',
+  'shopify_obtained_token',
+] as const satisfies ReadonlyArray<keyof StoredCredentialsRow>;
+export type EncryptedColumn = (typeof encryptedColumns)[number];
+
+/** The associated data a value is encrypted with: it only decrypts in its own column of its own owner's row. */
+export function encryptionContext(column: EncryptedColumn, userId: string): string {
+  return `api_credentials.${column}:${userId}`;
+}
+
+const columns = `user_id, klaviyo_api_key, openai_api_key, openai_model, shopify_domain, shopify_auth_method,
+  shopify_access_token, shopify_client_id, shopify_client_secret, shopify_signing_secret,
+  shopify_previous_signing_secret, shopify_previous_signing_secret_until,
+  shopify_obtained_token, shopify_obtained_token_expires_at, updated_at`;
+
+export async function findStoredCredentials(db: Queryable, userId: string, options: { forUpdate?: boolean } = {}): Promise<StoredCredentialsRow | null> {
+  const { rows } = await db.query<StoredCredentialsRow>(
+    `SELECT ${columns} FROM api_credentials WHERE user_id = $1${options.forUpdate ? ' FOR UPDATE' : ''}`,
+    [userId],
+  );
+  return rows[0] ?? null;
+}
+
+/** SPEC.md: setup is complete once a credentials record exists for the user. */
+export async function hasStoredCredentials(db: Queryable, userId: string): Promise<boolean> {
+  const { rows } = await db.query('SELECT 1 FROM api_credentials WHERE user_id = $1', [userId]);
+  return rows.length > 0;
+}
+
+export type CredentialsWrite = Omit<StoredCredentialsRow, 'user_id' | 'updated_at'>;
+
+/** Creates or replaces the owner's one record; returns it and whether it was new. */
+export async function upsertStoredCredentials(db: Queryable, userId: string, values: CredentialsWrite, now: Date): Promise<{ row: StoredCredentialsRow; created: boolean }> {
+  const { rows } = await db.query<StoredCredentialsRow & { created: boolean }>(
+    `INSERT INTO api_credentials (user_id, klaviyo_api_key, openai_api_key, openai_model, shopify_domain, shopify_auth_method,
+       shopify_access_token, shopify_client_id, shopify_client_secret, shopify_signing_secret,
+       shopify_previous_signing_secret, shopify_previous_signing_secret_until,
+       shopify_obtained_token, shopify_obtained_token_expires_at, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+     ON CONFLICT (user_id) DO UPDATE SET
+       klaviyo_api_key = EXCLUDED.klaviyo_api_key, openai_api_key = EXCLUDED.openai_api_key,
+       openai_model = EXCLUDED.openai_model, shopify_domain = EXCLUDED.shopify_domain,
+       shopify_auth_method = EXCLUDED.shopify_auth_method, shopify_access_token = EXCLUDED.shopify_access_token,
+       shopify_client_id = EXCLUDED.shopify_client_id, shopify_client_secret = EXCLUDED.shopify_client_secret,
+       shopify_signing_secret = EXCLUDED.shopify_signing_secret,
+       shopify_previous_signing_secret = EXCLUDED.shopify_previous_signing_secret,
+       shopify_previous_signing_secret_until = EXCLUDED.shopify_previous_signing_secret_until,
+       shopify_obtained_token = EXCLUDED.shopify_obtained_token,
+       shopify_obtained_token_expires_at = EXCLUDED.shopify_obtained_token_expires_at,
+       updated_at = EXCLUDED.updated_at
+     RETURNING ${columns}, (xmax = 0) AS created`,
+    [
+      userId,
+      values.klaviyo_api_key,
+      values.openai_api_key,
+      values.openai_model,
+      values.shopify_domain,
+      values.shopify_auth_method,
+      values.shopify_access_token,
+      values.shopify_client_id,
+      values.shopify_client_secret,
+      values.shopify_signing_secret,
+      values.shopify_previous_signing_secret,
+      values.shopify_previous_signing_secret_until,
+      values.shopify_obtained_token,
+      values.shopify_obtained_token_expires_at,
+      now,
+    ],
+  );
+  const { created, ...row } = rows[0]!;
+  return { row, created };
+}
+
+/**
+ * Stores a token obtained by the client-credentials grant, unless the owner changed
+ * their Shopify app meanwhile (then the token belongs to the old app and is dropped).
+ */
+export async function storeObtainedShopifyToken(
+  db: Queryable,
+  userId: string,
+  token: { encrypted: string; expiresAt: Date },
+  obtainedWith: { encryptedClientSecret: string },
+): Promise<void> {
+  await db.query(
+    `UPDATE api_credentials SET shopify_obtained_token = $2, shopify_obtained_token_expires_at = $3
+      WHERE user_id = $1 AND shopify_auth_method = 'client_credentials' AND shopify_client_secret = $4`,
+    [userId, token.encrypted, token.expiresAt, obtainedWith.encryptedClientSecret],
+  );
+}
+
+/** Forgets an obtained token Shopify no longer accepts, so the next call obtains a new one. */
+export async function clearObtainedShopifyToken(db: Queryable, userId: string, encryptedToken: string): Promise<void> {
+  await db.query(
+    'UPDATE api_credentials SET shopify_obtained_token = NULL, shopify_obtained_token_expires_at = NULL WHERE user_id = $1 AND shopify_obtained_token = $2',
+    [userId, encryptedToken],
+  );
+}

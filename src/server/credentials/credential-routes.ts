@@ -1,0 +1,127 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import {
+  credentialCheckResponseSchema,
+  credentialsInputSchema,
+  credentialsResponseSchema,
+  encryptionCheckResponseSchema,
+  openaiModelsRequestSchema,
+  openaiModelsResponseSchema,
+  saveCredentialsResponseSchema,
+  setupStatusResponseSchema,
+  type Credentials,
+} from '../../shared/credentials/credential-schemas.ts';
+import { credentialCheckMessages, credentialMessages } from '../../shared/credentials/credential-messages.ts';
+import { HttpError } from '../platform/http-errors.ts';
+import { rateLimited } from '../platform/user-rate-limit.ts';
+import { IntegrationError } from '../integrations/integration-error.ts';
+import { listOpenAiModels, textGenerationModels } from '../integrations/openai/openai-models.ts';
+import { checkCredentials, CREDENTIAL_CHECK_TIMEOUT_MS, KlaviyoKeyCache, type CredentialCheckReport, type CredentialCheckServices } from './credential-checks.ts';
+import { hasStoredCredentials } from './credential-queries.ts';
+import { checkEncryption, readMaskedCredentials, resolveUnchangedSecrets, saveCredentials, toMaskedCredentials } from './credential-store.ts';
+
+/**
+ * The credentials API under /api/credentials, registered inside `app.signedIn`: every
+ * query is keyed by `request.user.id`, so no route reaches another owner's record.
+ * Secrets come in, are checked live and stored encrypted; they only go out masked.
+ */
+export async function credentialRoutes(scope: FastifyInstance): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { pool } = app.database;
+  const cipher = app.credentialCipher;
+  const services: CredentialCheckServices = {
+    openaiBaseUrl: app.appConfig.openaiBaseUrl,
+    klaviyoBaseUrl: app.appConfig.klaviyoBaseUrl,
+    shopifyBaseUrl: app.appConfig.shopifyBaseUrl,
+    clock: app.clock,
+    klaviyoKeyCache: new KlaviyoKeyCache(app.clock),
+  };
+
+  /** The submitted values with masked ones resolved, and the live check of all three services. */
+  async function resolveAndCheck(userId: string, submitted: Credentials, log: FastifyInstance['log']) {
+    const resolved = await resolveUnchangedSecrets(pool, cipher, userId, submitted);
+    if (Object.keys(resolved.fieldErrors).length > 0) {
+      throw new HttpError(400, 'validation', Object.values(resolved.fieldErrors)[0]!, { fieldErrors: resolved.fieldErrors as Record<string, string> });
+    }
+    const report = await checkCredentials(resolved.credentials, services);
+    if (report.problems.length > 0) log.info({ problems: report.problems }, 'credential check found problems');
+    return { credentials: resolved.credentials, report };
+  }
+
+  function refuse(report: CredentialCheckReport): never {
+    const fieldErrors = report.fieldErrors as Record<string, string>;
+    if (report.invalid) throw new HttpError(400, 'invalid_credentials', credentialMessages.invalidKeys, { fieldErrors });
+    throw new HttpError(503, 'service_unreachable', credentialMessages.servicesUnreachable, { fieldErrors });
+  }
+
+  app.get('/status', { schema: { response: { 200: setupStatusResponseSchema } }, preHandler: rateLimited('read') }, async (request) => ({
+    setupComplete: await hasStoredCredentials(pool, request.user.id),
+  }));
+
+  app.get('/', { schema: { response: { 200: credentialsResponseSchema } }, preHandler: rateLimited('read') }, async (request) => ({
+    credentials: await readMaskedCredentials(pool, cipher, request.user.id),
+  }));
+
+  app.get('/encryption', { schema: { response: { 200: encryptionCheckResponseSchema } }, preHandler: rateLimited('read') }, async (request) =>
+    checkEncryption(pool, cipher, request.user.id),
+  );
+
+  app.post(
+    '/check',
+    { schema: { body: credentialsInputSchema, response: { 200: credentialCheckResponseSchema } }, preHandler: rateLimited('read') },
+    async (request) => {
+      const { report } = await resolveAndCheck(request.user.id, request.body, request.log);
+      return { valid: !report.invalid && !report.unreachable, unreachable: report.unreachable, fieldErrors: report.fieldErrors as Record<string, string> };
+    },
+  );
+
+  app.put(
+    '/',
+    { schema: { body: credentialsInputSchema, response: { 200: saveCredentialsResponseSchema } }, preHandler: rateLimited('write') },
+    async (request) => {
+      const { credentials, report } = await resolveAndCheck(request.user.id, request.body, request.log);
+      if (report.invalid || report.unreachable) refuse(report);
+      const { row, created } = await saveCredentials(pool, cipher, request.user.id, credentials, {
+        now: app.clock.now(),
+        obtainedShopifyToken: report.obtainedShopifyToken,
+      });
+      request.log.info({ firstSave: created }, 'credentials saved');
+      return { credentials: toMaskedCredentials(cipher, row), firstSave: created };
+    },
+  );
+
+  // The models a key being typed may use, to offer in the form. A check, so it counts as one.
+  app.post(
+    '/openai-models',
+    { schema: { body: openaiModelsRequestSchema, response: { 200: openaiModelsResponseSchema } }, preHandler: rateLimited('read') },
+    async (request) => {
+      const { credentials } = await resolveUnchangedSecrets(pool, cipher, request.user.id, {
+        ...emptyCredentials,
+        openaiApiKey: request.body.openaiApiKey,
+      });
+      try {
+        const models = await listOpenAiModels(services.openaiBaseUrl, credentials.openaiApiKey, AbortSignal.timeout(CREDENTIAL_CHECK_TIMEOUT_MS));
+        return { models: textGenerationModels(models) };
+      } catch (error) {
+        if (!(error instanceof IntegrationError)) throw error;
+        if (error.reachable) {
+          throw new HttpError(400, 'invalid_credentials', credentialCheckMessages.openaiKeyInvalid, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiKeyInvalid } });
+        }
+        throw new HttpError(503, 'service_unreachable', credentialCheckMessages.openaiUnreachable, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiUnreachable } });
+      }
+    },
+  );
+}
+
+/** Only the OpenAI key matters when resolving it alone. */
+const emptyCredentials: Credentials = {
+  klaviyoApiKey: '',
+  openaiApiKey: '',
+  openaiModel: '',
+  shopifyDomain: '',
+  shopifyAuthMethod: 'access_token',
+  shopifyAccessToken: '',
+  shopifyClientId: '',
+  shopifyClientSecret: '',
+  shopifySigningSecret: '',
+};

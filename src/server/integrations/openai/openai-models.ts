@@ -1,0 +1,41 @@
+import { z } from 'zod';
+import { IntegrationError, errorForStatus, readJson, requestService } from '../integration-error.ts';
+
+/**
+ * The key and model checks of INTEGRATIONS.md: `GET {base}/models` (200 for a valid
+ * key, 401 otherwise; no tokens spent) and `GET {base}/models/{id}`.
+ */
+const modelSchema = z.looseObject({ id: z.string() });
+const modelListSchema = z.looseObject({ data: z.array(modelSchema) });
+
+function headers(apiKey: string) {
+  return { authorization: `Bearer ${apiKey}`, accept: 'application/json' };
+}
+
+/** Every model id the key may use. */
+export async function listOpenAiModels(baseUrl: string, apiKey: string, signal: AbortSignal): Promise<string[]> {
+  const response = await requestService('openai', `${baseUrl}/models`, { headers: headers(apiKey) }, signal);
+  if (!response.ok) throw errorForStatus('openai', response);
+  const parsed = modelListSchema.safeParse(await readJson('openai', response));
+  if (!parsed.success) throw new IntegrationError('openai', 'invalid_response', 'the model list did not have the expected shape', { status: response.status });
+  return parsed.data.data.map((model) => model.id);
+}
+
+/** True when the key may use `model`, false when OpenAI says it does not exist for this key. */
+export async function openAiModelExists(baseUrl: string, apiKey: string, model: string, signal: AbortSignal): Promise<boolean> {
+  const response = await requestService('openai', `${baseUrl}/models/${encodeURIComponent(model)}`, { headers: headers(apiKey) }, signal);
+  if (response.status === 404) return false;
+  if (!response.ok) throw errorForStatus('openai', response);
+  const parsed = modelSchema.safeParse(await readJson('openai', response));
+  if (!parsed.success) throw new IntegrationError('openai', 'invalid_response', 'the model answer did not have the expected shape', { status: response.status });
+  return true;
+}
+
+// Embedding, audio, image and moderation models cannot write marketing text.
+const textModel = /^(gpt-|chatgpt-|o\d)/;
+const notTextModel = /(audio|realtime|tts|transcribe|image|embedding|search|moderation|instruct)/;
+
+/** The models worth offering for writing text, sorted. */
+export function textGenerationModels(models: string[]): string[] {
+  return [...new Set(models.filter((id) => textModel.test(id) && !notTextModel.test(id)))].sort();
+}

@@ -1,0 +1,59 @@
+/**
+ * The credentials' user-facing texts, worded as SPEC.md sections 2, 5 and 8 give them;
+ * the ones SPEC.md does not have (the model, the Shopify domain and app, the live checks)
+ * are ours, after PRODUCT.md section 1.
+ */
+export const credentialMessages = {
+  invalidKeys: 'One or more API keys are invalid',
+  servicesUnreachable: 'A service could not be reached to check your keys, so nothing was saved. Please try again in a moment.',
+  saveFailed: 'Failed to save API credentials',
+  unexpected: 'An unexpected error occurred',
+  loadError: (reason: string) => `Error loading credentials: ${reason}`,
+  loadFailed: 'Failed to load API credentials',
+  updated: 'API credentials updated successfully',
+  setupCompleted: 'Setup completed successfully',
+  encryptionWarningTitle: 'Encryption Warning',
+  encryptionWarning:
+    'There may be an issue with the encryption system. Your API keys might not be properly encrypted. Please contact support if this issue persists.',
+  footer: 'Your API credentials are encrypted before storage and are never shared with third parties.',
+  notSet: 'Not set',
+  sameAsClientSecret: 'Same as the client secret',
+  undecryptable: '(cannot be decrypted)',
+} as const;
+
+export const credentialValidationMessages = {
+  klaviyoApiKeyRequired: 'Klaviyo API Key is required',
+  openaiApiKeyRequired: 'OpenAI API Key is required',
+  openaiModelRequired: 'OpenAI model is required',
+  shopifyAccessTokenRequired: 'Shopify Access Token is required',
+  shopifyDomainRequired: 'Shopify store domain is required',
+  shopifyDomainInvalid: "Enter your store's myshopify.com domain, such as your-store.myshopify.com",
+  shopifyClientIdRequired: 'Shopify client ID is required',
+  shopifyClientSecretRequired: 'Shopify client secret is required',
+  shopifySigningSecretRequired: 'Shopify webhook signing secret is required',
+  oneWord: (label: string) => `${label} must be pasted as one piece, without spaces or line breaks`,
+  tooLong: (label: string, max: number) => `${label} must be at most ${max} characters`,
+  openaiModelInvalid: 'Enter an OpenAI model name such as gpt-5-mini',
+  assistantIdRetired:
+    'OpenAI shut the Assistants API down on 26 August 2026, so assistant IDs (asst_…) no longer work. Enter a model such as gpt-5-mini instead: your prompts now live in Flowsmith.',
+  storedPromptRetired:
+    'OpenAI retired stored prompts (pmpt_…) on 30 November 2026. Enter a model such as gpt-5-mini instead: your prompts now live in Flowsmith.',
+  unresolvableMasked: 'The stored value cannot be decrypted; please enter it again',
+} as const;
+
+/** What the live check says under a field (PRODUCT.md: each credential is checked against its service). */
+export const credentialCheckMessages = {
+  klaviyoKeyInvalid: 'Klaviyo did not accept this API key. Create a private API key under Settings → API keys in Klaviyo.',
+  klaviyoKeyMissingScope:
+    'This Klaviyo API key lacks the Accounts read scope Flowsmith uses to check it. Give the key read access to Accounts and full access to Profiles and Events.',
+  klaviyoUnreachable: 'Klaviyo could not be reached to check this key. Nothing was saved; please try again in a moment.',
+  openaiKeyInvalid: 'OpenAI did not accept this API key. Create a key at platform.openai.com → API keys.',
+  openaiModelUnavailable: (model: string) => `This OpenAI key cannot use the model "${model}". Choose one of the models offered.`,
+  openaiUnreachable: 'OpenAI could not be reached to check this key. Nothing was saved; please try again in a moment.',
+  shopifyTokenInvalid: 'Shopify did not accept this access token for this store.',
+  shopifyTokenForbidden: 'This access token may not read the store. Check the app’s Admin API access scopes.',
+  shopifyClientInvalid: 'Shopify did not accept this client ID and client secret for this store.',
+  shopifyStoreNotFound: 'No Shopify store answers at this domain. Check the myshopify.com domain of your store.',
+  shopifyStoreUnavailable: 'Shopify says this store is unavailable (closed, frozen or paused).',
+  shopifyUnreachable: 'Shopify could not be reached to check this store. Nothing was saved; please try again in a moment.',
+} as const;

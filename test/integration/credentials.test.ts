@@ -1,0 +1,510 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { signUpAndVerify } from '../support/accounts.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
+import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
+import { loadServiceCredentials } from '../../src/server/credentials/credential-store.ts';
+import { encryptedColumns } from '../../src/server/credentials/credential-queries.ts';
+import { credentialCheckMessages as check, credentialMessages, credentialValidationMessages as v } from '../../src/shared/credentials/credential-messages.ts';
+import { requestMessages } from '../../src/shared/messages.ts';
+
+let testApp: TestApp;
+let openai: FakeOpenAI;
+let klaviyo: FakeKlaviyo;
+let shopify: FakeShopify;
+
+const keys = {
+  klaviyo: 'pk_live_klaviyo_0123456789abcdef',
+  openai: 'sk-proj-openai-0123456789abcdef',
+  shopifyToken: 'shpat_shopify_0123456789abcdef',
+  signing: 'shpss_signing_0123456789abcdef',
+  clientId: 'client-id-0123456789',
+  clientSecret: 'client-secret-0123456789abcdef',
+};
+const allSecrets = Object.values(keys);
+
+beforeAll(async () => {
+  openai = await startFakeOpenAI({ validKeys: [keys.openai, 'sk-proj-second-key-0123456789'], models: ['gpt-5-mini', 'gpt-5', 'text-embedding-3-small', 'gpt-4o-realtime-preview'] });
+  klaviyo = await startFakeKlaviyo({ validKeys: [keys.klaviyo], keysWithoutAccountsScope: ['pk_live_noscope_0123456789'] });
+  shopify = await startFakeShopify({ accessTokens: [keys.shopifyToken], clientId: keys.clientId, clientSecret: keys.clientSecret });
+  klaviyo.validKeys.add('pk_live_noscope_0123456789');
+  testApp = await startTestApp({
+    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl },
+  });
+});
+afterAll(async () => {
+  await testApp?.close();
+  await openai?.close();
+  await klaviyo?.close();
+  await shopify?.close();
+});
+beforeEach(() => {
+  // A fresh per-user rate-limit window, and fakes without leftover failures.
+  testApp.clock.advance(61_000);
+  openai.clearFailures();
+  klaviyo.clearFailures();
+  shopify.clearFailures();
+});
+
+const validInput = (overrides: Record<string, unknown> = {}) => ({
+  klaviyoApiKey: keys.klaviyo,
+  openaiApiKey: keys.openai,
+  openaiModel: 'gpt-5-mini',
+  shopifyDomain: 'test-shop.myshopify.com',
+  shopifyAuthMethod: 'access_token',
+  shopifyAccessToken: keys.shopifyToken,
+  shopifySigningSecret: keys.signing,
+  ...overrides,
+});
+
+let klaviyoKeyCounter = 0;
+/** A Klaviyo key the app has not checked (and cached) yet. */
+function freshKlaviyoKey(): string {
+  klaviyoKeyCounter += 1;
+  const key = `pk_live_fresh_${klaviyoKeyCounter}_0123456789`;
+  klaviyo.validKeys.add(key);
+  return key;
+}
+
+async function owner() {
+  const { client, email } = await signUpAndVerify(testApp);
+  const session = await client.get('/api/account/session');
+  return { client, email, userId: session.json.user.id as string };
+}
+
+async function storedRow(userId: string) {
+  const { rows } = await testApp.database.pool.query('SELECT * FROM api_credentials WHERE user_id = $1', [userId]);
+  return rows[0];
+}
+
+describe('setup and saving', () => {
+  it('saves keys that all three services accept, completes setup and shows them masked', async () => {
+    const { client, userId } = await owner();
+    expect((await client.get('/api/credentials/status')).json).toEqual({ setupComplete: false });
+    expect((await client.get('/api/credentials')).json).toEqual({ credentials: null });
+    const klaviyoBefore = klaviyo.requests.length;
+
+    const saved = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() }));
+    expect(saved.status).toBe(200);
+    expect(saved.json.firstSave).toBe(true);
+    expect((await client.get('/api/credentials/status')).json).toEqual({ setupComplete: true });
+
+    const accountCheck = klaviyo.requests.slice(klaviyoBefore).find((r) => r.path === '/api/accounts')!;
+    expect(accountCheck.headers.revision).toBe('2026-07-15');
+    expect(accountCheck.headers.authorization).toMatch(/^Klaviyo-API-Key pk_live_fresh_/);
+    const openaiPaths = openai.requests.filter((r) => r.headers.authorization === `Bearer ${keys.openai}`).map((r) => r.path);
+    expect(openaiPaths).toEqual(expect.arrayContaining(['/v1/models', '/v1/models/gpt-5-mini']));
+    const shopCheck = shopify.requests.at(-1)!;
+    expect(shopCheck.path).toBe('/admin/api/2026-10/graphql.json');
+    expect(shopCheck.headers['x-shopify-access-token']).toBe(keys.shopifyToken);
+
+    const { credentials } = (await client.get('/api/credentials')).json;
+    expect(credentials).toMatchObject({
+      openaiApiKey: maskSecret(keys.openai),
+      openaiModel: 'gpt-5-mini',
+      shopifyDomain: 'test-shop.myshopify.com',
+      shopifyAuthMethod: 'access_token',
+      shopifyAccessToken: maskSecret(keys.shopifyToken),
+      shopifyClientId: null,
+      shopifyClientSecret: null,
+      shopifySigningSecret: maskSecret(keys.signing),
+    });
+    expect(credentials.klaviyoApiKey).toMatch(/^pk_l\*+6789$/);
+    expect((await client.get('/api/credentials/encryption')).json).toEqual({ working: true, error: null });
+
+    const loaded = await loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, userId);
+    expect(loaded).toMatchObject({
+      openaiApiKey: keys.openai,
+      openaiModel: 'gpt-5-mini',
+      shopify: { domain: 'test-shop.myshopify.com', authMethod: 'access_token', accessToken: keys.shopifyToken, clientId: null, clientSecret: null, signingSecrets: [keys.signing] },
+    });
+  });
+
+  it("answers SPEC.md's required-field messages, and a clear one for a malformed domain", async () => {
+    const { client } = await owner();
+    const empty = await client.put('/api/credentials', { shopifyAuthMethod: 'access_token', klaviyoApiKey: '', openaiApiKey: ' ', openaiModel: '', shopifyDomain: '' });
+    expect(empty.status).toBe(400);
+    expect(empty.json.fieldErrors).toEqual({
+      klaviyoApiKey: v.klaviyoApiKeyRequired,
+      openaiApiKey: v.openaiApiKeyRequired,
+      openaiModel: v.openaiModelRequired,
+      shopifyDomain: v.shopifyDomainRequired,
+      shopifyAccessToken: v.shopifyAccessTokenRequired,
+      shopifySigningSecret: v.shopifySigningSecretRequired,
+    });
+    expect(empty.json.fieldErrors.klaviyoApiKey).toBe('Klaviyo API Key is required');
+    expect(empty.json.fieldErrors.openaiApiKey).toBe('OpenAI API Key is required');
+    expect(empty.json.fieldErrors.openaiModel).toBe('OpenAI model is required');
+    expect(empty.json.fieldErrors.shopifyAccessToken).toBe('Shopify Access Token is required');
+
+    const clientCredentials = await client.put('/api/credentials', validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '' }));
+    expect(clientCredentials.json.fieldErrors).toEqual({ shopifyClientId: v.shopifyClientIdRequired, shopifyClientSecret: v.shopifyClientSecretRequired });
+
+    for (const domain of ['my shop', 'shop.example.com', 'https://-bad.myshopify.com']) {
+      const malformed = await client.put('/api/credentials', validInput({ shopifyDomain: domain }));
+      expect(malformed.json.fieldErrors).toEqual({ shopifyDomain: v.shopifyDomainInvalid });
+    }
+    const spaced = await client.put('/api/credentials', validInput({ openaiApiKey: 'sk-proj with space' }));
+    expect(spaced.json.fieldErrors).toEqual({ openaiApiKey: v.oneWord('OpenAI API Key') });
+    expect((await client.get('/api/credentials/status')).json.setupComplete).toBe(false);
+  });
+
+  it('keeps the domain an owner pastes as a URL as name.myshopify.com', async () => {
+    const { client } = await owner();
+    const saved = await client.put('/api/credentials', validInput({ shopifyDomain: 'https://Test-Shop.myshopify.com/admin/settings' }));
+    expect(saved.status).toBe(200);
+    expect(saved.json.credentials.shopifyDomain).toBe('test-shop.myshopify.com');
+  });
+
+  it('explains that assistant and stored-prompt ids no longer work, without calling any service', async () => {
+    const { client } = await owner();
+    const before = openai.requests.length + klaviyo.requests.length + shopify.requests.length;
+    const assistant = await client.put('/api/credentials', validInput({ openaiModel: 'asst_abc123' }));
+    expect(assistant.status).toBe(400);
+    expect(assistant.json.fieldErrors).toEqual({ openaiModel: v.assistantIdRetired });
+    expect(assistant.json.fieldErrors.openaiModel).toMatch(/Assistants API/);
+    const prompt = await client.put('/api/credentials', validInput({ openaiModel: 'pmpt_abc123' }));
+    expect(prompt.json.fieldErrors).toEqual({ openaiModel: v.storedPromptRetired });
+    expect(prompt.json.fieldErrors.openaiModel).toMatch(/stored prompts/);
+    expect(openai.requests.length + klaviyo.requests.length + shopify.requests.length).toBe(before);
+  });
+});
+
+describe('live checks', () => {
+  it('gives each refused key its field error and the toast message, and saves nothing', async () => {
+    const { client, userId } = await owner();
+    const refused = await client.put(
+      '/api/credentials',
+      validInput({ klaviyoApiKey: 'pk_live_unknown_0123456789', openaiApiKey: 'sk-proj-unknown-0123456789', shopifyAccessToken: 'shpat_unknown_0123456789' }),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.json).toMatchObject({ error: 'invalid_credentials', message: 'One or more API keys are invalid' });
+    expect(refused.json.fieldErrors).toEqual({
+      klaviyoApiKey: check.klaviyoKeyInvalid,
+      openaiApiKey: check.openaiKeyInvalid,
+      shopifyAccessToken: check.shopifyTokenInvalid,
+    });
+    expect(await storedRow(userId)).toBeUndefined();
+  });
+
+  it('tells a Klaviyo key answered with 400 or 403 apart', async () => {
+    const { client } = await owner();
+    klaviyo.failNext({ kind: 'status', status: 400, on: 'accounts' });
+    const badRequest = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() }));
+    expect(badRequest.status).toBe(400);
+    expect(badRequest.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyInvalid });
+    const noScope = await client.put('/api/credentials', validInput({ klaviyoApiKey: 'pk_live_noscope_0123456789' }));
+    expect(noScope.status).toBe(400);
+    expect(noScope.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyMissingScope });
+  });
+
+  it('refuses a model the key cannot use', async () => {
+    const { client } = await owner();
+    const response = await client.put('/api/credentials', validInput({ openaiModel: 'gpt-9-ultra' }));
+    expect(response.status).toBe(400);
+    expect(response.json.fieldErrors).toEqual({ openaiModel: check.openaiModelUnavailable('gpt-9-ultra') });
+  });
+
+  it('says a service could not be reached on 5xx or 429, and saves nothing', async () => {
+    const { client, userId } = await owner();
+    klaviyo.failNext({ kind: 'status', status: 503, on: 'accounts' });
+    openai.failWhen(() => ({ kind: 'status', status: 429, retryAfterSeconds: 1, on: 'models' }));
+    shopify.failNext({ kind: 'status', status: 500, on: 'graphql' });
+    const response = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() }));
+    expect(response.status).toBe(503);
+    expect(response.json).toMatchObject({ error: 'service_unreachable', message: credentialMessages.servicesUnreachable });
+    expect(response.json.fieldErrors).toEqual({
+      klaviyoApiKey: check.klaviyoUnreachable,
+      openaiApiKey: check.openaiUnreachable,
+      shopifyDomain: check.shopifyUnreachable,
+    });
+    expect(await storedRow(userId)).toBeUndefined();
+  });
+
+  it('reports invalid keys before unreachable services when both happen', async () => {
+    const { client } = await owner();
+    klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 1, on: 'accounts' });
+    const response = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey(), openaiApiKey: 'sk-proj-unknown-0123456789' }));
+    expect(response.status).toBe(400);
+    expect(response.json.message).toBe(credentialMessages.invalidKeys);
+    expect(response.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoUnreachable, openaiApiKey: check.openaiKeyInvalid });
+  });
+
+  it('gives up on services that do not answer within the time limit, all at once', async () => {
+    const { client, userId } = await owner();
+    klaviyo.failNext({ kind: 'hang', on: 'accounts' });
+    openai.failWhen(() => ({ kind: 'hang', on: 'models' }));
+    shopify.failNext({ kind: 'hang', on: 'graphql' });
+    const started = Date.now();
+    const response = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() }));
+    const elapsed = Date.now() - started;
+    expect(response.status).toBe(503);
+    expect(response.json.fieldErrors).toEqual({
+      klaviyoApiKey: check.klaviyoUnreachable,
+      openaiApiKey: check.openaiUnreachable,
+      shopifyDomain: check.shopifyUnreachable,
+    });
+    // The three checks run in parallel: one time limit (~8 s), not three.
+    expect(elapsed).toBeGreaterThanOrEqual(7_500);
+    expect(elapsed).toBeLessThan(14_000);
+    expect(await storedRow(userId)).toBeUndefined();
+  }, 25_000);
+
+  it('caches a positive Klaviyo answer per key (1/s, 15/min limit) for a while', async () => {
+    const { client } = await owner();
+    const key = freshKlaviyoKey();
+    const checks = () => klaviyo.requests.filter((r) => r.path === '/api/accounts' && r.headers.authorization === `Klaviyo-API-Key ${key}`).length;
+    expect((await client.put('/api/credentials', validInput({ klaviyoApiKey: key }))).status).toBe(200);
+    expect((await client.put('/api/credentials', validInput({ klaviyoApiKey: key }))).status).toBe(200);
+    expect(checks()).toBe(1);
+    testApp.clock.advance(11 * 60_000);
+    expect((await client.put('/api/credentials', validInput({ klaviyoApiKey: key }))).status).toBe(200);
+    expect(checks()).toBe(2);
+  });
+
+  it('checks without saving through POST /api/credentials/check', async () => {
+    const { client, userId } = await owner();
+    const good = await client.post('/api/credentials/check', validInput());
+    expect(good.json).toEqual({ valid: true, unreachable: false, fieldErrors: {} });
+    const bad = await client.post('/api/credentials/check', validInput({ openaiApiKey: 'sk-proj-unknown-0123456789' }));
+    expect(bad.json).toEqual({ valid: false, unreachable: false, fieldErrors: { openaiApiKey: check.openaiKeyInvalid } });
+    expect(await storedRow(userId)).toBeUndefined();
+  });
+
+  it('lists the text models a typed key can use, and says when the key is refused', async () => {
+    const { client } = await owner();
+    const listed = await client.post('/api/credentials/openai-models', { openaiApiKey: keys.openai });
+    expect(listed.status).toBe(200);
+    expect(listed.json.models).toEqual(['gpt-5', 'gpt-5-mini']);
+    const refused = await client.post('/api/credentials/openai-models', { openaiApiKey: 'sk-proj-unknown-0123456789' });
+    expect(refused.status).toBe(400);
+    expect(refused.json.fieldErrors).toEqual({ openaiApiKey: check.openaiKeyInvalid });
+    openai.failNext({ kind: 'status', status: 502, on: 'models' });
+    const down = await client.post('/api/credentials/openai-models', { openaiApiKey: keys.openai });
+    expect(down.status).toBe(503);
+    // The masked stored key stands for the stored one.
+    await client.put('/api/credentials', validInput());
+    const masked = await client.post('/api/credentials/openai-models', { openaiApiKey: maskSecret(keys.openai) });
+    expect(masked.json.models).toEqual(['gpt-5', 'gpt-5-mini']);
+  });
+});
+
+describe('updating', () => {
+  it('keeps every secret sent back in its masked form and replaces the changed one', async () => {
+    const { client, userId } = await owner();
+    await client.put('/api/credentials', validInput());
+    const { credentials: masked } = (await client.get('/api/credentials')).json;
+    const updated = await client.put('/api/credentials', {
+      klaviyoApiKey: masked.klaviyoApiKey,
+      openaiApiKey: 'sk-proj-second-key-0123456789',
+      openaiModel: 'gpt-5',
+      shopifyDomain: masked.shopifyDomain,
+      shopifyAuthMethod: 'access_token',
+      shopifyAccessToken: masked.shopifyAccessToken,
+      shopifySigningSecret: masked.shopifySigningSecret,
+    });
+    expect(updated.status).toBe(200);
+    expect(updated.json.firstSave).toBe(false);
+    expect(updated.json.credentials.openaiApiKey).toBe(maskSecret('sk-proj-second-key-0123456789'));
+    const loaded = await loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, userId);
+    expect(loaded).toMatchObject({
+      klaviyoApiKey: keys.klaviyo,
+      openaiApiKey: 'sk-proj-second-key-0123456789',
+      openaiModel: 'gpt-5',
+      shopify: { accessToken: keys.shopifyToken, signingSecrets: [keys.signing] },
+    });
+  });
+
+  it('keeps the previous webhook signing secret valid for one hour after a change', async () => {
+    const { client, userId } = await owner();
+    await client.put('/api/credentials', validInput());
+    await client.put('/api/credentials', validInput({ shopifySigningSecret: 'shpss_rotated_0123456789' }));
+    const load = () => loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, userId, testApp.clock.now());
+    expect((await load())!.shopify.signingSecrets).toEqual(['shpss_rotated_0123456789', keys.signing]);
+    testApp.clock.advance(59 * 60_000);
+    expect((await load())!.shopify.signingSecrets).toEqual(['shpss_rotated_0123456789', keys.signing]);
+    testApp.clock.advance(2 * 60_000);
+    expect((await load())!.shopify.signingSecrets).toEqual(['shpss_rotated_0123456789']);
+  });
+});
+
+describe('Shopify client credentials', () => {
+  const clientCredentialsInput = (overrides: Record<string, unknown> = {}) =>
+    validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifySigningSecret: '', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret, ...overrides });
+
+  it('obtains a token by the client-credentials grant, checks the shop with it and keeps it encrypted', async () => {
+    const { client, userId } = await owner();
+    const exchangesBefore = shopify.counts['access-token'];
+    const saved = await client.put('/api/credentials', clientCredentialsInput());
+    expect(saved.status).toBe(200);
+    expect(saved.json.credentials).toMatchObject({
+      shopifyAuthMethod: 'client_credentials',
+      shopifyAccessToken: null,
+      shopifyClientId: maskSecret(keys.clientId),
+      shopifyClientSecret: maskSecret(keys.clientSecret),
+      shopifySigningSecret: null,
+    });
+    expect(shopify.counts['access-token']).toBe(exchangesBefore + 1);
+    const exchange = shopify.requests.filter((r) => r.path === '/admin/oauth/access_token').at(-1)!;
+    expect(exchange.body).toEqual({ grant_type: 'client_credentials', client_id: keys.clientId, client_secret: keys.clientSecret });
+    const [obtained] = [...shopify.issuedTokens.keys()].slice(-1);
+    expect(shopify.requests.at(-1)!.headers['x-shopify-access-token']).toBe(obtained);
+
+    const row = await storedRow(userId);
+    expect(row.shopify_obtained_token).toMatch(/^v1:/);
+    expect(row.shopify_obtained_token).not.toContain(obtained);
+    expect(row.shopify_obtained_token_expires_at.getTime()).toBe(testApp.clock.now().getTime() + 86_399_000);
+
+    const loaded = await loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, userId);
+    expect(loaded!.shopify).toMatchObject({ authMethod: 'client_credentials', accessToken: null, clientId: keys.clientId, clientSecret: keys.clientSecret, signingSecrets: [keys.clientSecret] });
+  });
+
+  it('gives a refused client id and secret their field errors', async () => {
+    const { client } = await owner();
+    const refused = await client.put('/api/credentials', clientCredentialsInput({ shopifyClientSecret: 'wrong-secret-0123456789' }));
+    expect(refused.status).toBe(400);
+    expect(refused.json.fieldErrors).toEqual({ shopifyClientId: check.shopifyClientInvalid, shopifyClientSecret: check.shopifyClientInvalid });
+  });
+
+  it('hands the engine a stored token, renews it before it expires and after Shopify refuses it', async () => {
+    const { client, userId } = await owner();
+    await client.put('/api/credentials', clientCredentialsInput());
+    const provider = testApp.app.shopifyTokens;
+    const exchanges = () => shopify.counts['access-token'];
+    const before = exchanges();
+
+    const first = await provider.connectionFor(userId);
+    expect(first).toMatchObject({ domain: 'test-shop.myshopify.com', shopUrl: shopify.baseUrl });
+    expect(shopify.issuedTokens.has(first!.accessToken)).toBe(true);
+    expect(exchanges()).toBe(before);
+
+    // Less than an hour left: a new token is obtained and stored.
+    testApp.clock.advance(23.5 * 3600_000);
+    const [renewed, concurrent] = await Promise.all([provider.connectionFor(userId), provider.connectionFor(userId)]);
+    expect(exchanges()).toBe(before + 1);
+    expect(renewed!.accessToken).not.toBe(first!.accessToken);
+    expect(concurrent!.accessToken).toBe(renewed!.accessToken);
+    expect((await provider.connectionFor(userId))!.accessToken).toBe(renewed!.accessToken);
+
+    await provider.invalidate(userId, renewed!.accessToken);
+    const afterRefusal = await provider.connectionFor(userId);
+    expect(exchanges()).toBe(before + 2);
+    expect(afterRefusal!.accessToken).not.toBe(renewed!.accessToken);
+  });
+
+  it('hands out the fixed token of an access-token store, and nothing for an owner without credentials', async () => {
+    const { client, userId } = await owner();
+    expect(await testApp.app.shopifyTokens.connectionFor(userId)).toBeNull();
+    await client.put('/api/credentials', validInput());
+    expect(await testApp.app.shopifyTokens.connectionFor(userId)).toEqual({ domain: 'test-shop.myshopify.com', shopUrl: shopify.baseUrl, accessToken: keys.shopifyToken });
+  });
+});
+
+describe('rate limits (SPEC.md section 9)', () => {
+  it('refuses the 31st save within 60 seconds and allows it again 60 seconds later', async () => {
+    const { client } = await owner();
+    for (let i = 0; i < 30; i += 1) expect((await client.put('/api/credentials', validInput())).status).toBe(200);
+    const refused = await client.put('/api/credentials', validInput());
+    expect(refused.status).toBe(429);
+    expect(refused.json.message).toBe('Rate limit exceeded');
+    expect(refused.json.message).toBe(requestMessages.rateLimited);
+    testApp.clock.advance(60_000);
+    expect((await client.put('/api/credentials', validInput())).status).toBe(200);
+  });
+
+  it('counts fetches and checks as reads: the 61st within 60 seconds is refused', async () => {
+    const { client } = await owner();
+    for (let i = 0; i < 30; i += 1) {
+      expect((await client.get('/api/credentials')).status).toBe(200);
+      expect((await client.get('/api/credentials/status')).status).toBe(200);
+    }
+    expect((await client.post('/api/credentials/check', validInput())).status).toBe(429);
+    expect((await client.get('/api/credentials/encryption')).status).toBe(429);
+    testApp.clock.advance(60_000);
+    expect((await client.get('/api/credentials/encryption')).status).toBe(200);
+  });
+});
+
+describe('isolation and secrecy', () => {
+  it('lets a second owner neither read nor overwrite the first owner’s record', async () => {
+    const first = await owner();
+    const second = await owner();
+    await first.client.put('/api/credentials', validInput());
+    const firstMasked = (await first.client.get('/api/credentials')).json.credentials;
+
+    expect((await second.client.get('/api/credentials')).json).toEqual({ credentials: null });
+    expect((await second.client.get('/api/credentials/status')).json).toEqual({ setupComplete: false });
+
+    // The first owner's masked values do not unlock the first owner's secrets for the second.
+    const borrowed = await second.client.put('/api/credentials', { ...validInput(), klaviyoApiKey: firstMasked.klaviyoApiKey });
+    expect(borrowed.status).toBe(400);
+    expect(borrowed.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyInvalid });
+
+    const own = await second.client.put('/api/credentials', validInput({ openaiApiKey: 'sk-proj-second-key-0123456789', shopifyAccessToken: keys.shopifyToken }));
+    expect(own.status).toBe(200);
+    expect((await first.client.get('/api/credentials')).json.credentials).toEqual(firstMasked);
+    const firstLoaded = await loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, first.userId);
+    expect(firstLoaded!.openaiApiKey).toBe(keys.openai);
+    const anonymous = await fetch(`${testApp.baseUrl}/api/credentials`);
+    expect(anonymous.status).toBe(401);
+  });
+
+  it('a value copied into another owner’s row does not decrypt there', async () => {
+    const first = await owner();
+    const second = await owner();
+    await first.client.put('/api/credentials', validInput());
+    await second.client.put('/api/credentials', validInput({ openaiApiKey: 'sk-proj-second-key-0123456789' }));
+    await testApp.database.pool.query(
+      'UPDATE api_credentials SET openai_api_key = (SELECT openai_api_key FROM api_credentials WHERE user_id = $1) WHERE user_id = $2',
+      [first.userId, second.userId],
+    );
+    await expect(loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, second.userId)).rejects.toThrow(/failed authentication/);
+    expect((await second.client.get('/api/credentials/encryption')).json).toEqual({ working: false, error: expect.any(String) });
+    expect((await second.client.get('/api/credentials')).json.credentials.openaiApiKey).toBe(credentialMessages.undecryptable);
+    expect((await first.client.get('/api/credentials/encryption')).json.working).toBe(true);
+  });
+
+  it('asks for a value again when the stored one no longer decrypts', async () => {
+    const { client, userId } = await owner();
+    await client.put('/api/credentials', validInput());
+    const masked = (await client.get('/api/credentials')).json.credentials;
+    await testApp.database.pool.query("UPDATE api_credentials SET klaviyo_api_key = 'v1:' || encode(decode('00112233445566778899aabbccddeeff0011223344556677', 'hex'), 'base64') WHERE user_id = $1", [userId]);
+    const response = await client.put('/api/credentials', { ...validInput(), klaviyoApiKey: masked.klaviyoApiKey });
+    expect(response.status).toBe(400);
+    expect(response.json.fieldErrors).toEqual({ klaviyoApiKey: v.unresolvableMasked });
+    expect((await client.put('/api/credentials', validInput())).status).toBe(200);
+    expect((await client.get('/api/credentials/encryption')).json.working).toBe(true);
+  });
+
+  it('stores no secret in plaintext and lets none out in a response or a log line', async () => {
+    const { client, userId } = await owner();
+    const responses: string[] = [];
+    const record = async (response: Promise<{ text: string }>) => responses.push((await response).text);
+    await record(client.put('/api/credentials', validInput()));
+    await record(client.get('/api/credentials'));
+    await record(client.put('/api/credentials', validInput({ shopifyAuthMethod: 'client_credentials', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret, shopifySigningSecret: '' })));
+    await record(client.get('/api/credentials'));
+    await record(client.put('/api/credentials', validInput({ openaiApiKey: `${keys.openai}-x` })));
+    await record(client.post('/api/credentials/check', validInput()));
+    await record(client.post('/api/credentials/openai-models', { openaiApiKey: keys.openai }));
+    klaviyo.failNext({ kind: 'status', status: 503, on: 'accounts' });
+    await record(client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() })));
+
+    const row = await storedRow(userId);
+    const rowText = JSON.stringify(row);
+    const { rows: tableRows } = await testApp.database.pool.query('SELECT * FROM api_credentials');
+    const tableText = JSON.stringify(tableRows);
+    const obtainedTokens = [...shopify.issuedTokens.keys()];
+    for (const secret of [...allSecrets, ...obtainedTokens]) {
+      expect(tableText).not.toContain(secret);
+      for (const text of responses) expect(text).not.toContain(secret);
+      for (const line of testApp.logLines) expect(line).not.toContain(secret);
+    }
+    for (const column of encryptedColumns) {
+      if (row[column] !== null) expect(row[column]).toMatch(/^v1:/);
+    }
+    expect(rowText).toContain('client_credentials');
+  });
+});
