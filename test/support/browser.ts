@@ -1,0 +1,98 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { expect } from 'vitest';
+
+const chromiumArgs = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Headless Chromium from the system (`npx playwright install` cannot download here). */
+export async function launchBrowser(): Promise<Browser> {
+  const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+  if (!existsSync(executablePath)) {
+    throw new Error(`Chromium not found at ${executablePath}: install it with \`apt-get install -y chromium\` or set CHROMIUM_PATH`);
+  }
+  return chromium.launch({ executablePath, args: chromiumArgs, headless: true });
+}
+
+export interface BrowserErrors {
+  /** Uncaught exceptions and console errors of the page, except failed requests (a 401 session check is normal). */
+  messages: string[];
+}
+
+/**
+ * A fresh context (own cookies and storage) for `baseUrl`, with clipboard access for the
+ * copy buttons, and the page's uncaught errors collected for `expectNoBrowserErrors`.
+ */
+export async function openPage(browser: Browser, baseUrl: string): Promise<{ context: BrowserContext; page: Page; errors: BrowserErrors }> {
+  const context = await browser.newContext({
+    baseURL: baseUrl,
+    viewport: { width: 1280, height: 800 },
+    permissions: ['clipboard-read', 'clipboard-write'],
+  });
+  context.setDefaultTimeout(15_000);
+  const page = await context.newPage();
+  const errors: BrowserErrors = { messages: [] };
+  page.on('pageerror', (error) => errors.messages.push(`uncaught: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() !== 'error') return;
+    if (message.text().startsWith('Failed to load resource')) return;
+    errors.messages.push(`console.error: ${message.text()}`);
+  });
+  return { context, page, errors };
+}
+
+export function expectNoBrowserErrors(errors: BrowserErrors): void {
+  expect(errors.messages, 'errors in the browser').toEqual([]);
+}
+
+/**
+ * Saves a full-page screenshot under .tmp/e2e-screenshots (kept out of git), for a look
+ * at what the browser showed when a test failed. Returns the file's path.
+ */
+export async function saveScreenshot(page: Page, name: string): Promise<string> {
+  const file = path.resolve(import.meta.dirname, '../../.tmp/e2e-screenshots', `${name.replace(/[^\w.-]+/g, '-').slice(0, 120)}.png`);
+  await mkdir(path.dirname(file), { recursive: true });
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}
+
+const axeSourcePath = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
+let axeSource: string | null = null;
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown[]; failureSummary?: string }>;
+}
+
+/**
+ * Runs axe-core on the page as it is now and fails listing every serious or critical
+ * violation. axe is evaluated through the DevTools protocol rather than added as a
+ * <script> tag: the app's Content-Security-Policy (script-src 'self') rightly refuses
+ * inline scripts, and the tests keep that policy on so they would notice it breaking.
+ */
+export async function expectNoSeriousA11yViolations(page: Page): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate((axeSource ??= readFileSync(axeSourcePath, 'utf8')));
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run(document)).violations;
+  }) as AxeViolation[];
+  const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  const report = serious.map(
+    (violation) =>
+      `${violation.impact} ${violation.id}: ${violation.help}\n${violation.nodes.map((node) => `  at ${JSON.stringify(node.target)}: ${node.failureSummary ?? ''}`).join('\n')}`,
+  );
+  expect(report, `axe-core violations on ${page.url()}`).toEqual([]);
+}

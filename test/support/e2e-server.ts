@@ -1,0 +1,118 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
+
+const repositoryRoot = path.resolve(import.meta.dirname, '../..');
+const builtIndex = path.join(repositoryRoot, 'dist/web/index.html');
+const startTimeoutMs = 60_000;
+const stopTimeoutMs = 15_000;
+
+export interface E2EServer {
+  /** http://127.0.0.1:PORT, also the server's PUBLIC_URL, so mailed links point here. */
+  baseUrl: string;
+  smtp: SmtpCapture;
+  /** Everything the server wrote to stdout and stderr so far (pino JSON lines). */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real server as a separate process (`node src/server/main.ts`), exactly as an owner
+ * starts it: embedded PGlite in a fresh temporary DATA_DIR, mail to an in-test SMTP
+ * server. `env` adds or overrides variables, e.g. OPENAI_BASE_URL pointing at a fake.
+ */
+export async function startE2EServer(options: { env?: Record<string, string> } = {}): Promise<E2EServer> {
+  if (!existsSync(builtIndex)) {
+    throw new Error(`The web app is not built (${builtIndex} is missing): run \`npx vite build\` first (npm test does it for you).`);
+  }
+  const smtp = await startSmtpCapture();
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-e2e-'));
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  // Only what a process needs plus the app's own settings: a developer's DATABASE_URL or
+  // AUTH_SECRET in the shell must not leak into a test server.
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? os.tmpdir(),
+    TMPDIR: process.env.TMPDIR ?? os.tmpdir(),
+    PORT: String(port),
+    PUBLIC_URL: baseUrl,
+    DATA_DIR: dataDir,
+    SMTP_URL: smtp.url,
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  let output = '';
+  const child = spawn(process.execPath, [path.join(repositoryRoot, 'src/server/main.ts')], {
+    cwd: repositoryRoot,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+
+  const cleanUp = async () => {
+    await stopProcess(child);
+    await smtp.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitUntilReady(baseUrl, child, () => output);
+  } catch (error) {
+    await cleanUp();
+    throw error;
+  }
+
+  let stopped: Promise<void> | null = null;
+  return {
+    baseUrl,
+    smtp,
+    output: () => output,
+    stop: () => (stopped ??= cleanUp()),
+  };
+}
+
+async function waitUntilReady(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
+  const exited = new Promise<never>((_resolve, reject) => {
+    child.once('exit', (code, signal) =>
+      reject(new Error(`The server exited while starting (code ${code}, signal ${signal}). Its output:\n${output()}`)),
+    );
+  });
+  exited.catch(() => undefined);
+  const deadline = Date.now() + startTimeoutMs;
+  for (;;) {
+    const ready = await Promise.race([
+      fetch(`${baseUrl}/readyz`).then(
+        (response) => response.ok,
+        () => false,
+      ),
+      exited,
+    ]);
+    if (ready) return;
+    if (Date.now() > deadline) throw new Error(`The server did not become ready within ${startTimeoutMs} ms. Its output:\n${output()}`);
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 100)), exited]);
+  }
+}
+
+/** SIGTERM for a clean shutdown (the embedded database flushes), SIGKILL if it hangs. */
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), stopTimeoutMs);
+  await exited;
+  clearTimeout(timer);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
