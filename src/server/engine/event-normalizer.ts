@@ -281,7 +281,8 @@ function describeProblems(error: z.ZodError): string {
 }
 
 function issueText(issue: z.core.$ZodIssue): string {
-  if (issue.code === 'invalid_type') {
+  // Our own wording where a field has one; zod's generic one otherwise, reworded.
+  if (issue.code === 'invalid_type' && issue.message.startsWith('Invalid input')) {
     const expected = { string: 'text', number: 'a number', object: 'an object', array: 'a list' }[issue.expected as string] ?? issue.expected;
     return `expected ${expected}`;
   }

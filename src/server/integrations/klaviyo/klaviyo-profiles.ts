@@ -116,7 +116,8 @@ function errorFromAnswer(response: Response, bodyText: string, apiKey: string): 
     details = (parsed.errors ?? []).map((error) => {
       const pointer = (error.source as { pointer?: unknown } | undefined)?.pointer;
       const text = error.detail || error.title || error.code || '';
-      return typeof pointer === 'string' && pointer ? `${text} (${pointer})` : text;
+      // A pointer into the attributes says which field Klaviyo refused; the bare /data/ adds nothing.
+      return typeof pointer === 'string' && pointer.replace(/\/+$/, '') !== '/data' && pointer ? `${text} (${pointer})` : text;
     });
   } catch {
     details = [];

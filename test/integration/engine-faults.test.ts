@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eventOutcomeMessages, eventLogMessages } from '../../src/shared/events/event-messages.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+
+let scenario: EngineScenario;
+let owner: Owner;
+beforeAll(async () => {
+  scenario = await startEngineScenario();
+  owner = await ownerWithFlows(scenario, { abandoned_cart: { klaviyoEventName: 'AI content ready' } });
+});
+afterAll(async () => {
+  await scenario?.close();
+});
+beforeEach(() => {
+  scenario.openai.clearFailures();
+  scenario.klaviyo.clearFailures();
+  scenario.testApp.clock.advance(61_000);
+});
+
+const db = () => scenario.testApp.database.pool;
+
+async function send(event: unknown = sampleEvent('abandoned_cart', { email: uniqueEmail('fault') })) {
+  const response = await postEvent(scenario.testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, event);
+  expect(response.status, response.text).toBe(202);
+  return response.json.eventId as string;
+}
+
+/** OpenAI calls since `mark` (tests run one after another and wait for their events). */
+const responsesSince = (mark: number) => scenario.openai.requests.slice(mark).filter((request) => request.path === '/v1/responses');
+const openaiMark = () => scenario.openai.requests.length;
+const profileWritesFor = (email: string) =>
+  scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === email);
+
+async function detail(eventId: string) {
+  const response = await owner.client.get(`/api/events/${eventId}`);
+  expect(response.status).toBe(200);
+  return response.json.event;
+}
+
+describe('bad input', () => {
+  it('fails an event whose known fields have the wrong types, naming the fields', async () => {
+    const event = sampleEvent('abandoned_cart') as any;
+    event.properties.customer.email = 12345;
+    event.properties.products[0].price = { amount: 'lots' };
+    const row = await waitForEvent(db(), await send(event));
+    expect(row.status).toBe('failed');
+    expect(row.error).toContain('properties.customer.email: expected an email address');
+    expect(row.error).toContain('properties.products[0].price: expected an amount such as 19.99');
+  });
+
+  it('fails an event whose prompt renders empty, with a readable reason', async () => {
+    const emptyOwner = await ownerWithFlows(scenario, {
+      abandoned_cart: { assistants: [{ name: 'Only URL', klaviyo_property: 'url_line', prompt_template: '{product_url}' }] },
+    });
+    const response = await postEvent(scenario.testApp.baseUrl, emptyOwner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email: uniqueEmail('empty') }));
+    const row = await waitForEvent(db(), response.json.eventId);
+    expect(row).toMatchObject({ status: 'failed', error: eventOutcomeMessages.templateEmpty('Only URL', ['{product_url}']) });
+  });
+
+  it('fails an event when OpenAI answers without text', async () => {
+    scenario.openai.failNext({ kind: 'no-text' });
+    const email = uniqueEmail('notext');
+    const row = await waitForEvent(db(), await send(sampleEvent('abandoned_cart', { email })));
+    expect(row.status).toBe('failed');
+    expect(row.error).toContain('without any text (incomplete: max_output_tokens)');
+    expect(profileWritesFor(email)).toHaveLength(0);
+  });
+
+  it('fails an event when Klaviyo refuses a property (400), keeping the generated texts', async () => {
+    scenario.klaviyo.failNext({ kind: 'bad-property', on: 'profile-import', property: 'subject_line1' });
+    const email = uniqueEmail('badprop');
+    const eventId = await send(sampleEvent('abandoned_cart', { email }));
+    const row = await waitForEvent(db(), eventId);
+    expect(row.status).toBe('failed');
+    expect(row.error).toContain("Klaviyo: 'subject_line1' is not a valid field");
+    expect(profileWritesFor(email)).toHaveLength(1);
+    const event = await detail(eventId);
+    expect(event.generations.every((generation: any) => generation.status === 'succeeded')).toBe(true);
+    expect(event.deliveries[0]).toMatchObject({ status: 'failed' });
+  });
+});
+
+describe('retries', () => {
+  it('retries OpenAI 5xx and succeeds', async () => {
+    scenario.openai.failNext({ kind: 'status', status: 503 }, { kind: 'status', status: 500 });
+    const mark = openaiMark();
+    const row = await waitForEvent(db(), await send());
+    expect(row.status).toBe('delivered');
+    expect(responsesSince(mark)).toHaveLength(4);
+  });
+
+  it('waits as long as a 429 Retry-After asks, for OpenAI and for Klaviyo', async () => {
+    const email = uniqueEmail('retryafter');
+    const mark = openaiMark();
+    scenario.openai.failNext({ kind: 'status', status: 429, retryAfterMs: 400 });
+    scenario.klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 1, on: 'profile-import' });
+    const row = await waitForEvent(db(), await send(sampleEvent('abandoned_cart', { email })));
+    expect(row.status).toBe('delivered');
+
+    // Two assistants: one answered at once, one throttled and tried again 400 ms later.
+    const calls = responsesSince(mark).sort((a, b) => a.receivedAt - b.receivedAt);
+    expect(calls).toHaveLength(3);
+    expect(calls[2]!.receivedAt - calls[0]!.receivedAt).toBeGreaterThanOrEqual(400);
+    const writes = profileWritesFor(email);
+    expect(writes).toHaveLength(2);
+    expect(writes[1]!.receivedAt - writes[0]!.receivedAt).toBeGreaterThanOrEqual(1_000);
+    expect(scenario.klaviyo.profiles.get(email)?.properties.subject_line1).toBeDefined();
+  });
+
+  it('does not retry OpenAI insufficient_quota and tells the owner', async () => {
+    const mark = openaiMark();
+    scenario.openai.failWhen(() => ({ kind: 'insufficient_quota' }));
+    const row = await waitForEvent(db(), await send());
+    expect(row.status).toBe('failed');
+    expect(row.error).toContain('OpenAI: You exceeded your current quota');
+    // Two assistants, one call each: no retries.
+    expect(responsesSince(mark)).toHaveLength(2);
+  });
+
+  it('fails after the last try with the service message', async () => {
+    const email = uniqueEmail('always500');
+    scenario.klaviyo.failWhen((request) =>
+      (request.body as any)?.data?.attributes?.email === email ? { kind: 'status', status: 502, detail: 'Upstream is down' } : undefined,
+    );
+    const row = await waitForEvent(db(), await send(sampleEvent('abandoned_cart', { email })));
+    expect(row).toMatchObject({ status: 'failed', error: 'Klaviyo: Upstream is down' });
+    expect(profileWritesFor(email)).toHaveLength(3);
+  });
+});
+
+describe('replay', () => {
+  it('replays a failed event without generating its texts again, and delivers it', async () => {
+    const email = uniqueEmail('replayfail');
+    scenario.klaviyo.failWhen((request) => ((request.body as any)?.data?.attributes?.email === email ? { kind: 'status', status: 500 } : undefined));
+    const mark = openaiMark();
+    const eventId = await send(sampleEvent('abandoned_cart', { email }));
+    expect((await waitForEvent(db(), eventId)).status).toBe('failed');
+    expect(responsesSince(mark)).toHaveLength(2);
+
+    scenario.klaviyo.clearFailures();
+    const replay = await owner.client.post(`/api/events/${eventId}/replay`);
+    expect(replay.status).toBe(202);
+    expect(replay.json.event).toMatchObject({ id: eventId, status: 'received', attempt: 2 });
+    expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
+    expect(responsesSince(mark)).toHaveLength(2);
+    const event = await detail(eventId);
+    expect(event.generations.map((generation: any) => generation.reused)).toEqual([true, true]);
+    expect(scenario.klaviyo.profiles.get(email)?.properties.subject_line1).toBeDefined();
+  });
+
+  it('replays a delivered event deliberately: a second delivery with a new unique_id', async () => {
+    const email = uniqueEmail('replaydone');
+    const eventId = await send(sampleEvent('abandoned_cart', { email }));
+    expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
+    const replay = await owner.client.post(`/api/events/${eventId}/replay`);
+    expect(replay.status).toBe(202);
+    expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
+    expect(profileWritesFor(email)).toHaveLength(2);
+    const klaviyoEvents = scenario.klaviyo.events.filter((event) => event.email === email);
+    expect(klaviyoEvents.map((event) => event.uniqueId)).toEqual([eventId, `${eventId}:2`]);
+    const event = await detail(eventId);
+    expect(event.deliveries.map((delivery: any) => [delivery.attempt, delivery.status])).toEqual([
+      [2, 'delivered'],
+      [1, 'delivered'],
+    ]);
+  });
+
+  it('refuses to replay an event that is not failed or delivered, or another owner’s event', async () => {
+    const skipped = await send(sampleEvent('abandoned_cart', { email: null }));
+    await waitForEvent(db(), skipped);
+    const refused = await owner.client.post(`/api/events/${skipped}/replay`);
+    expect(refused.status).toBe(409);
+    expect(refused.json.message).toBe(eventLogMessages.replayNotAllowed);
+
+    const stranger = await ownerWithFlows(scenario, {});
+    expect((await stranger.client.post(`/api/events/${skipped}/replay`)).status).toBe(404);
+    expect((await stranger.client.get(`/api/events/${skipped}`)).status).toBe(404);
+    expect((await stranger.client.get('/api/events')).json.events).toEqual([]);
+  });
+
+  it('filters the event log by status', async () => {
+    const failedOnly = await owner.client.get('/api/events?status=failed&limit=100');
+    expect(failedOnly.status).toBe(200);
+    expect(failedOnly.json.events.length).toBeGreaterThan(0);
+    expect(failedOnly.json.events.every((event: any) => event.status === 'failed')).toBe(true);
+    const firstPage = await owner.client.get('/api/events?limit=2');
+    expect(firstPage.json.events).toHaveLength(2);
+    const secondPage = await owner.client.get(`/api/events?limit=2&before=${firstPage.json.nextBefore}`);
+    expect(secondPage.json.events[0].id).not.toBe(firstPage.json.events[1].id);
+    expect(new Date(secondPage.json.events[0].receivedAt).getTime()).toBeLessThanOrEqual(new Date(firstPage.json.events[1].receivedAt).getTime());
+  });
+});

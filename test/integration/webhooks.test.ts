@@ -1,0 +1,238 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
+import { requestMessages } from '../../src/shared/messages.ts';
+import { sendShopifyWebhook, signShopifyWebhook } from '../fakes/fake-shopify.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+
+let scenario: EngineScenario;
+let owner: Owner;
+beforeAll(async () => {
+  scenario = await startEngineScenario();
+  owner = await ownerWithFlows(scenario, { abandoned_cart: {}, abandoned_checkout: { waitMinutes: 0 }, post_purchase: {}, browser_abandonment: {} });
+});
+afterAll(async () => {
+  await scenario?.close();
+});
+beforeEach(() => scenario.testApp.clock.advance(61_000));
+
+const db = () => scenario.testApp.database.pool;
+const url = (path: string) => `${scenario.testApp.baseUrl}${path}`;
+
+async function eventsOfFlow(flowId: string) {
+  return (await db().query<{ id: string; status: string; error: string | null; source: string; raw_body: string | null }>(
+    'SELECT id, status, error, source, raw_body FROM events WHERE flow_id = $1 ORDER BY received_at, id',
+    [flowId],
+  )).rows;
+}
+
+async function rejectionsOfFlow(flowId: string) {
+  return (await eventsOfFlow(flowId)).filter((event) => event.status === 'rejected');
+}
+
+function shopifyCheckout(email: string) {
+  return {
+    id: 1001,
+    token: `tok_${randomUUID()}`,
+    cart_token: `cart_${randomUUID()}`,
+    email,
+    customer: { email, first_name: 'Kim', last_name: 'Buyer' },
+    line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: 42, variant_id: 4201 }],
+    total_price: '89.50',
+    currency: 'USD',
+    abandoned_checkout_url: 'https://shop.example/checkouts/abc/recover',
+    completed_at: null,
+    updated_at: new Date().toISOString(),
+  };
+}
+
+describe('receiving', () => {
+  it('answers 404 for an unknown flow id and for a flow id under the wrong flow type, revealing nothing', async () => {
+    const unknown = await postEvent(scenario.testApp.baseUrl, `/api/webhooks/abandoned_cart/${randomUUID()}`, sampleEvent('abandoned_cart'));
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toEqual({ error: 'not_found', message: requestMessages.notFound });
+
+    const wrongType = await postEvent(scenario.testApp.baseUrl, `/api/webhooks/post_purchase/${owner.flows.abandoned_cart.id}`, sampleEvent('abandoned_cart'));
+    expect(wrongType.status).toBe(404);
+    expect(wrongType.json).toEqual(unknown.json);
+    const nonsenseType = await postEvent(scenario.testApp.baseUrl, `/api/webhooks/nonsense/${owner.flows.abandoned_cart.id}`, sampleEvent('abandoned_cart'));
+    expect(nonsenseType.status).toBe(404);
+
+    // The owner can see why: the event went to the wrong address of their flow.
+    const rejections = await rejectionsOfFlow(owner.flows.abandoned_cart.id);
+    expect(rejections.map((event) => event.error)).toContain(rejectionReasons.wrongFlowType('Post Purchase', 'Abandoned Cart'));
+  });
+
+  it('answers 400 with a clear message for malformed JSON, and records why', async () => {
+    const response = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, '{"event_id": "x", ');
+    expect(response.status).toBe(400);
+    expect(response.json).toEqual({ error: 'malformed_json', message: webhookMessages.malformedJson });
+    const notObject = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, '[1, 2]');
+    expect(notObject.status).toBe(400);
+    expect(notObject.json.message).toBe(webhookMessages.notAnObject);
+    const rejections = await rejectionsOfFlow(owner.flows.post_purchase.id);
+    expect(rejections.some((event) => event.error?.startsWith('The body is not valid JSON') && event.raw_body === '{"event_id": "x", ')).toBe(true);
+    expect(rejections.some((event) => event.error === rejectionReasons.notAnObject)).toBe(true);
+  });
+
+  it('answers 413 above 1 MB and accepts a body just under it', async () => {
+    const padding = 'x'.repeat(1_048_576);
+    const tooLarge = await postEvent(scenario.testApp.baseUrl, owner.flows.browser_abandonment.webhookPath, { ...sampleEvent('browser_abandonment'), padding });
+    expect(tooLarge.status).toBe(413);
+    expect(tooLarge.json).toEqual({ error: 'body_too_large', message: webhookMessages.bodyTooLarge });
+    const rejections = await rejectionsOfFlow(owner.flows.browser_abandonment.id);
+    expect(rejections.map((event) => event.error)).toContain(rejectionReasons.bodyTooLarge);
+
+    const event = sampleEvent('browser_abandonment');
+    const room = 1_048_576 - JSON.stringify({ ...event, padding: '' }).length - 10;
+    const justUnder = await postEvent(scenario.testApp.baseUrl, owner.flows.browser_abandonment.webhookPath, { ...event, padding: 'y'.repeat(room) });
+    expect(justUnder.status, justUnder.text).toBe(202);
+  });
+
+  it('answers 415 for a content type other than JSON or text', async () => {
+    const response = await fetch(url(owner.flows.post_purchase.webhookPath), { method: 'POST', headers: { 'content-type': 'application/xml' }, body: '<event/>' });
+    expect(response.status).toBe(415);
+    expect((await response.json()).message).toBe(webhookMessages.unsupportedMediaType);
+  });
+
+  it('accepts text/plain bodies (pixel senders avoid a CORS preflight)', async () => {
+    const email = uniqueEmail('pixel');
+    const pixelEvent = {
+      id: `pix_${randomUUID()}`,
+      name: 'product_viewed',
+      timestamp: new Date().toISOString(),
+      customer: { email, firstName: 'Pia', lastName: 'Pixel' },
+      data: {
+        productVariant: {
+          id: 'gid://shopify/ProductVariant/1',
+          title: 'Default',
+          price: { amount: 42.5, currencyCode: 'EUR' },
+          product: { id: 'gid://shopify/Product/1', title: 'Rain Jacket', url: '/products/rain-jacket' },
+        },
+      },
+    };
+    const response = await fetch(url(owner.flows.browser_abandonment.webhookPath), {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      body: JSON.stringify(pixelEvent),
+    });
+    expect(response.status).toBe(202);
+    const { eventId } = await response.json();
+    await waitForEvents(db(), [eventId]);
+    const detail = await owner.client.get(`/api/events/${eventId}`);
+    expect(detail.json.event).toMatchObject({ source: 'pixel', topic: 'product_viewed', status: 'delivered' });
+    expect(detail.json.event.normalized).toMatchObject({ products: [{ name: 'Rain Jacket', price: '42.5', url: '/products/rain-jacket' }], currency: 'EUR' });
+    expect(scenario.klaviyo.profiles.get(email)?.first_name).toBe('Pia');
+  });
+
+  it('answers 503, never 2xx, when the database cannot take the event', async () => {
+    await db().query('ALTER TABLE events ADD CONSTRAINT refuse_everything CHECK (false) NOT VALID');
+    try {
+      const response = await postEvent(scenario.testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart'));
+      expect(response.status).toBe(503);
+      expect(response.json.message).toBe(webhookMessages.unavailable);
+    } finally {
+      await db().query('ALTER TABLE events DROP CONSTRAINT refuse_everything');
+    }
+  });
+});
+
+describe('Shopify signatures', () => {
+  it('accepts a correctly signed Shopify checkout and delivers it', async () => {
+    const email = uniqueEmail('checkout');
+    const sent = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', shopifyCheckout(email), shopifySecret);
+    expect(sent.status, sent.text).toBe(202);
+    const { eventId } = JSON.parse(sent.text);
+    const settled = await waitForEvents(db(), [eventId]);
+    expect(settled.get(eventId)).toMatchObject({ status: 'delivered' });
+    expect(scenario.klaviyo.profiles.get(email)).toMatchObject({ first_name: 'Kim', last_name: 'Buyer' });
+    const detail = await owner.client.get(`/api/events/${eventId}`);
+    expect(detail.json.event).toMatchObject({ source: 'shopify', topic: 'checkouts/update' });
+    expect(detail.json.event.headers['x-shopify-hmac-sha256']).toBeUndefined();
+    expect(detail.json.event.normalized).toMatchObject({
+      eventType: 'checkouts/update',
+      total: '89.50',
+      checkoutUrl: 'https://shop.example/checkouts/abc/recover',
+      products: [{ id: '42', name: 'Trail Shoe', price: '89.50', quantity: 1 }],
+    });
+  });
+
+  it('answers 401 for a bad signature and records the reason for the owner', async () => {
+    const body = shopifyCheckout(uniqueEmail('forged'));
+    const forged = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', body, 'not-the-secret');
+    expect(forged.status).toBe(401);
+    expect(JSON.parse(forged.text).message).toBe(webhookMessages.badSignature);
+    // A valid signature of a different body does not count either.
+    const tampered = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', body, shopifySecret, {
+      'X-Shopify-Hmac-Sha256': signShopifyWebhook('{}', shopifySecret),
+    });
+    expect(tampered.status).toBe(401);
+    const garbage = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', body, shopifySecret, {
+      'X-Shopify-Hmac-Sha256': 'not base64 at all',
+    });
+    expect(garbage.status).toBe(401);
+    const rejections = await rejectionsOfFlow(owner.flows.abandoned_checkout.id);
+    expect(rejections.filter((event) => event.error === rejectionReasons.signatureMismatch)).toHaveLength(3);
+  });
+
+  it('also accepts the previous secret during a secret change', async () => {
+    const credentials = scenario.credentials.get(owner.userId)!;
+    scenario.credentials.set(owner.userId, { ...credentials, shopifySigningSecrets: ['shpss_new_secret', shopifySecret] });
+    try {
+      const oldSecret = await sendShopifyWebhook(url(owner.flows.post_purchase.webhookPath), 'orders/create', shopifyCheckout(uniqueEmail('old')), shopifySecret);
+      expect(oldSecret.status).toBe(202);
+      const newSecret = await sendShopifyWebhook(url(owner.flows.post_purchase.webhookPath), 'orders/create', shopifyCheckout(uniqueEmail('new')), 'shpss_new_secret');
+      expect(newSecret.status).toBe(202);
+    } finally {
+      scenario.credentials.set(owner.userId, credentials);
+    }
+  });
+
+  it('answers 401 when the owner has saved no signing secret', async () => {
+    const credentials = scenario.credentials.get(owner.userId)!;
+    scenario.credentials.set(owner.userId, { ...credentials, shopifySigningSecrets: [] });
+    try {
+      const sent = await sendShopifyWebhook(url(owner.flows.post_purchase.webhookPath), 'orders/create', shopifyCheckout(uniqueEmail('nosecret')), shopifySecret);
+      expect(sent.status).toBe(401);
+      expect((await rejectionsOfFlow(owner.flows.post_purchase.id)).map((event) => event.error)).toContain(rejectionReasons.noSigningSecret);
+    } finally {
+      scenario.credentials.set(owner.userId, credentials);
+    }
+  });
+});
+
+describe('duplicates', () => {
+  it('keeps a Shopify delivery once when its event id or webhook id repeats, and delivers it once', async () => {
+    const email = uniqueEmail('dupe');
+    const body = shopifyCheckout(email);
+    const ids = { 'X-Shopify-Event-Id': randomUUID(), 'X-Shopify-Webhook-Id': randomUUID() };
+    const first = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', body, shopifySecret, ids);
+    const sameWebhook = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', body, shopifySecret, {
+      'X-Shopify-Webhook-Id': ids['X-Shopify-Webhook-Id'],
+    });
+    const sameEvent = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', body, shopifySecret, {
+      'X-Shopify-Event-Id': ids['X-Shopify-Event-Id'],
+    });
+    const answers = [first, sameWebhook, sameEvent].map((answer) => ({ httpStatus: answer.status, ...JSON.parse(answer.text) }));
+    expect(answers.map((answer) => answer.httpStatus)).toEqual([202, 202, 202]);
+    expect(new Set(answers.map((answer) => answer.eventId)).size).toBe(1);
+    expect(answers.map((answer) => answer.duplicate)).toEqual([false, true, true]);
+
+    await waitForEvents(db(), [answers[0].eventId]);
+    const stored = await db().query('SELECT count(*)::int AS count FROM events WHERE shopper_email = $1 OR raw_body LIKE $2', [email, `%${email}%`]);
+    expect(stored.rows[0].count).toBe(1);
+    expect(scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === email)).toHaveLength(1);
+  });
+
+  it('keeps a generic event once per event_id, even when sent concurrently', async () => {
+    const email = uniqueEmail('concurrent');
+    const event = sampleEvent('abandoned_cart', { email });
+    const answers = await Promise.all(Array.from({ length: 8 }, () => postEvent(scenario.testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, event)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(202));
+    expect(new Set(answers.map((answer) => answer.json.eventId)).size).toBe(1);
+    expect(answers.filter((answer) => !answer.json.duplicate)).toHaveLength(1);
+    await waitForEvents(db(), [answers[0]!.json.eventId]);
+    expect(scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === email)).toHaveLength(1);
+  });
+});
