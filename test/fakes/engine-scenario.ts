@@ -5,9 +5,9 @@ import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from './fake-klaviyo.ts';
+import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
 import type { Queryable } from '../../src/server/database/database.ts';
 import type { EngineOptions } from '../../src/server/engine/engine.ts';
-import type { EngineCredentials } from '../../src/server/engine/engine-credentials.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
 
@@ -18,14 +18,14 @@ import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
  */
 export const validOpenAIKey = 'sk-test-valid';
 export const validKlaviyoKey = 'pk_test_valid';
-export const shopifySecret = 'shpss_engine_test_secret';
+export const shopifyToken = 'shpat_engine_test_token_0123456789';
+export const shopifySecret = 'shpss_engine_test_secret_0123456789';
 
 export interface EngineScenario {
   testApp: TestApp;
   openai: FakeOpenAI;
   klaviyo: FakeKlaviyo;
-  /** Credentials the app reads per owner (user id → credentials). */
-  credentials: Map<string, EngineCredentials>;
+  shopify: FakeShopify;
   close(): Promise<void>;
 }
 
@@ -34,21 +34,21 @@ export async function startEngineScenario(
 ): Promise<EngineScenario> {
   const openai = await startFakeOpenAI(options.openai);
   const klaviyo = await startFakeKlaviyo(options.klaviyo);
-  const credentials = new Map<string, EngineCredentials>();
+  const shopify = await startFakeShopify({ accessTokens: [shopifyToken] });
   const testApp = await startTestApp({
-    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, ...options.env },
+    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl, ...options.env },
     engine: options.engine,
-    loadEngineCredentials: async (_db, userId) => credentials.get(userId) ?? null,
   });
   return {
     testApp,
     openai,
     klaviyo,
-    credentials,
+    shopify,
     async close() {
       await testApp.close();
       await openai.close();
       await klaviyo.close();
+      await shopify.close();
     },
   };
 }
@@ -71,17 +71,33 @@ export interface Owner {
   flows: Record<FlowType, { id: string; webhookPath: string }>;
 }
 
-/** A signed-up owner with saved credentials and the given flows configured. */
-export async function ownerWithFlows(scenario: EngineScenario, setups: Partial<Record<FlowType, FlowSetup>>): Promise<Owner> {
-  const { client } = await signUpAndVerify(scenario.testApp, 'Ada Owner', uniqueEmail('engine'));
-  const session = await client.get('/api/account/session');
-  const userId = session.json.user.id as string;
-  scenario.credentials.set(userId, {
+/** The credentials form as an owner fills it in, checked live against the fakes. */
+export function credentialsInput(overrides: Record<string, unknown> = {}) {
+  return {
     klaviyoApiKey: validKlaviyoKey,
     openaiApiKey: validOpenAIKey,
     openaiModel: 'gpt-5-mini',
-    shopifySigningSecrets: [shopifySecret],
-  });
+    shopifyDomain: 'test-shop.myshopify.com',
+    shopifyAuthMethod: 'access_token',
+    shopifyAccessToken: shopifyToken,
+    shopifySigningSecret: shopifySecret,
+    ...overrides,
+  };
+}
+
+/** A signed-up owner with saved credentials (unless `withCredentials` is false) and the given flows configured. */
+export async function ownerWithFlows(
+  scenario: EngineScenario,
+  setups: Partial<Record<FlowType, FlowSetup>>,
+  options: { withCredentials?: boolean } = {},
+): Promise<Owner> {
+  const { client } = await signUpAndVerify(scenario.testApp, 'Ada Owner', uniqueEmail('engine'));
+  const session = await client.get('/api/account/session');
+  const userId = session.json.user.id as string;
+  if (options.withCredentials ?? true) {
+    const saved = await client.put('/api/credentials', credentialsInput());
+    expect(saved.status, saved.text).toBe(200);
+  }
   const initialized = await client.post('/api/flows/initialize');
   expect(initialized.status).toBe(200);
   const flows = {} as Owner['flows'];

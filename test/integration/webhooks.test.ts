@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 import { sendShopifyWebhook, signShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 let scenario: EngineScenario;
@@ -176,29 +176,23 @@ describe('Shopify signatures', () => {
     expect(rejections.filter((event) => event.error === rejectionReasons.signatureMismatch)).toHaveLength(3);
   });
 
-  it('also accepts the previous secret during a secret change', async () => {
-    const credentials = scenario.credentials.get(owner.userId)!;
-    scenario.credentials.set(owner.userId, { ...credentials, shopifySigningSecrets: ['shpss_new_secret', shopifySecret] });
-    try {
-      const oldSecret = await sendShopifyWebhook(url(owner.flows.post_purchase.webhookPath), 'orders/create', shopifyCheckout(uniqueEmail('old')), shopifySecret);
-      expect(oldSecret.status).toBe(202);
-      const newSecret = await sendShopifyWebhook(url(owner.flows.post_purchase.webhookPath), 'orders/create', shopifyCheckout(uniqueEmail('new')), 'shpss_new_secret');
-      expect(newSecret.status).toBe(202);
-    } finally {
-      scenario.credentials.set(owner.userId, credentials);
-    }
+  it('also accepts the previous secret for the hour after a secret change', async () => {
+    const rotating = await ownerWithFlows(scenario, { post_purchase: {} });
+    const changed = await rotating.client.put('/api/credentials', credentialsInput({ shopifySigningSecret: 'shpss_new_secret_0123456789' }));
+    expect(changed.status, changed.text).toBe(200);
+    const target = url(rotating.flows.post_purchase.webhookPath);
+    expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('old')), shopifySecret)).status).toBe(202);
+    expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('new')), 'shpss_new_secret_0123456789')).status).toBe(202);
+    scenario.testApp.clock.advance(61 * 60_000);
+    expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('late')), shopifySecret)).status).toBe(401);
+    expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('current')), 'shpss_new_secret_0123456789')).status).toBe(202);
   });
 
   it('answers 401 when the owner has saved no signing secret', async () => {
-    const credentials = scenario.credentials.get(owner.userId)!;
-    scenario.credentials.set(owner.userId, { ...credentials, shopifySigningSecrets: [] });
-    try {
-      const sent = await sendShopifyWebhook(url(owner.flows.post_purchase.webhookPath), 'orders/create', shopifyCheckout(uniqueEmail('nosecret')), shopifySecret);
-      expect(sent.status).toBe(401);
-      expect((await rejectionsOfFlow(owner.flows.post_purchase.id)).map((event) => event.error)).toContain(rejectionReasons.noSigningSecret);
-    } finally {
-      scenario.credentials.set(owner.userId, credentials);
-    }
+    const unset = await ownerWithFlows(scenario, { post_purchase: {} }, { withCredentials: false });
+    const sent = await sendShopifyWebhook(url(unset.flows.post_purchase.webhookPath), 'orders/create', shopifyCheckout(uniqueEmail('nosecret')), shopifySecret);
+    expect(sent.status).toBe(401);
+    expect((await rejectionsOfFlow(unset.flows.post_purchase.id)).map((event) => event.error)).toContain(rejectionReasons.noSigningSecret);
   });
 });
 
