@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { serveEmbeddedDatabase } from './embedded-wire-server.ts';
 
 export interface EmbeddedPostgres {
   connectionString: string;
@@ -11,7 +11,7 @@ export interface EmbeddedPostgres {
 /**
  * Runs PGlite (PostgreSQL in WebAssembly) behind a loopback socket so that the rest of
  * the app, pg-boss and better-auth included, talks to it through the ordinary `pg`
- * driver. One data path then serves both the embedded default and a real server
+ * driver (embedded-wire-server.ts keeps concurrent connections from mixing). One data path then serves both the embedded default and a real server
  * (docs/decisions/0002-one-database-path.md).
  *
  * `dataDir` undefined keeps the database in memory (tests).
@@ -25,12 +25,11 @@ export async function startEmbeddedPostgres(dataDir: string | undefined): Promis
   } else {
     database = await PGlite.create();
   }
-  const server = new PGLiteSocketServer({ db: database, host: '127.0.0.1', port: 0, maxConnections: 50 });
-  await server.start();
+  const server = await serveEmbeddedDatabase(database);
   return {
-    connectionString: `postgres://postgres@${server.getServerConn()}/postgres`,
+    connectionString: `postgres://postgres@127.0.0.1:${server.port}/postgres`,
     async stop() {
-      await server.stop();
+      await server.close();
       await database.close();
     },
   };

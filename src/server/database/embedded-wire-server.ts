@@ -1,0 +1,179 @@
+import { createServer, type Server, type Socket } from 'node:net';
+import type { PGlite } from '@electric-sql/pglite';
+
+/**
+ * Serves one PGlite database to many `pg` connections over loopback TCP.
+ *
+ * PGlite is a single PostgreSQL session. `@electric-sql/pglite-socket` 0.2.17 forwards
+ * each protocol message of each connection to it separately, so the Parse/Bind/Execute
+ * messages of two connections' parameterised queries interleave, and one connection can
+ * receive another's rows (electric-sql/pglite#1046; reproduced here under four concurrent
+ * requests). This server forwards whole exchanges instead: everything a connection sends
+ * up to and including Sync (or a simple Query, or Flush) runs as one uninterrupted unit,
+ * and while a connection holds an open transaction only its own exchanges run. That
+ * gives each connection the isolation it would have on a real server, except that
+ * concurrent transactions run one after another (docs/decisions/0002-one-database-path.md).
+ */
+const SSL_REQUEST_CODE = 80877103;
+const GSS_ENCRYPTION_REQUEST_CODE = 80877104;
+const CANCEL_REQUEST_CODE = 80877102;
+const PROTOCOL_3 = 196608;
+/** Message types after which a client waits for the server's answer. */
+const EXCHANGE_ENDS = new Set(['S', 'Q', 'H']);
+
+interface Exchange {
+  connectionId: number;
+  bytes: Uint8Array;
+  send: (data: Uint8Array) => void;
+  done: () => void;
+}
+
+class SerialSession {
+  private readonly queue: Exchange[] = [];
+  private running = false;
+  /** The connection whose transaction is open, if any. */
+  private transactionOwner: number | null = null;
+  private readonly database: PGlite;
+
+  constructor(database: PGlite) {
+    this.database = database;
+  }
+
+  submit(exchange: Exchange): void {
+    this.queue.push(exchange);
+    void this.pump();
+  }
+
+  /** Forgets a closed connection: drops its queued work and rolls back its open transaction. */
+  async release(connectionId: number): Promise<void> {
+    for (let index = this.queue.length - 1; index >= 0; index -= 1) {
+      if (this.queue[index]!.connectionId === connectionId) this.queue.splice(index, 1)[0]!.done();
+    }
+    if (this.transactionOwner === connectionId) {
+      // `exec` takes PGlite's own lock (runExclusive would deadlock on it), so it waits
+      // for any exchange still running.
+      if (this.database.isInTransaction()) await this.database.exec('ROLLBACK');
+      this.transactionOwner = null;
+    }
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    try {
+      for (;;) {
+        const index =
+          this.transactionOwner === null
+            ? 0
+            : this.queue.findIndex((exchange) => exchange.connectionId === this.transactionOwner);
+        if (index === -1 || this.queue.length === 0) break;
+        const exchange = this.queue.splice(index, 1)[0]!;
+        try {
+          await this.database.runExclusive(() =>
+            this.database.execProtocolRawStream(exchange.bytes, { onRawData: exchange.send }),
+          );
+        } catch {
+          // PGlite reports SQL errors inside the protocol stream; a throw here means the
+          // exchange could not run at all, and the client sees its connection end.
+        } finally {
+          exchange.done();
+        }
+        this.transactionOwner = this.database.isInTransaction() ? exchange.connectionId : null;
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+}
+
+export async function serveEmbeddedDatabase(database: PGlite): Promise<{ port: number; close(): Promise<void> }> {
+  await database.waitReady;
+  const session = new SerialSession(database);
+  const sockets = new Set<Socket>();
+  let nextConnectionId = 1;
+
+  const server: Server = createServer((socket) => {
+    const connectionId = nextConnectionId++;
+    sockets.add(socket);
+    socket.setNoDelay(true);
+    let buffer = Buffer.alloc(0);
+    let startupDone = false;
+    let pending: Buffer[] = [];
+
+    const submit = (bytes: Buffer) => {
+      session.submit({
+        connectionId,
+        bytes: new Uint8Array(bytes),
+        send: (data) => {
+          if (data.length > 0 && socket.writable) socket.write(data);
+        },
+        done: () => undefined,
+      });
+    };
+
+    socket.on('data', (chunk: Buffer) => {
+      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+      for (;;) {
+        if (!startupDone) {
+          if (buffer.length < 8) return;
+          const length = buffer.readInt32BE(0);
+          if (buffer.length < length) return;
+          const code = buffer.readInt32BE(4);
+          const message = buffer.subarray(0, length);
+          buffer = buffer.subarray(length);
+          if (code === SSL_REQUEST_CODE || code === GSS_ENCRYPTION_REQUEST_CODE) {
+            socket.write('N');
+            continue;
+          }
+          if (code === CANCEL_REQUEST_CODE) {
+            socket.end();
+            return;
+          }
+          if (code !== PROTOCOL_3) {
+            socket.destroy();
+            return;
+          }
+          startupDone = true;
+          submit(Buffer.from(message));
+          continue;
+        }
+        if (buffer.length < 5) return;
+        const type = String.fromCharCode(buffer[0]!);
+        const length = 1 + buffer.readInt32BE(1);
+        if (buffer.length < length) return;
+        const message = buffer.subarray(0, length);
+        buffer = buffer.subarray(length);
+        if (type === 'X') {
+          socket.end();
+          return;
+        }
+        pending.push(Buffer.from(message));
+        if (EXCHANGE_ENDS.has(type)) {
+          submit(Buffer.concat(pending));
+          pending = [];
+        }
+      }
+    });
+    const closed = () => {
+      if (!sockets.delete(socket)) return;
+      void session.release(connectionId);
+    };
+    socket.on('close', closed);
+    socket.on('error', closed);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const address = server.address();
+  if (address === null || typeof address !== 'object') throw new Error('embedded database server has no port');
+  return {
+    port: address.port,
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
