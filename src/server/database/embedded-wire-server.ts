@@ -97,7 +97,7 @@ export async function serveEmbeddedDatabase(database: PGlite): Promise<{ port: n
     const connectionId = nextConnectionId++;
     sockets.add(socket);
     socket.setNoDelay(true);
-    let buffer = Buffer.alloc(0);
+    let buffer: Buffer = Buffer.alloc(0);
     let startupDone = false;
     let pending: Buffer[] = [];
 
