@@ -1,4 +1,109 @@
-// Placeholder until the credentials pages land.
+import { useState } from 'react';
+import { toast } from 'sonner';
+import { Lock } from 'lucide-react';
+import { Alert } from '../ui/alert.tsx';
+import { Button } from '../ui/button.tsx';
+import { Card } from '../ui/card.tsx';
+import { Spinner } from '../ui/spinner.tsx';
+import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
+import type { MaskedCredentials } from '../../shared/credentials/credential-schemas.ts';
+import { CredentialsForm } from './credentials-form.tsx';
+import { useEncryptionCheck, useMaskedCredentials } from './use-credentials.ts';
+
+type Row = { label: string; value: string | null; secret: boolean };
+
+/** The stored values as the server masked them; "Not set" where there is none. */
+function rowsOf(credentials: MaskedCredentials | null): Row[] {
+  const clientCredentials = credentials?.shopifyAuthMethod === 'client_credentials';
+  const rows: Row[] = [
+    { label: 'Klaviyo API Key', value: credentials?.klaviyoApiKey ?? null, secret: true },
+    { label: 'OpenAI API Key', value: credentials?.openaiApiKey ?? null, secret: true },
+    { label: 'OpenAI Model', value: credentials?.openaiModel ?? null, secret: false },
+    { label: 'Shopify Store Domain', value: credentials?.shopifyDomain ?? null, secret: false },
+  ];
+  if (clientCredentials) {
+    rows.push(
+      { label: 'Shopify Client ID', value: credentials.shopifyClientId, secret: true },
+      { label: 'Shopify Client Secret', value: credentials.shopifyClientSecret, secret: true },
+      { label: 'Shopify Webhook Signing Secret', value: credentials.shopifySigningSecret ?? credentialMessages.sameAsClientSecret, secret: credentials.shopifySigningSecret !== null },
+    );
+  } else {
+    rows.push(
+      { label: 'Shopify Access Token', value: credentials?.shopifyAccessToken ?? null, secret: true },
+      { label: 'Shopify Webhook Signing Secret', value: credentials?.shopifySigningSecret ?? null, secret: true },
+    );
+  }
+  return rows;
+}
+
+/**
+ * SPEC.md "API Settings": the stored credentials masked, Update Credentials opening the
+ * form, a spinner while loading, an error state with Retry, the Encryption Warning
+ * banner when the self-check fails, and the footer.
+ */
 export function ApiSettingsPage() {
-  return <h1>API Settings</h1>;
+  const credentials = useMaskedCredentials();
+  const encryption = useEncryptionCheck();
+  const [editing, setEditing] = useState(false);
+
+  return (
+    <div className="space-y-6">
+      <title>API Settings · Flowsmith</title>
+      <header className="space-y-1">
+        <h1 className="text-2xl font-bold text-slate-900">API Settings</h1>
+        <p className="text-slate-700">The keys Flowsmith uses to read your store, write with OpenAI and update Klaviyo profiles.</p>
+      </header>
+
+      {encryption.data && !encryption.data.working ? (
+        <Alert tone="warning" title={credentialMessages.encryptionWarningTitle}>
+          {credentialMessages.encryptionWarning}
+        </Alert>
+      ) : null}
+
+      <Card>
+        {credentials.isPending ? (
+          <Spinner label="Loading API credentials" />
+        ) : credentials.isError ? (
+          <div className="space-y-3">
+            <Alert tone="error" title={credentialMessages.loadFailed}>
+              {credentials.error.message}
+            </Alert>
+            <Button variant="secondary" onClick={() => void credentials.refetch()}>
+              Retry
+            </Button>
+          </div>
+        ) : editing ? (
+          <CredentialsForm
+            stored={credentials.data}
+            submitLabel="Save Credentials"
+            onCancel={() => setEditing(false)}
+            onSaved={({ firstSave }) => {
+              toast.success(firstSave ? credentialMessages.setupCompleted : credentialMessages.updated);
+              setEditing(false);
+              void credentials.refetch();
+            }}
+          />
+        ) : (
+          <div className="space-y-6">
+            <dl className="divide-y divide-slate-100">
+              {rowsOf(credentials.data).map((row) => (
+                <div key={row.label} className="grid gap-1 py-3 sm:grid-cols-3 sm:gap-4">
+                  <dt className="text-sm font-medium text-slate-700">{row.label}</dt>
+                  <dd className={`text-sm sm:col-span-2 ${row.value ? 'text-slate-900' : 'italic text-slate-600'} ${row.secret && row.value ? 'break-all font-mono' : ''}`}>
+                    {row.value ?? credentialMessages.notSet}
+                  </dd>
+                </div>
+              ))}
+            </dl>
+            <Button onClick={() => setEditing(true)}>Update Credentials</Button>
+          </div>
+        )}
+      </Card>
+
+      <footer className="flex items-center gap-2 text-sm text-slate-600">
+        <Lock aria-hidden="true" className="h-4 w-4 shrink-0" />
+        <p>{credentialMessages.footer}</p>
+      </footer>
+    </div>
+  );
 }

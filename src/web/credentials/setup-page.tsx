@@ -1,4 +1,55 @@
-// Placeholder until the credentials pages land.
+import { Navigate, useNavigate } from 'react-router';
+import { toast } from 'sonner';
+import { useAuth } from '../auth/auth-context.tsx';
+import { AuthShell } from '../layout/auth-shell.tsx';
+import { Spinner } from '../ui/spinner.tsx';
+import { Button } from '../ui/button.tsx';
+import { pageRoutes } from '../../shared/routes.ts';
+import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
+import { authMessages } from '../../shared/messages.ts';
+import { CredentialsForm } from './credentials-form.tsx';
+import { SetupStatusError } from './setup-status-error.tsx';
+import { useSetupStatus } from './use-credentials.ts';
+
+export const setupIntro = 'Connect Klaviyo, OpenAI and Shopify. Each key is checked with its service before it is saved.';
+
+/** SPEC.md "Setup screen" at /setup: no user → login; setup complete → dashboard. */
 export function SetupPage() {
-  return <h1>Complete Your Setup</h1>;
+  const { user, loading, signOut } = useAuth();
+  const navigate = useNavigate();
+  const status = useSetupStatus();
+  if (loading) return <Spinner />;
+  if (!user) return <Navigate to={pageRoutes.login} replace />;
+  if (status.isPending) return <Spinner label="Checking your setup" />;
+  if (status.isError) return <SetupStatusError onRetry={() => void status.refetch()} />;
+  if (status.data) return <Navigate to={pageRoutes.dashboard} replace />;
+
+  const onSignOut = async () => {
+    try {
+      await signOut();
+      toast.success(authMessages.loggedOut);
+    } catch {
+      toast.error(authMessages.signOutFallback);
+    }
+    navigate(pageRoutes.login);
+  };
+
+  return (
+    <AuthShell title="Complete Your Setup" description={setupIntro}>
+      <CredentialsForm
+        stored={null}
+        submitLabel="Save and Continue"
+        onSaved={() => {
+          toast.success(credentialMessages.setupCompleted);
+          navigate(pageRoutes.dashboard);
+        }}
+      />
+      <p className="mt-6 text-center text-sm text-slate-700">
+        Not now?{' '}
+        <Button variant="secondary" className="ml-1" onClick={() => void onSignOut()}>
+          Sign out
+        </Button>
+      </p>
+    </AuthShell>
+  );
 }

@@ -1,0 +1,78 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { toast } from 'sonner';
+import { api, ApiRequestError } from '../app/api-client.ts';
+import {
+  credentialsResponseSchema,
+  encryptionCheckResponseSchema,
+  openaiModelsResponseSchema,
+  saveCredentialsResponseSchema,
+  setupStatusResponseSchema,
+  type Credentials,
+  type EncryptionCheck,
+  type MaskedCredentials,
+} from '../../shared/credentials/credential-schemas.ts';
+import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
+
+export const credentialsQueryKeys = {
+  status: ['credentials', 'status'],
+  record: ['credentials', 'record'],
+  encryption: ['credentials', 'encryption'],
+} as const;
+
+/** SPEC.md "Setup": complete once a credentials record exists for the user. */
+export function useSetupStatus() {
+  return useQuery({
+    queryKey: credentialsQueryKeys.status,
+    queryFn: async () => setupStatusResponseSchema.parse(await api.get('/api/credentials/status')).setupComplete,
+    staleTime: Infinity,
+  });
+}
+
+/** A load failure whose message is already the one SPEC.md shows. */
+export class CredentialsLoadError extends Error {}
+
+/** The stored record, masked by the server; a failed load raises SPEC.md's toast once. */
+export function useMaskedCredentials() {
+  return useQuery({
+    queryKey: credentialsQueryKeys.record,
+    queryFn: async (): Promise<MaskedCredentials | null> => {
+      try {
+        return credentialsResponseSchema.parse(await api.get('/api/credentials')).credentials;
+      } catch (error) {
+        const message = error instanceof ApiRequestError && error.message ? credentialMessages.loadError(error.message) : credentialMessages.loadFailed;
+        toast.error(message);
+        throw new CredentialsLoadError(message);
+      }
+    },
+    retry: false,
+  });
+}
+
+/** The real self-check behind the Encryption Warning banner. */
+export function useEncryptionCheck() {
+  return useQuery({
+    queryKey: credentialsQueryKeys.encryption,
+    queryFn: async (): Promise<EncryptionCheck> => encryptionCheckResponseSchema.parse(await api.get('/api/credentials/encryption')),
+  });
+}
+
+/**
+ * Saves after the server's live check. On success the setup counts as complete at once
+ * ("marked complete locally") and the record and self-check are loaded again.
+ */
+export function useSaveCredentials() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (credentials: Credentials) => saveCredentialsResponseSchema.parse(await api.put('/api/credentials', credentials)),
+    onSuccess: async (result) => {
+      queryClient.setQueryData(credentialsQueryKeys.status, true);
+      queryClient.setQueryData(credentialsQueryKeys.record, result.credentials);
+      await queryClient.invalidateQueries({ queryKey: credentialsQueryKeys.encryption });
+    },
+  });
+}
+
+/** The text models a key may use; the stored key when `openaiApiKey` is its masked form. */
+export async function fetchOpenAiModels(openaiApiKey: string): Promise<string[]> {
+  return openaiModelsResponseSchema.parse(await api.post('/api/credentials/openai-models', { openaiApiKey })).models;
+}

@@ -1,0 +1,142 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, saveScreenshot, type BrowserErrors } from '../support/browser.ts';
+import { createSignedInUser } from '../support/e2e-accounts.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
+import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
+import { credentialCheckMessages, credentialMessages, credentialValidationMessages } from '../../src/shared/credentials/credential-messages.ts';
+
+const keys = {
+  klaviyo: 'pk_live_e2e_klaviyo_0123456789',
+  openai: 'sk-proj-e2e-openai-0123456789',
+  openaiNext: 'sk-proj-e2e-rotated-9876543210',
+  clientId: 'e2e-client-id-0123',
+  clientSecret: 'e2e-client-secret-0123456789',
+};
+
+let openai: FakeOpenAI;
+let klaviyo: FakeKlaviyo;
+let shopify: FakeShopify;
+let server: E2EServer;
+let browser: Browser;
+beforeAll(async () => {
+  openai = await startFakeOpenAI({ validKeys: [keys.openai, keys.openaiNext], models: ['gpt-5-mini', 'gpt-5', 'text-embedding-3-small'] });
+  klaviyo = await startFakeKlaviyo({ validKeys: [keys.klaviyo] });
+  shopify = await startFakeShopify({ clientId: keys.clientId, clientSecret: keys.clientSecret });
+  server = await startE2EServer({
+    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl },
+  });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await openai?.close();
+  await klaviyo?.close();
+  await shopify?.close();
+});
+
+let context: BrowserContext;
+let page: Page;
+let errors: BrowserErrors;
+beforeEach(async () => {
+  ({ context, page, errors } = await openPage(browser, server.baseUrl));
+});
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail') {
+    const file = await saveScreenshot(page, task.name).catch(() => null);
+    if (file) console.log(`screenshot of the failed test: ${file}`);
+  }
+  await context?.close();
+});
+
+const toast = (text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
+const field = (label: string) => page.getByLabel(label, { exact: true });
+const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+
+/** The error shown under a field: the text its aria-describedby points at. */
+async function fieldError(label: string): Promise<string> {
+  const ids = (await field(label).getAttribute('aria-describedby')) ?? '';
+  const texts = await Promise.all(ids.split(' ').filter((id) => id.endsWith('-error')).map((id) => page.locator(`[id="${id}"]`).textContent()));
+  return texts.join(' ');
+}
+
+describe('connecting the three services', () => {
+  it('sends a new owner to setup, checks the keys live, lands on the dashboard, and shows and updates them masked in API settings', async () => {
+    const user = await createSignedInUser(server, context, { fullName: 'Setup Owner' });
+
+    // A page that needs setup shows the setup screen instead.
+    await page.goto('/flows/abandoned-cart');
+    await heading('Complete Your Setup').waitFor();
+
+    await page.goto('/setup');
+    await heading('Complete Your Setup').waitFor();
+    await expectNoSeriousA11yViolations(page);
+
+    // Required fields, checked in the browser before anything is sent.
+    await page.getByRole('button', { name: 'Save and Continue' }).click();
+    await expect.poll(() => fieldError('Klaviyo API Key')).toBe(credentialValidationMessages.klaviyoApiKeyRequired);
+    expect(await fieldError('OpenAI API Key')).toBe(credentialValidationMessages.openaiApiKeyRequired);
+    expect(await fieldError('OpenAI Model')).toBe(credentialValidationMessages.openaiModelRequired);
+    expect(await fieldError('Shopify Client ID')).toBe(credentialValidationMessages.shopifyClientIdRequired);
+
+    await field('Klaviyo API Key').fill(keys.klaviyo);
+    await field('OpenAI API Key').fill('sk-proj-e2e-wrong-0123456789');
+    await field('OpenAI Model').fill('asst_abc123');
+    await field('Shopify Store Domain').fill('https://test-shop.myshopify.com/');
+    await field('Shopify Client ID').fill(keys.clientId);
+    await field('Shopify Client Secret').fill(keys.clientSecret);
+    await page.getByRole('button', { name: 'Save and Continue' }).click();
+    await expect.poll(() => fieldError('OpenAI Model')).toBe(credentialValidationMessages.assistantIdRetired);
+
+    // A key OpenAI refuses: its field says so, with SPEC.md's toast, and nothing is saved.
+    await field('OpenAI Model').fill('gpt-5-mini');
+    await page.getByRole('button', { name: 'Save and Continue' }).click();
+    await toast(credentialMessages.invalidKeys).waitFor();
+    await expect.poll(() => fieldError('OpenAI API Key')).toBe(credentialCheckMessages.openaiKeyInvalid);
+    expect((await user.client.get('/api/credentials/status')).json).toEqual({ setupComplete: false });
+
+    // Leaving the key field offers the models that key can use.
+    await field('OpenAI API Key').fill(keys.openai);
+    await field('OpenAI Model').focus();
+    await page.getByText('2 models available for this key. Pick one or type a model id.').waitFor();
+    await page.getByRole('button', { name: 'Save and Continue' }).click();
+    await toast(credentialMessages.setupCompleted).waitFor();
+    await page.waitForURL('**/dashboard');
+    expect((await user.client.get('/api/credentials/status')).json).toEqual({ setupComplete: true });
+    await page.goto('/setup');
+    await page.waitForURL('**/dashboard');
+
+    await page.getByRole('link', { name: 'API Settings' }).first().click();
+    await heading('API Settings').waitFor();
+    await page.getByText(maskSecret(keys.klaviyo)!, { exact: true }).waitFor();
+    await page.getByText(maskSecret(keys.openai)!, { exact: true }).waitFor();
+    await page.getByText(maskSecret(keys.clientSecret)!, { exact: true }).waitFor();
+    await page.getByText('test-shop.myshopify.com', { exact: true }).waitFor();
+    await page.getByText(credentialMessages.footer).waitFor();
+    expect(await page.getByText(credentialMessages.encryptionWarningTitle).count()).toBe(0);
+    const html = await page.content();
+    for (const secret of [keys.klaviyo, keys.openai, keys.clientSecret]) expect(html).not.toContain(secret);
+    await expectNoSeriousA11yViolations(page);
+
+    // Update one key; the others go back masked and keep their stored values.
+    await page.getByRole('button', { name: 'Update Credentials' }).click();
+    expect(await field('Klaviyo API Key').inputValue()).toBe(maskSecret(keys.klaviyo));
+    await field('OpenAI API Key').fill(keys.openaiNext);
+    await page.getByRole('button', { name: 'Save Credentials' }).click();
+    await toast(credentialMessages.updated).waitFor();
+    await page.getByText(maskSecret(keys.openaiNext)!, { exact: true }).waitFor();
+    await page.getByText(maskSecret(keys.klaviyo)!, { exact: true }).waitFor();
+    expect(await page.getByRole('button', { name: 'Update Credentials' }).isVisible()).toBe(true);
+    await expectNoSeriousA11yViolations(page);
+
+    const generated = openai.requests.filter((request) => request.headers.authorization === `Bearer ${keys.openaiNext}`);
+    expect(generated.length).toBeGreaterThan(0);
+    expect(klaviyo.requests.every((request) => request.headers.authorization === `Klaviyo-API-Key ${keys.klaviyo}`)).toBe(true);
+    expect(server.output()).not.toContain(keys.openaiNext);
+    expectNoBrowserErrors(errors);
+  });
+});
