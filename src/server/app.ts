@@ -140,7 +140,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     app.register(
       async (scope) => {
         scope.decorateRequest('user', null as unknown as SessionUser);
-        scope.addHook('preHandler', async (request: FastifyRequest, reply) => {
+        // onRequest, so an anonymous caller gets 401 before any body validation.
+        scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
           const user = await readSessionUser(auth, request, reply);
           if (!user) throw new HttpError(401, 'not_signed_in', authMessages.notSignedIn);
           request.user = user;

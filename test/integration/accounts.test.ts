@@ -221,6 +221,11 @@ describe('bad requests and boundaries', () => {
     expect((await client().get('/api/no-such-thing')).status).toBe(404);
   });
 
+  it('answers an anonymous request to a signed-in route with 401, before judging its body', async () => {
+    const response = await client().put('/api/flows/abandoned_cart', { assistants: 'not a list' });
+    expect(response.status).toBe(401);
+  });
+
   it('reports liveness and readiness as JSON', async () => {
     expect((await client().get('/healthz')).json).toEqual({ status: 'ok' });
     expect((await client().get('/readyz')).json).toMatchObject({ status: 'ok' });

@@ -14,7 +14,6 @@ import { RequireSetup } from '../credentials/require-setup.tsx';
 import { ApiSettingsPage } from '../credentials/api-settings-page.tsx';
 import { FlowPage } from '../flows/flow-page.tsx';
 import { WebhookHandlerPage } from '../webhooks/webhook-handler-page.tsx';
-import { IdleSignOut } from '../auth/idle-sign-out.tsx';
 
 /** SPEC.md's route table. The server serves index.html for exactly these paths. */
 export const router = createBrowserRouter([
@@ -31,12 +30,7 @@ export const router = createBrowserRouter([
     children: [
       { path: pageRoutes.setup, element: <SetupPage /> },
       {
-        element: (
-          <>
-            <IdleSignOut />
-            <AppShell />
-          </>
-        ),
+        element: <AppShell />,
         children: [
           { path: pageRoutes.dashboard, element: <DashboardPage /> },
           { path: pageRoutes.apiSettings, element: <ApiSettingsPage /> },
