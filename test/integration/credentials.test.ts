@@ -7,6 +7,7 @@ import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
 import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
 import { loadServiceCredentials } from '../../src/server/credentials/credential-store.ts';
 import { encryptedColumns } from '../../src/server/credentials/credential-queries.ts';
+import { createEngineCredentialsLoader } from '../../src/server/credentials/engine-credentials-loader.ts';
 import { credentialCheckMessages as check, credentialMessages, credentialValidationMessages as v } from '../../src/shared/credentials/credential-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 
@@ -327,6 +328,19 @@ describe('updating', () => {
     expect((await load())!.shopify.signingSecrets).toEqual(['shpss_rotated_0123456789', keys.signing]);
     testApp.clock.advance(2 * 60_000);
     expect((await load())!.shopify.signingSecrets).toEqual(['shpss_rotated_0123456789']);
+  });
+
+  it("gives the engine the owner's decrypted keys, model and signing secrets, and nothing for an owner without setup", async () => {
+    const { client, userId } = await owner();
+    const loadForEngine = createEngineCredentialsLoader(testApp.app.credentialCipher, testApp.clock);
+    expect(await loadForEngine(testApp.database.pool, userId)).toBeNull();
+    await client.put('/api/credentials', validInput());
+    expect(await loadForEngine(testApp.database.pool, userId)).toEqual({
+      klaviyoApiKey: keys.klaviyo,
+      openaiApiKey: keys.openai,
+      openaiModel: 'gpt-5-mini',
+      shopifySigningSecrets: [keys.signing],
+    });
   });
 });
 

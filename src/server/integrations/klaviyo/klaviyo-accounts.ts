@@ -1,15 +1,15 @@
 import { z } from 'zod';
 import { IntegrationError, errorForStatus, readJson, requestService } from '../integration-error.ts';
-
-/**
- * The key check of INTEGRATIONS.md: `GET /api/accounts` costs nothing but is limited to
- * 1/s and 15/min per account, so callers cache a positive answer.
- */
-export const KLAVIYO_REVISION = '2026-07-15';
+import { KLAVIYO_REVISION } from './klaviyo-profiles.ts';
 
 const accountsSchema = z.looseObject({ data: z.array(z.looseObject({ id: z.string(), type: z.literal('account') })) });
 
-/** Resolves when Klaviyo accepts the key; throws IntegrationError otherwise (400/401 → unauthorized, 403 → forbidden). */
+/**
+ * The key check of INTEGRATIONS.md: `GET /api/accounts` costs nothing but is limited to
+ * 1/s and 15/min per account, so callers cache a positive answer. Resolves when Klaviyo
+ * accepts the key; throws IntegrationError otherwise (400/401 → unauthorized, 403 →
+ * forbidden, no answer, 429 or 5xx → unreachable).
+ */
 export async function checkKlaviyoKey(baseUrl: string, apiKey: string, signal: AbortSignal): Promise<void> {
   const response = await requestService(
     'klaviyo',
