@@ -25,6 +25,7 @@ import { createEngine, type Engine, type EngineOptions } from './engine/engine.t
 import type { CredentialsLoader } from './engine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
 import { eventRoutes } from './events/event-routes.ts';
+import { registerRealtime } from './realtime/realtime-routes.ts';
 import { readSessionUser } from './auth/session.ts';
 import { authMessages, requestMessages } from '../shared/messages.ts';
 import { pageRoutes, webhookPagePattern } from '../shared/routes.ts';
@@ -169,6 +170,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onClose', () => engine.stop());
   await app.register(webhookRoutes, { engine, loadCredentials: loadEngineCredentials });
   app.signedIn((scope) => eventRoutes(scope, { engine }), '/api/events');
+  registerRealtime(app, { engine });
   await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
   return app;
 }

@@ -21,6 +21,8 @@ import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDeli
 import { waitForKlaviyoSlot, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
 import { withRetries, type RetryPolicy, type Sleep } from './retry-policy.ts';
 import { ServiceCallError } from './service-call-error.ts';
+import { isDryRunEvent } from '../realtime/test-events.ts';
+import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 
 export interface PipelineOptions {
@@ -96,6 +98,7 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
 
   await setEventStatus(pool, event.id, event.attempt, 'generating');
   const generations = await generateTexts(context, event, flow, normalized, credentials, signal);
+  if (event.source === 'test' && (await isDryRunEvent(pool, event.id))) throw new EventOutcome('skipped', dryRunOutcome);
   const properties = Object.fromEntries(generations.map((generation) => [generation.klaviyoProperty, generation.text!]));
   await deliver(context, event, flow, normalized, credentials, properties, signal);
   await setEventStatus(pool, event.id, event.attempt, 'delivered');

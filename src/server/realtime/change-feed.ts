@@ -1,0 +1,165 @@
+import pg from 'pg';
+import type { FastifyBaseLogger } from 'fastify';
+import { deleteOldChanges, listChangesAfter, type EventChange } from './event-change-queries.ts';
+
+/** The channel the trigger of migration 007 notifies with the changed flow's id. */
+export const EVENT_CHANGES_CHANNEL = 'flowsmith_event_changes';
+
+export interface ChangeSubscription {
+  flowId: string;
+  /** The last change id this stream has sent (its SSE `id:`). */
+  after: string;
+  send(changes: EventChange[]): void;
+  /** Ends the stream (the server is shutting down). */
+  close(): void;
+}
+
+export interface ChangeFeedOptions {
+  /** The poll that finds changes when no notification comes (always, on embedded PGlite). */
+  pollIntervalMs: number;
+  /** How often old changes are deleted. */
+  cleanupIntervalMs: number;
+  /** Most changes read per query; a full batch is followed at once by the next. */
+  batchSize: number;
+}
+
+export const defaultChangeFeedOptions: ChangeFeedOptions = { pollIntervalMs: 500, cleanupIntervalMs: 3_600_000, batchSize: 500 };
+
+/**
+ * One per server process: finds new rows of the change log for every open stream of the
+ * process with one query, and hands each stream the rows of its flow after its cursor.
+ * A LISTEN on the trigger's channel makes that immediate on a server database; the poll
+ * makes it work where notifications do not arrive (embedded PGlite, or a dropped LISTEN
+ * connection). Nothing runs while no stream is open.
+ */
+export class ChangeFeed {
+  private readonly subscriptions = new Set<ChangeSubscription>();
+  private readonly pool: pg.Pool;
+  private readonly connectionString: string;
+  private readonly logger: FastifyBaseLogger;
+  private readonly options: ChangeFeedOptions;
+  private pollTimer: NodeJS.Timeout | null = null;
+  private cleanupTimer: NodeJS.Timeout | null = null;
+  private listener: pg.Client | null = null;
+  private polling: Promise<void> | null = null;
+  private pollAgain = false;
+  private stopped = false;
+
+  constructor(dependencies: { pool: pg.Pool; connectionString: string; logger: FastifyBaseLogger; options?: Partial<ChangeFeedOptions> }) {
+    this.pool = dependencies.pool;
+    this.connectionString = dependencies.connectionString;
+    this.logger = dependencies.logger.child({ module: 'change-feed' });
+    this.options = { ...defaultChangeFeedOptions, ...dependencies.options };
+  }
+
+  subscribe(subscription: ChangeSubscription): () => void {
+    this.subscriptions.add(subscription);
+    this.ensureRunning();
+    this.requestPoll();
+    return () => {
+      this.subscriptions.delete(subscription);
+      if (this.subscriptions.size === 0) this.idle();
+    };
+  }
+
+  openStreams(): number {
+    return this.subscriptions.size;
+  }
+
+  /** Closes every stream and stops polling and listening. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const subscription of [...this.subscriptions]) subscription.close();
+    this.subscriptions.clear();
+    this.idle();
+    await this.polling?.catch(() => undefined);
+  }
+
+  private ensureRunning(): void {
+    if (this.stopped || this.pollTimer) return;
+    this.pollTimer = setInterval(() => this.requestPoll(), this.options.pollIntervalMs);
+    this.pollTimer.unref();
+    this.cleanupTimer = setInterval(() => void this.cleanup(), this.options.cleanupIntervalMs);
+    this.cleanupTimer.unref();
+    void this.cleanup();
+    void this.listen();
+  }
+
+  private idle(): void {
+    if (this.pollTimer) clearInterval(this.pollTimer);
+    if (this.cleanupTimer) clearInterval(this.cleanupTimer);
+    this.pollTimer = null;
+    this.cleanupTimer = null;
+    const listener = this.listener;
+    this.listener = null;
+    void listener?.end().catch(() => undefined);
+  }
+
+  private async listen(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.connectionString });
+    client.on('error', (error) => {
+      // The poll keeps streams going; the next stream opened listens again.
+      this.logger.warn({ err: error }, 'change feed: the LISTEN connection failed');
+      if (this.listener === client) this.listener = null;
+    });
+    client.on('notification', () => this.requestPoll());
+    this.listener = client;
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${EVENT_CHANGES_CHANNEL}`);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'change feed: could not LISTEN; polling only');
+      if (this.listener === client) this.listener = null;
+      await client.end().catch(() => undefined);
+      return;
+    }
+    if (this.listener !== client) await client.end().catch(() => undefined);
+  }
+
+  private async cleanup(): Promise<void> {
+    try {
+      await deleteOldChanges(this.pool);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'change feed: could not delete old changes');
+    }
+  }
+
+  /** Polls now, or right after the poll under way (one query at a time per process). */
+  private requestPoll(): void {
+    if (this.stopped || this.subscriptions.size === 0) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = this.poll().finally(() => {
+      this.polling = null;
+      if (this.pollAgain) {
+        this.pollAgain = false;
+        this.requestPoll();
+      }
+    });
+  }
+
+  private async poll(): Promise<void> {
+    const cursors = new Map<string, string>();
+    for (const subscription of this.subscriptions) {
+      const current = cursors.get(subscription.flowId);
+      if (current === undefined || BigInt(subscription.after) < BigInt(current)) cursors.set(subscription.flowId, subscription.after);
+    }
+    let changes: EventChange[];
+    try {
+      changes = await listChangesAfter(this.pool, cursors, this.options.batchSize);
+    } catch (error) {
+      this.logger.warn({ err: error }, 'change feed: could not read changes');
+      return;
+    }
+    if (changes.length === 0) return;
+    for (const subscription of this.subscriptions) {
+      const mine = changes.filter((change) => change.flowId === subscription.flowId && BigInt(change.changeId) > BigInt(subscription.after));
+      if (mine.length === 0) continue;
+      subscription.after = mine[mine.length - 1]!.changeId;
+      subscription.send(mine);
+    }
+    if (changes.length === this.options.batchSize) this.pollAgain = true;
+  }
+}

@@ -1,0 +1,108 @@
+import type { Queryable } from '../database/database.ts';
+import type { FlowType } from '../../shared/flows/flow-types.ts';
+import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import type { GeneratedText, StreamChange } from '../../shared/webhooks/webhook-schemas.ts';
+
+/**
+ * The change log of migration 007: one row per event received and per status change,
+ * written by a trigger on `events`. Ids are bigserial; within one flow they become
+ * visible in id order (the trigger's per-flow lock), which is what lets a stream resume
+ * from "everything after id N" without gaps.
+ */
+interface ChangeRow {
+  change_id: string;
+  flow_id: string;
+  event_id: string;
+  status: EventStatus;
+  created_at: Date;
+  flow_type: FlowType;
+  source: EventSource;
+  dry_run: boolean;
+  received_at: Date;
+  raw_body: string | null;
+  error: string | null;
+  attempt: number;
+}
+
+export interface EventChange extends StreamChange {
+  flowId: string;
+}
+
+/** Statuses after which the flow's assistants have run (or were meant to). */
+const generatedStatuses = new Set<EventStatus>(['delivered', 'failed', 'skipped']);
+
+function payloadOf(rawBody: string | null): unknown {
+  if (rawBody === null) return null;
+  try {
+    return JSON.parse(rawBody);
+  } catch {
+    return rawBody;
+  }
+}
+
+/** The newest change of a flow, "0" when it has none: where a fresh stream starts. */
+export async function latestChangeId(db: Queryable, flowId: string): Promise<string> {
+  const { rows } = await db.query<{ id: string }>('SELECT COALESCE(MAX(id), 0)::text AS id FROM event_changes WHERE flow_id = $1', [flowId]);
+  return rows[0]!.id;
+}
+
+/**
+ * The changes after each flow's cursor, oldest first, in one query for all the streams
+ * of a process, with what the console shows of each event.
+ */
+export async function listChangesAfter(db: Queryable, cursors: ReadonlyMap<string, string>, limit: number): Promise<EventChange[]> {
+  if (cursors.size === 0) return [];
+  const { rows } = await db.query<ChangeRow>(
+    `SELECT c.id::text AS change_id, c.flow_id, c.event_id, c.status, c.created_at,
+            e.flow_type, e.source, e.dry_run, e.received_at, e.raw_body, e.error, e.attempt
+       FROM unnest($1::text[], $2::bigint[]) AS s(flow_id, after)
+       JOIN event_changes c ON c.flow_id = s.flow_id AND c.id > s.after
+       JOIN events e ON e.id = c.event_id
+      ORDER BY c.id
+      LIMIT $3`,
+    [[...cursors.keys()], [...cursors.values()], limit],
+  );
+  const needTexts = rows.filter((row) => generatedStatuses.has(row.status));
+  const texts = await listGeneratedTexts(db, needTexts.map((row) => ({ eventId: row.event_id, attempt: row.attempt })));
+  return rows.map((row) => ({
+    changeId: row.change_id,
+    flowId: row.flow_id,
+    eventId: row.event_id,
+    flowType: row.flow_type,
+    status: row.status,
+    source: row.source,
+    dryRun: row.dry_run,
+    receivedAt: row.received_at.toISOString(),
+    changedAt: row.created_at.toISOString(),
+    payload: payloadOf(row.raw_body),
+    error: row.status === 'failed' || row.status === 'skipped' || row.status === 'rejected' ? row.error : null,
+    generations: generatedStatuses.has(row.status) ? (texts.get(`${row.event_id}:${row.attempt}`) ?? []) : [],
+  }));
+}
+
+async function listGeneratedTexts(db: Queryable, keys: Array<{ eventId: string; attempt: number }>): Promise<Map<string, GeneratedText[]>> {
+  const byEvent = new Map<string, GeneratedText[]>();
+  if (keys.length === 0) return byEvent;
+  const { rows } = await db.query<{ event_id: string; attempt: number; assistant_name: string; klaviyo_property: string; text: string | null; error: string | null }>(
+    `SELECT g.event_id, g.attempt, g.assistant_name, g.klaviyo_property, g.text, g.error
+       FROM unnest($1::text[], $2::int[]) AS k(event_id, attempt)
+       JOIN event_generations g ON g.event_id = k.event_id AND g.attempt = k.attempt
+      ORDER BY g.created_at, g.klaviyo_property`,
+    [keys.map((key) => key.eventId), keys.map((key) => key.attempt)],
+  );
+  for (const row of rows) {
+    const key = `${row.event_id}:${row.attempt}`;
+    const list = byEvent.get(key) ?? [];
+    if (!list.some((text) => text.klaviyoProperty === row.klaviyo_property)) {
+      list.push({ assistantName: row.assistant_name, klaviyoProperty: row.klaviyo_property, text: row.text, error: row.error });
+    }
+    byEvent.set(key, list);
+  }
+  return byEvent;
+}
+
+/** Streams resume within a day at most; older changes are dropped so the table stays small. */
+export async function deleteOldChanges(db: Queryable): Promise<number> {
+  const result = await db.query("DELETE FROM event_changes WHERE created_at < now() - interval '1 day'");
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { inTransaction } from '../database/database.ts';
+import { HttpError } from '../platform/http-errors.ts';
+import { rateLimited } from '../platform/user-rate-limit.ts';
+import type { Engine } from '../engine/engine.ts';
+import { findFlowById, findFlowForUser } from '../flows/flow-queries.ts';
+import { insertEventOnce, type NewEvent } from '../events/event-queries.ts';
+import { readIntakeDetails, TEST_SOURCE_HEADER } from '../webhooks/webhook-intake.ts';
+import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
+import { latestChangeId, type EventChange } from './event-change-queries.ts';
+import { markDryRun } from './test-events.ts';
+import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
+import type { EventStatus } from '../../shared/events/event-schemas.ts';
+import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
+import { requestMessages } from '../../shared/messages.ts';
+import {
+  consoleParamsSchema,
+  streamChangeEventName,
+  testWebhookBodySchema,
+  testWebhookResponseSchema,
+  webhookStatusParamsSchema,
+  webhookStatusResponseSchema,
+} from '../../shared/webhooks/webhook-schemas.ts';
+import { webhookConsoleMessages, webhookHandlerMessages } from '../../shared/webhooks/webhook-messages.ts';
+
+/** A comment line now and then keeps proxies and browsers from closing an idle stream. */
+const HEARTBEAT_MS = 15_000;
+/** How soon a browser reconnects after a dropped stream. */
+const RECONNECT_MS = 1_000;
+
+export interface RealtimeOptions {
+  engine: Engine;
+  feed?: Partial<ChangeFeedOptions>;
+}
+
+function sseMessage(change: EventChange): string {
+  const { flowId: _flowId, ...data } = change;
+  return `id: ${change.changeId}\nevent: ${streamChangeEventName}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The Webhook Test Console's server side (docs/decisions/0009-live-stream.md): the live
+ * stream of a flow's events, the test send, and the handler page's status check. The
+ * stream's change feed is started with the first stream and closed before the server.
+ */
+export function registerRealtime(root: FastifyInstance, options: RealtimeOptions): void {
+  const { pool, connectionString } = root.database;
+  const feed = new ChangeFeed({ pool, connectionString, logger: root.log, options: options.feed });
+  // preClose: open streams would otherwise keep the server from closing.
+  root.addHook('preClose', () => feed.stop());
+
+  root.signedIn(async (scope) => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    app.get('/:flowType', { schema: { params: consoleParamsSchema }, preHandler: rateLimited('read') }, async (request, reply) => {
+      const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
+      if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
+      const lastEventId = request.headers['last-event-id'];
+      const resumeFrom = typeof lastEventId === 'string' && /^\d{1,18}$/.test(lastEventId.trim()) ? lastEventId.trim() : null;
+      const after = resumeFrom ?? (await latestChangeId(pool, flow.id));
+
+      reply.hijack();
+      const raw = reply.raw;
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      // The first id tells the browser where it is, so even a reconnect before any event
+      // resumes from here rather than from "now".
+      raw.write(`retry: ${RECONNECT_MS}\nid: ${after}\nevent: ready\ndata: {}\n\n`);
+      const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
+      heartbeat.unref();
+      let unsubscribe = () => {};
+      const end = () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+      };
+      unsubscribe = feed.subscribe({
+        flowId: flow.id,
+        after,
+        send: (changes) => {
+          raw.write(changes.map(sseMessage).join(''));
+        },
+        close: () => {
+          end();
+          raw.end();
+        },
+      });
+      raw.on('close', end);
+    });
+  }, '/api/stream');
+
+  root.signedIn(async (scope) => {
+    const app = scope.withTypeProvider<ZodTypeProvider>();
+    /**
+     * Stores the console's payload exactly as the webhook receiver stores a POST to the
+     * flow's URL (same intake, same transaction with its job), marked as a test.
+     */
+    app.post(
+      '/:flowType',
+      { schema: { params: consoleParamsSchema, body: testWebhookBodySchema, response: { 202: testWebhookResponseSchema } }, preHandler: rateLimited('write') },
+      async (request, reply) => {
+        const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
+        if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
+        if (!flow.webhookUrl) throw new HttpError(409, 'no_webhook_url', webhookConsoleMessages.noWebhookUrl);
+        let payload: unknown;
+        try {
+          payload = JSON.parse(request.body.payload);
+        } catch {
+          payload = null;
+        }
+        if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
+          throw new HttpError(400, 'invalid_json', webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } });
+        }
+        const details = readIntakeDetails({ [TEST_SOURCE_HEADER]: 'test' }, payload as Record<string, unknown>, flow);
+        const receivedAt = app.clock.now();
+        const processAfter = details.waitMinutes > 0 ? new Date(receivedAt.getTime() + details.waitMinutes * 60_000) : null;
+        const status: EventStatus = !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received';
+        const event: NewEvent = {
+          id: randomUUID(),
+          flowId: flow.id,
+          userId: flow.userId,
+          flowType: flow.flowType,
+          source: details.source,
+          topic: details.topic,
+          status,
+          contentType: 'application/json',
+          rawBody: request.body.payload,
+          headers: {},
+          shopifyEventId: details.shopifyEventId,
+          shopifyWebhookId: details.shopifyWebhookId,
+          externalEventId: details.externalEventId,
+          error: flow.isActive ? null : eventOutcomeMessages.flowInactive,
+          checkoutToken: details.checkoutToken,
+          processAfter,
+          receivedAt,
+        };
+        const stored = await inTransaction(pool, async (client) => {
+          const result = await insertEventOnce(client, event);
+          if (result.inserted) {
+            if (request.body.dryRun) await markDryRun(client, result.id);
+            if (status !== 'skipped') await options.engine.enqueue(client, { eventId: result.id, attempt: 1 }, processAfter);
+          }
+          return result;
+        });
+        return reply.status(202).send({ success: true, eventId: stored.id, status: stored.status, duplicate: !stored.inserted });
+      },
+    );
+  }, '/api/test-webhooks');
+
+  const app = root.withTypeProvider<ZodTypeProvider>();
+  /** The handler page's check: public like the webhook URL itself, and saying no more than a POST would. */
+  app.get(
+    '/api/webhook-status/:flowType/:flowId',
+    {
+      schema: { params: webhookStatusParamsSchema, response: { 200: webhookStatusResponseSchema } },
+      config: { rateLimit: { max: 60, timeWindow: 60_000 } },
+    },
+    async (request) => {
+      const { flowType, flowId } = request.params;
+      const known = (flowTypes as readonly string[]).includes(flowType);
+      const flow = known ? await findFlowById(pool, flowId) : null;
+      if (!flow || flow.flowType !== flowType) throw new HttpError(404, 'not_found', webhookHandlerMessages.notFound);
+      return {
+        success: flow.isActive,
+        message: flow.isActive ? webhookHandlerMessages.active : webhookHandlerMessages.inactive,
+        flowType: flow.flowType as FlowType,
+        flowId: flow.id,
+        timestamp: app.clock.now().toISOString(),
+      };
+    },
+  );
+}

@@ -1,0 +1,30 @@
+import { flowTypeDetails, type FlowType } from '../flows/flow-types.ts';
+
+/**
+ * SPEC.md section 3's sample test event per flow, the console's default payload. A fresh
+ * event_id each time, so sending it twice is two events rather than one duplicate.
+ */
+export function sampleTestEvent(flowType: FlowType, now: Date = new Date(), eventId: string = `test_${now.getTime().toString(36)}`) {
+  const timestamp = now.toISOString();
+  const customer = { email: 'customer@example.com', first_name: 'John', last_name: 'Doe' };
+  const product = { id: 'prod_123', name: 'Premium Wireless Headphones', price: 199.99, description: 'Noise-cancelling wireless headphones with 30-hour battery life' };
+  const products = [{ ...product, quantity: 1 }];
+  const shippingAddress = { address1: '123 Main St', city: 'New York', state: 'NY', zip: '10001', country: 'US' };
+  const base = { event_id: eventId, event_type: flowTypeDetails[flowType].eventType, timestamp };
+  switch (flowType) {
+    case 'browser_abandonment':
+      return { ...base, properties: { customer, product, page_url: 'https://example.com/products/premium-wireless-headphones', time_spent: 120 } };
+    case 'abandoned_cart':
+      return { ...base, properties: { customer, cart_id: 'cart_123', products, total: 199.99, currency: 'USD', abandoned_at: timestamp } };
+    case 'abandoned_checkout':
+      return {
+        ...base,
+        properties: { customer, checkout_id: 'checkout_123', products, shipping_address: shippingAddress, total: 199.99, currency: 'USD', abandoned_at: timestamp },
+      };
+    case 'post_purchase':
+      return {
+        ...base,
+        properties: { customer, order_id: 'order_123', products, shipping_address: shippingAddress, total: 199.99, currency: 'USD', purchased_at: timestamp },
+      };
+  }
+}

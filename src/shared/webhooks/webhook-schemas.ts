@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { flowTypeSchema } from '../flows/flow-types.ts';
+import { eventSourceSchema, eventStatusSchema } from '../events/event-schemas.ts';
+
+/**
+ * The contract of the Webhook Test Console (its live stream and its test send) and of the
+ * webhook handler page's status check.
+ */
+export const MAX_TEST_PAYLOAD_CHARS = 1_048_576;
+
+/** GET /api/stream/:flowType (server-sent events) and POST /api/test-webhooks/:flowType. */
+export const consoleParamsSchema = z.object({ flowType: flowTypeSchema });
+
+export const generatedTextSchema = z.object({
+  assistantName: z.string(),
+  klaviyoProperty: z.string(),
+  text: z.string().nullable(),
+  error: z.string().nullable(),
+});
+export type GeneratedText = z.infer<typeof generatedTextSchema>;
+
+/**
+ * One `data:` of the stream: an event the flow received, or a change of its status. The
+ * SSE `id:` is `changeId`, so a reconnect resumes after it.
+ */
+export const streamChangeSchema = z.object({
+  changeId: z.string(),
+  eventId: z.string(),
+  flowType: flowTypeSchema,
+  status: eventStatusSchema,
+  source: eventSourceSchema,
+  dryRun: z.boolean(),
+  receivedAt: z.string(),
+  changedAt: z.string(),
+  /** The body as received: parsed JSON when it is JSON, else the text. */
+  payload: z.unknown(),
+  error: z.string().nullable(),
+  /** The AI texts of the current attempt once generation has run. */
+  generations: z.array(generatedTextSchema),
+});
+export type StreamChange = z.infer<typeof streamChangeSchema>;
+
+/** The SSE event name of a change (`event: change`). */
+export const streamChangeEventName = 'change';
+
+export const testWebhookBodySchema = z.object({
+  /** The payload exactly as typed in the console. */
+  payload: z.string().max(MAX_TEST_PAYLOAD_CHARS),
+  dryRun: z.boolean().default(false),
+});
+export type TestWebhookBody = z.input<typeof testWebhookBodySchema>;
+
+export const testWebhookResponseSchema = z.object({
+  success: z.literal(true),
+  eventId: z.string(),
+  status: eventStatusSchema,
+  duplicate: z.boolean(),
+});
+export type TestWebhookResponse = z.infer<typeof testWebhookResponseSchema>;
+
+/** GET /api/webhook-status/:flowType/:flowId: public, says only whether the flow exists and is active. */
+export const webhookStatusParamsSchema = z.object({ flowType: z.string().max(100), flowId: z.string().max(200) });
+export const webhookStatusResponseSchema = z.object({
+  success: z.boolean(),
+  message: z.string(),
+  flowType: flowTypeSchema,
+  flowId: z.string(),
+  timestamp: z.string(),
+});
+export type WebhookStatusResponse = z.infer<typeof webhookStatusResponseSchema>;
