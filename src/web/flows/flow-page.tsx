@@ -11,6 +11,7 @@ import { FlowIcon } from './flow-icon.tsx';
 import { FlowStatusView } from './flow-status-view.tsx';
 import { FlowConfigForm } from './flow-config-form.tsx';
 import { useFlows } from './use-flows.ts';
+import { WebhookConsoleWhenOpen } from '../webhooks/webhook-console.tsx';
 
 type Mode = 'status' | 'form';
 
@@ -60,7 +61,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
           <FlowStatusView flow={flow} onConfigure={() => setChosenMode('form')} />
         )}
       </Card>
-      {/* The Webhook Test Console (a later issue) renders here when ?console=1 is set. */}
+      <WebhookConsoleWhenOpen flow={flow} />
     </div>
   );
 }
