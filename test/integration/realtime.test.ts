@@ -138,6 +138,7 @@ describe('the live stream of a flow', () => {
     const eventId = posted.json.eventId as string;
 
     await expect.poll(() => stream.statusesOf(eventId), { timeout: 15_000, interval: 20 }).toEqual(['received', 'generating', 'delivered']);
+    expect(stream.changes.filter((change) => change.eventId === eventId).map((change) => change.arrival)).toEqual([true, false, false]);
     const received = stream.changes.find((change) => change.eventId === eventId)!;
     expect(received).toMatchObject({ flowType: 'abandoned_cart', source: 'generic', dryRun: false, payload: event });
     const delivered = stream.changes.find((change) => change.eventId === eventId && change.status === 'delivered')!;

@@ -22,6 +22,7 @@ interface ChangeRow {
   raw_body: string | null;
   error: string | null;
   attempt: number;
+  arrival: boolean;
 }
 
 export interface EventChange extends StreamChange {
@@ -54,7 +55,8 @@ export async function listChangesAfter(db: Queryable, cursors: ReadonlyMap<strin
   if (cursors.size === 0) return [];
   const { rows } = await db.query<ChangeRow>(
     `SELECT c.id::text AS change_id, c.flow_id, c.event_id, c.status, c.created_at,
-            e.flow_type, e.source, e.dry_run, e.received_at, e.raw_body, e.error, e.attempt
+            e.flow_type, e.source, e.dry_run, e.received_at, e.raw_body, e.error, e.attempt,
+            NOT EXISTS (SELECT 1 FROM event_changes p WHERE p.flow_id = c.flow_id AND p.id < c.id AND p.event_id = c.event_id) AS arrival
        FROM unnest($1::text[], $2::bigint[]) AS s(flow_id, after)
        JOIN event_changes c ON c.flow_id = s.flow_id AND c.id > s.after
        JOIN events e ON e.id = c.event_id
@@ -68,6 +70,7 @@ export async function listChangesAfter(db: Queryable, cursors: ReadonlyMap<strin
     changeId: row.change_id,
     flowId: row.flow_id,
     eventId: row.event_id,
+    arrival: row.arrival,
     flowType: row.flow_type,
     status: row.status,
     source: row.source,

@@ -26,6 +26,8 @@ export type GeneratedText = z.infer<typeof generatedTextSchema>;
 export const streamChangeSchema = z.object({
   changeId: z.string(),
   eventId: z.string(),
+  /** True for the event's arrival (its first change); false for a later status change. */
+  arrival: z.boolean(),
   flowType: flowTypeSchema,
   status: eventStatusSchema,
   source: eventSourceSchema,

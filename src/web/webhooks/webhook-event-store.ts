@@ -62,12 +62,14 @@ export function entryFromChange(change: StreamChange): WebhookEventEntry {
 }
 
 /**
- * Applies one change to the list: a new event goes first, a status change updates its
- * entry in place. Says whether the event was new and whether it has just failed.
+ * Applies one change to the list: an arrival goes first, a status change updates its
+ * entry in place (and is ignored for an event that arrived while not listening). Says
+ * whether the event was new and whether it has just failed.
  */
 export function applyChange(entries: WebhookEventEntry[], change: StreamChange): { entries: WebhookEventEntry[]; isNew: boolean; nowFailed: boolean } {
   const updated = entryFromChange(change);
   const index = entries.findIndex((entry) => entry.id === change.eventId);
+  if (index < 0 && !change.arrival) return { entries, isNew: false, nowFailed: false };
   if (index < 0) return { entries: [updated, ...entries].slice(0, MAX_STORED_EVENTS), isNew: true, nowFailed: !updated.success };
   const previous = entries[index]!;
   const next = [...entries];
