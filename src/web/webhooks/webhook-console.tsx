@@ -329,7 +329,7 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
             </Button>
           </div>
           {showDebug ? (
-            <pre className="max-h-72 overflow-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100" data-testid="webhook-debug">
+            <pre tabIndex={0} aria-label="Debug details" className="max-h-72 overflow-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100" data-testid="webhook-debug">
               {JSON.stringify({ flowType, webhookUrl, listening, storedEvents: events.length, ...debug }, null, 2)}
             </pre>
           ) : null}
@@ -378,7 +378,7 @@ function WebhookEventItem({ entry }: { entry: WebhookEventEntry }) {
           ))}
         </dl>
       ) : null}
-      <pre className="max-h-64 overflow-auto rounded-md bg-slate-100 p-2 text-xs text-slate-900" data-testid="webhook-event-json">
+      <pre tabIndex={0} aria-label="Event payload" className="max-h-64 overflow-auto rounded-md bg-slate-100 p-2 text-xs text-slate-900" data-testid="webhook-event-json">
         {JSON.stringify(entry.data, null, 2)}
       </pre>
     </li>

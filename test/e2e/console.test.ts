@@ -1,0 +1,196 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage } from '../support/browser.ts';
+import { createSignedInUser } from '../support/e2e-accounts.ts';
+import type { HttpClient } from '../support/http-client.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
+import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import { credentialsInput, defaultAssistants, shopifyToken } from '../fakes/engine-scenario.ts';
+import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
+import { webhookConsoleMessages as m, webhookHandlerMessages } from '../../src/shared/webhooks/webhook-messages.ts';
+import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
+
+const run = promisify(execFile);
+
+let server: E2EServer;
+let browser: Browser;
+let openai: FakeOpenAI;
+let klaviyo: FakeKlaviyo;
+let shopify: FakeShopify;
+beforeAll(async () => {
+  openai = await startFakeOpenAI();
+  klaviyo = await startFakeKlaviyo();
+  shopify = await startFakeShopify({ accessTokens: [shopifyToken] });
+  server = await startE2EServer({ env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl } });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await openai?.close();
+  await klaviyo?.close();
+  await shopify?.close();
+});
+
+const toast = (page: Page, text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
+const entries = (page: Page) => page.getByTestId('webhook-event');
+const entry = (page: Page, eventIdInPayload: string) => entries(page).filter({ hasText: eventIdInPayload });
+
+/** Closes the open toasts before an accessibility check (the check is about this page). */
+async function dismissToasts(page: Page) {
+  const closeButtons = page.locator('[data-sonner-toast] button[data-close-button]');
+  for (let open = await closeButtons.count(); open > 0; open = await closeButtons.count()) {
+    await closeButtons.first().click({ force: true });
+    await expect.poll(() => closeButtons.count(), { timeout: 5_000 }).toBeLessThan(open);
+  }
+}
+
+/** A sample event of the flow with its own event_id and shopper, as the payload text. */
+function payloadText(eventId: string, email: string): string {
+  const event = sampleTestEvent('abandoned_cart', new Date(), eventId);
+  return JSON.stringify({ ...event, properties: { ...event.properties, customer: { email, first_name: 'Jo', last_name: 'Tester' } } }, null, 2);
+}
+
+async function setPayload(page: Page, text: string) {
+  await page.getByLabel('Test Payload (JSON)').fill(text);
+}
+
+/** The owner's stored events, from the event log API (what the server kept). */
+async function storedEvents(client: HttpClient): Promise<Array<{ id: string; status: string; source: string }>> {
+  const response = await client.get('/api/events?flowType=abandoned_cart');
+  expect(response.status, response.text).toBe(200);
+  return response.json.events;
+}
+
+describe('the webhook test console', () => {
+  it('listens, shows test and cURL events live, stores the list, clears it, refuses bad JSON and dry-runs without Klaviyo', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect(saved.status, saved.text).toBe(200);
+
+    await page.goto('/flows/abandoned-cart');
+    await page.getByRole('link', { name: 'Test Webhook' }).click();
+    await toast(page, flowMessages.webhookTesterOpened).waitFor();
+    const consoleCard = page.getByTestId('webhook-console');
+    await consoleCard.waitFor();
+    await page.getByText(m.statusInactive).waitFor();
+    await page.getByText(m.emptyInactive).waitFor();
+    expect(await page.getByRole('button', { name: 'Clear' }).isDisabled()).toBe(true);
+    // The default payload is SPEC.md's sample event of this flow.
+    const defaultPayload = JSON.parse(await page.getByLabel('Test Payload (JSON)').inputValue());
+    expect(defaultPayload).toMatchObject({ event_type: 'cart_abandoned', properties: { currency: 'USD', customer: { email: expect.any(String) } } });
+    expect(Object.keys(defaultPayload.properties).sort()).toEqual(['abandoned_at', 'cart_id', 'currency', 'customer', 'products', 'total']);
+
+    // Listen, send the default payload, see it arrive and its processing finish.
+    await page.getByRole('button', { name: 'Start Listening' }).click();
+    await toast(page, m.listening).waitFor();
+    await page.getByText(m.statusListening).waitFor();
+    await page.getByText(m.emptyListening).waitFor();
+    await page.getByRole('button', { name: 'Send Test Webhook' }).click();
+    await toast(page, m.sent).waitFor();
+    const first = entry(page, defaultPayload.event_id);
+    await first.waitFor();
+    await toast(page, m.received).waitFor();
+    await first.getByText(m.entryReceived).waitFor();
+    await first.getByTestId('webhook-event-status').filter({ hasText: 'delivered' }).waitFor();
+    expect(await first.getByTestId('webhook-event-json').textContent()).toBe(JSON.stringify(defaultPayload, null, 2));
+    expect(klaviyo.profiles.get(defaultPayload.properties.customer.email)).toBeDefined();
+
+    // The copied cURL command, run from a terminal, delivers to the flow too.
+    await setPayload(page, payloadText('evt_from_curl', 'curl@example.com'));
+    await page.getByRole('button', { name: 'Copy as cURL' }).click();
+    await toast(page, m.curlCopied).waitFor();
+    const command = await page.evaluate(() => navigator.clipboard.readText());
+    expect(command).toContain(saved.json.flow.webhookUrl);
+    await run('sh', ['-c', command]);
+    const fromCurl = entry(page, 'evt_from_curl');
+    await fromCurl.getByTestId('webhook-event-status').filter({ hasText: 'delivered' }).waitFor();
+    expect(await entries(page).count()).toBe(2);
+    expect(await entries(page).first().getAttribute('data-event-id')).toBe(await fromCurl.getAttribute('data-event-id'));
+
+    // Not listening: a send is stored and processed, but not captured.
+    await page.getByRole('button', { name: 'Stop Listening' }).click();
+    await toast(page, m.stopped).waitFor();
+    await page.getByText(m.statusInactive).waitFor();
+    await setPayload(page, payloadText('evt_not_listening', 'quiet@example.com'));
+    await page.getByRole('button', { name: 'Send Test Webhook' }).click();
+    await expect.poll(async () => (await storedEvents(user.client)).length, { timeout: 15_000, interval: 500 }).toBe(3);
+    await expect.poll(() => klaviyo.profiles.has('quiet@example.com'), { timeout: 15_000, interval: 100 }).toBe(true);
+    expect(await entries(page).count()).toBe(2);
+
+    // The list is kept in this browser and reloaded with the page.
+    await page.reload();
+    await consoleCard.waitFor();
+    await entry(page, 'evt_from_curl').waitFor();
+    expect(await entries(page).count()).toBe(2);
+    await page.getByRole('button', { name: 'Show Details' }).click();
+    await page.getByTestId('webhook-debug').waitFor();
+    await page.getByRole('button', { name: 'Hide Details' }).click();
+
+    // Clear empties the list and what is stored.
+    await page.getByRole('button', { name: 'Clear' }).click();
+    await toast(page, m.cleared).waitFor();
+    await page.getByText(m.emptyInactive).waitFor();
+    expect(await page.getByRole('button', { name: 'Clear' }).isDisabled()).toBe(true);
+    await page.reload();
+    await page.getByText(m.emptyInactive).waitFor();
+
+    // Invalid JSON: the message inline and as a toast, and nothing is sent.
+    await setPayload(page, '{"event_id": "broken", ');
+    await page.getByRole('button', { name: 'Copy as cURL' }).click();
+    await toast(page, m.curlCopied).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(m.curlInvalidHint);
+    await page.getByRole('button', { name: 'Send Test Webhook' }).click();
+    await consoleCard.getByRole('alert').filter({ hasText: m.invalidJson }).waitFor();
+    await toast(page, m.invalidJson).waitFor();
+    expect((await storedEvents(user.client)).length).toBe(3);
+
+    // Dry run: the texts are generated and shown; Klaviyo hears nothing of this shopper.
+    await page.getByRole('button', { name: 'Start Listening' }).click();
+    await page.getByText(m.statusListening).waitFor();
+    await setPayload(page, payloadText('evt_dry_run', 'dry@example.com'));
+    await page.getByLabel(m.dryRunLabel).check();
+    await page.getByRole('button', { name: 'Send Test Webhook' }).click();
+    const dry = entry(page, 'evt_dry_run');
+    await dry.getByTestId('webhook-event-status').filter({ hasText: 'skipped' }).waitFor();
+    const texts = dry.getByTestId('webhook-event-texts');
+    await texts.waitFor();
+    expect(await texts.textContent()).toContain('AI(');
+    expect(klaviyo.profiles.has('dry@example.com')).toBe(false);
+    expect(klaviyo.requests.some((request) => JSON.stringify(request.body ?? '').includes('dry@example.com'))).toBe(false);
+
+    await dismissToasts(page);
+    await expectNoSeriousA11yViolations(page);
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it('shows the handler page of a webhook URL from a real check of it', async () => {
+    const { context, page } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    const saved = await user.client.put('/api/flows/post_purchase', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const webhookUrl = saved.json.flow.webhookUrl as string;
+
+    await page.goto(webhookUrl);
+    await page.getByRole('heading', { name: webhookHandlerMessages.processed }).waitFor();
+    const result = page.getByTestId('webhook-result');
+    expect(await result.textContent()).toContain(webhookHandlerMessages.active);
+    expect(await result.textContent()).toContain(webhookUrl.split('/').pop());
+    await expectNoSeriousA11yViolations(page);
+
+    await page.goto(webhookUrl.replace('post_purchase', 'abandoned_cart'));
+    await page.getByRole('heading', { name: webhookHandlerMessages.error }).waitFor();
+    await page.getByText(`Error: ${webhookHandlerMessages.notFound}`).waitFor();
+    await page.getByRole('link', { name: 'Return to Dashboard' }).click();
+    await page.waitForURL('**/dashboard');
+    await context.close();
+  });
+});
