@@ -22,7 +22,9 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const authSecret = config.authSecret ?? (await loadOrCreateSecret(config.dataDir, 'auth-secret'));
   const credentialCipher = await loadCredentialCipher(config);
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Event jobs run concurrently (up to 100 per worker process) and each holds a connection
+  // only for a query at a time; this leaves room for them beside the web requests.
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.role === 'web' ? 20 : 30 });
   logger.info({ database: config.databaseUrl ? 'server' : 'embedded', role: config.role }, 'database ready');
   const mailer = createMailer({
     smtpUrl: config.smtpUrl,
@@ -52,8 +54,15 @@ async function main(): Promise<void> {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 
-  await app.listen({ port: config.port, host: '0.0.0.0' });
-  logger.info({ url: config.publicUrl }, 'Flowsmith is running');
+  if (config.role === 'worker') {
+    // A worker serves no HTTP: `ready` starts the event worker, `close` (on a signal) lets
+    // its jobs finish or hands them back to the queue.
+    await app.ready();
+    logger.info({ role: config.role }, 'Flowsmith worker is running');
+  } else {
+    await app.listen({ port: config.port, host: '0.0.0.0' });
+    logger.info({ url: config.publicUrl, role: config.role }, 'Flowsmith is running');
+  }
 }
 
 main().catch((error: unknown) => {

@@ -73,6 +73,10 @@ export class EventJobs {
       heartbeatSeconds: this.options.heartbeatSeconds,
       expireInSeconds: 60 * 60,
     });
+    // pg-boss looks a queue up in its cache before sending, and fills a miss from the pool.
+    // Inside the intake transaction that second connection would wait behind the first on
+    // the single-session embedded database, for ever; so the cache is filled here, once.
+    await this.boss.findJobs(PROCESS_EVENT_QUEUE, { id: '00000000-0000-0000-0000-000000000000' });
     this.started = true;
   }
 

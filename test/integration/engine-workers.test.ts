@@ -1,0 +1,148 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { startWorkerProcess, type WorkerProcess } from '../fakes/engine-worker-process.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+
+/**
+ * Separate worker processes (src/server/main.ts with ROLE=worker) on the test app's
+ * database. The embedded database is reachable from other processes through its loopback
+ * socket, so these run on PGlite as well as on the server.
+ */
+const credentialsKey = randomBytes(32).toString('base64');
+let scenario: EngineScenario;
+const workers: WorkerProcess[] = [];
+
+beforeAll(async () => {
+  scenario = await startEngineScenario({
+    env: { ROLE: 'web', CREDENTIALS_KEY: credentialsKey },
+    klaviyo: { enforceRateLimits: true },
+  });
+});
+afterEach(async () => {
+  await Promise.all(workers.splice(0).map((worker) => worker.kill('SIGKILL')));
+  scenario.openai.clearFailures();
+});
+afterAll(async () => {
+  await scenario?.close();
+});
+
+function workerEnv(): Record<string, string> {
+  return {
+    DATABASE_URL: scenario.testApp.database.connectionString,
+    CREDENTIALS_KEY: credentialsKey,
+    OPENAI_BASE_URL: scenario.openai.apiBaseUrl,
+    KLAVIYO_BASE_URL: scenario.klaviyo.baseUrl,
+    SHOPIFY_BASE_URL: scenario.shopify.baseUrl,
+    PUBLIC_URL: scenario.testApp.baseUrl,
+  };
+}
+
+async function startWorker(): Promise<WorkerProcess> {
+  const worker = await startWorkerProcess(workerEnv());
+  workers.push(worker);
+  return worker;
+}
+
+const db = () => scenario.testApp.database.pool;
+const profileWrites = (email: string) =>
+  scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === email);
+
+describe('worker processes', () => {
+  it('hands the jobs of a killed worker to a restarted one, which delivers everything once without generating again', async () => {
+    const owner = await ownerWithFlows(scenario, { abandoned_cart: { klaviyoEventName: 'AI content ready' } });
+    // Half the events' "Body" answers hang, so the worker is killed in the middle of them;
+    // their subject lines are generated and stored before the kill.
+    const slow = Array.from({ length: 5 }, () => ({ email: uniqueEmail('slow'), first_name: `Slowpoke${randomBytes(3).toString('hex')}` }));
+    const fast = Array.from({ length: 5 }, () => ({ email: uniqueEmail('fast'), first_name: 'Quick' }));
+    const slowNames = new Set(slow.map((shopper) => shopper.first_name));
+    let hanging = true;
+    scenario.openai.failWhen((request) => {
+      const input = String((request.body as any)?.input ?? '');
+      return hanging && [...slowNames].some((name) => input.includes(name)) ? { kind: 'hang' } : undefined;
+    });
+
+    const first = await startWorker();
+    const ids: string[] = [];
+    for (const shopper of [...slow, ...fast]) {
+      const response = await postEvent(scenario.testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', shopper));
+      expect(response.status).toBe(202);
+      ids.push(response.json.eventId);
+    }
+    const slowIds = ids.slice(0, slow.length);
+    const fastIds = ids.slice(slow.length);
+    await waitForEvents(db(), fastIds, { statuses: ['delivered'], timeoutMs: 20_000 });
+    await waitForEvents(db(), slowIds, { statuses: ['generating'] });
+    const hungCalls = () => scenario.openai.requests.filter((request) => [...slowNames].some((name) => String((request.body as any)?.input).includes(name)));
+    await expect.poll(() => hungCalls().length, { timeout: 10_000 }).toBe(slow.length);
+    const subjectCalls = () => scenario.openai.requests.filter((request) => String((request.body as any)?.input).startsWith('Write a subject line')).length;
+    const subjectsBeforeKill = subjectCalls();
+
+    expect(await first.kill('SIGKILL')).toBe('SIGKILL');
+    hanging = false;
+    await startWorker();
+    const settled = await waitForEvents(db(), ids, { timeoutMs: 40_000 });
+    expect([...settled.values()].map((row) => row.status)).toEqual(Array(ids.length).fill('delivered'));
+
+    for (const shopper of [...slow, ...fast]) {
+      expect(profileWrites(shopper.email), shopper.email).toHaveLength(1);
+      expect(scenario.klaviyo.events.filter((event) => event.email === shopper.email)).toHaveLength(1);
+    }
+    // The subject lines of the interrupted events were kept, not generated again.
+    expect(subjectCalls()).toBe(subjectsBeforeKill);
+  }, 90_000);
+
+  it('stops gracefully on SIGTERM: jobs in flight finish, nothing is lost', async () => {
+    const owner = await ownerWithFlows(scenario, { post_purchase: {} });
+    scenario.openai.setLatency(1_500);
+    try {
+      const worker = await startWorker();
+      const ids: string[] = [];
+      for (let index = 0; index < 6; index += 1) {
+        const response = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('graceful') }));
+        ids.push(response.json.eventId);
+      }
+      await waitForEvents(db(), ids, { statuses: ['generating'] });
+      expect(await worker.kill('SIGTERM')).toBe(0);
+      const settled = await waitForEvents(db(), ids, { timeoutMs: 5_000 });
+      expect([...settled.values()].every((row) => row.status === 'delivered')).toBe(true);
+    } finally {
+      scenario.openai.setLatency(0);
+    }
+  }, 60_000);
+
+  it('keeps two workers together within Klaviyo’s per-account limits', async () => {
+    const owner = await ownerWithFlows(scenario, { browser_abandonment: {} });
+    const throttledBefore = scenario.klaviyo.throttledCount;
+    const writesBefore = scenario.klaviyo.requests.length;
+    await Promise.all([startWorker(), startWorker()]);
+    const ids: string[] = [];
+    const total = 200;
+    for (let batch = 0; batch < total / 20; batch += 1) {
+      const responses = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          postEvent(scenario.testApp.baseUrl, owner.flows.browser_abandonment.webhookPath, sampleEvent('browser_abandonment', { email: uniqueEmail('burst') })),
+        ),
+      );
+      for (const response of responses) {
+        expect(response.status).toBe(202);
+        ids.push(response.json.eventId);
+      }
+    }
+    const settled = await waitForEvents(db(), ids, { timeoutMs: 60_000 });
+    expect([...settled.values()].filter((row) => row.status !== 'delivered')).toEqual([]);
+
+    // Both processes wrote, and no second (the fake's 75/s window) ever saw more than 75.
+    const writes = scenario.klaviyo.requests.slice(writesBefore).filter((request) => request.path === '/api/profile-import');
+    expect(writes).toHaveLength(total);
+    const times = writes.map((request) => request.receivedAt).sort((a, b) => a - b);
+    let busiest = 0;
+    for (let start = 0, end = 0; end < times.length; end += 1) {
+      while (times[end]! - times[start]! >= 1_000) start += 1;
+      busiest = Math.max(busiest, end - start + 1);
+    }
+    expect(busiest).toBeLessThanOrEqual(75);
+    expect(busiest).toBeGreaterThan(40);
+    expect(scenario.klaviyo.throttledCount).toBe(throttledBefore);
+  }, 120_000);
+});
