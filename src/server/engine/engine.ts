@@ -34,6 +34,8 @@ export const defaultEngineOptions: EngineOptions = {
 
 export interface Engine {
   enqueue(db: Queryable, job: { eventId: string; attempt: number }, startAfter?: Date | null): Promise<void>;
+  /** Many jobs in one statement (the webhook intake's batches). */
+  enqueueMany(db: Queryable, jobs: Array<{ job: { eventId: string; attempt: number }; startAfter: Date | null }>): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Jobs this process is running now. */
@@ -65,6 +67,7 @@ export function createEngine(dependencies: {
   let started: Promise<void> | null = null;
   return {
     enqueue: (db, job, startAfter = null) => jobs.send(db, job, startAfter),
+    enqueueMany: (db, many) => jobs.sendMany(db, many),
     start() {
       started ??= (async () => {
         await jobs.start();

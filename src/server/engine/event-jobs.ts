@@ -90,6 +90,17 @@ export class EventJobs {
     this.worker?.wake();
   }
 
+  /** Sends many jobs in one statement within the caller's transaction. */
+  async sendMany(db: Queryable, jobs: Array<{ job: ProcessEventJob; startAfter: Date | null }>): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.boss.insert(
+      PROCESS_EVENT_QUEUE,
+      jobs.map(({ job, startAfter }) => ({ data: job, heartbeatSeconds: this.options.heartbeatSeconds, ...(startAfter ? { startAfter } : {}) })),
+      { db: asBossDb(db) },
+    );
+    this.worker?.wake();
+  }
+
   /** Starts taking jobs in this process. */
   work(handler: ProcessEventHandler): void {
     if (this.worker) return;

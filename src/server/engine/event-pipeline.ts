@@ -87,6 +87,8 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   const { pool } = context;
   const flow = await findFlowById(pool, event.flowId);
   if (!flow) return;
+  // Switched off since the event arrived (or before a replay): an inactive flow processes nothing.
+  if (!flow.isActive) throw new EventOutcome('skipped', m.flowSwitchedOff);
   const normalized = event.normalized ?? (await normalizeStored(context, event));
   if (!normalized.shopper.email) {
     throw new EventOutcome('skipped', event.topic?.startsWith('carts/') ? m.cartWithoutIdentity : m.noEmail);

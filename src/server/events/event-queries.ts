@@ -100,37 +100,86 @@ export interface NewEvent {
  * whether it was new, and the id of the stored event either way.
  */
 export async function insertEventOnce(db: Queryable, event: NewEvent): Promise<{ inserted: boolean; id: string; status: EventStatus }> {
+  const inserted = await insertEventsOnce(db, [event]);
+  if (inserted.has(event.id)) return { inserted: true, id: event.id, status: event.status };
+  const found = await findDuplicateOf(db, event);
+  // Only the event id itself can collide otherwise (practically impossible); refuse loudly.
+  if (!found) throw new Error('The event could not be stored: its id is already taken');
+  return { inserted: false, id: found.id, status: found.status };
+}
+
+const insertColumns = [
+  'id',
+  'flow_id',
+  'user_id',
+  'flow_type',
+  'source',
+  'topic',
+  'status',
+  'content_type',
+  'raw_body',
+  'headers',
+  'shopify_event_id',
+  'shopify_webhook_id',
+  'external_event_id',
+  'error',
+  'checkout_token',
+  'process_after',
+  'received_at',
+  'updated_at',
+  'finished_at',
+] as const;
+
+function insertValues(event: NewEvent): unknown[] {
   const finished = event.status === 'skipped' || event.status === 'rejected' ? event.receivedAt : null;
-  const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO events (id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers,
-                         shopify_event_id, shopify_webhook_id, external_event_id, error, checkout_token, process_after,
-                         received_at, updated_at, finished_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10::jsonb, $11, $12, $13, $14, $15, $16, $17, $17, $18)
-     ON CONFLICT DO NOTHING
-     RETURNING id`,
-    [
-      event.id,
-      event.flowId,
-      event.userId,
-      event.flowType,
-      event.source,
-      event.topic,
-      event.status,
-      event.contentType,
-      event.rawBody,
-      JSON.stringify(event.headers),
-      event.shopifyEventId,
-      event.shopifyWebhookId,
-      event.externalEventId,
-      event.error,
-      event.checkoutToken,
-      event.processAfter,
-      event.receivedAt,
-      finished,
-    ],
+  return [
+    event.id,
+    event.flowId,
+    event.userId,
+    event.flowType,
+    event.source,
+    event.topic,
+    event.status,
+    event.contentType,
+    event.rawBody,
+    JSON.stringify(event.headers),
+    event.shopifyEventId,
+    event.shopifyWebhookId,
+    event.externalEventId,
+    event.error,
+    event.checkoutToken,
+    event.processAfter,
+    event.receivedAt,
+    event.receivedAt,
+    finished,
+  ];
+}
+
+/**
+ * Stores many accepted events in one statement; a row whose Shopify event id, webhook id
+ * or event_id is already stored for its flow (or repeats earlier in the same batch) is
+ * skipped. Returns the ids that were inserted.
+ */
+export async function insertEventsOnce(db: Queryable, events: NewEvent[]): Promise<Set<string>> {
+  if (events.length === 0) return new Set();
+  const values: unknown[] = [];
+  const rows = events.map((event) => {
+    const placeholders = insertValues(event).map((value) => {
+      values.push(value);
+      return `$${values.length}`;
+    });
+    return `(${placeholders.join(', ')})`;
+  });
+  const { rows: inserted } = await db.query<{ id: string }>(
+    `INSERT INTO events (${insertColumns.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING RETURNING id`,
+    values,
   );
-  if (rows[0]) return { inserted: true, id: rows[0].id, status: event.status };
-  const existing = await db.query<{ id: string; status: EventStatus }>(
+  return new Set(inserted.map((row) => row.id));
+}
+
+/** The stored event a duplicate delivery repeats: same flow and any of its de-duplication ids. */
+export async function findDuplicateOf(db: Queryable, event: NewEvent): Promise<{ id: string; status: EventStatus } | null> {
+  const { rows } = await db.query<{ id: string; status: EventStatus }>(
     `SELECT id, status FROM events
       WHERE flow_id = $1
         AND ((shopify_event_id = $2 AND $2 IS NOT NULL) OR (shopify_webhook_id = $3 AND $3 IS NOT NULL) OR (external_event_id = $4 AND $4 IS NOT NULL))
@@ -138,10 +187,7 @@ export async function insertEventOnce(db: Queryable, event: NewEvent): Promise<{
       LIMIT 1`,
     [event.flowId, event.shopifyEventId, event.shopifyWebhookId, event.externalEventId],
   );
-  const found = existing.rows[0];
-  // Only the event id itself can collide otherwise (practically impossible); refuse loudly.
-  if (!found) throw new Error('The event could not be stored: its id is already taken');
-  return { inserted: false, id: found.id, status: found.status };
+  return rows[0] ?? null;
 }
 
 export async function findEventById(db: Queryable, eventId: string): Promise<EventRecord | null> {

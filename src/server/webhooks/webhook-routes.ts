@@ -2,14 +2,17 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { inTransaction } from '../database/database.ts';
+import type { Logger } from 'pino';
 import { HttpError } from '../platform/http-errors.ts';
-import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
+import type { FlowRecord } from '../flows/flow-queries.ts';
 import { insertEventOnce, type NewEvent } from '../events/event-queries.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { CredentialsLoader } from '../engine/engine-credentials.ts';
 import { verifyShopifySignature } from './webhook-signature.ts';
 import { keptHeadersOf, readIntakeDetails } from './webhook-intake.ts';
+import { IntakeBatcher, type StoredEvent } from './intake-batcher.ts';
+import { SigningSecretCache } from './signing-secret-cache.ts';
+import { WebhookFlowCache } from './webhook-flow-cache.ts';
 import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../shared/events/event-messages.ts';
 import { webhookAcceptedSchema, type EventStatus } from '../../shared/events/event-schemas.ts';
 import { flowTypeDetails, flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
@@ -37,6 +40,9 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { pool } = app.database;
   const { engine, loadCredentials } = options;
+  const flows = new WebhookFlowCache(pool, app.clock);
+  const batcher = new IntakeBatcher(pool, engine, app.log as unknown as Logger);
+  const signingSecrets = new SigningSecretCache(async (userId) => (await loadCredentials(pool, userId))?.shopifySigningSecrets ?? [], app.clock);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit: MAX_WEBHOOK_BODY_BYTES }, (_request, body, done) => {
@@ -45,7 +51,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
 
   async function findFlow(flowId: string): Promise<FlowRecord | null> {
     try {
-      return await findFlowById(pool, flowId);
+      return await flows.find(flowId);
     } catch (error) {
       app.log.error({ err: error }, 'webhook: the database is unavailable');
       throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
@@ -126,18 +132,18 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
 
       const signature = request.headers['x-shopify-hmac-sha256'];
       if (signature !== undefined) {
-        let secrets: string[];
+        let check: { valid: boolean; secrets: string[] };
         try {
-          secrets = (await loadCredentials(pool, flow.userId))?.shopifySigningSecrets ?? [];
+          check = await signingSecrets.verify(flow.userId, (secrets) => verifyShopifySignature(body, String(signature), secrets));
         } catch (error) {
           app.log.error({ err: error }, 'webhook: could not read the signing secrets');
           throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
         }
-        if (secrets.length === 0) {
+        if (check.secrets.length === 0) {
           await recordRejection(request, flow, rejectionReasons.noSigningSecret, text);
           throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
         }
-        if (!verifyShopifySignature(body, String(signature), secrets)) {
+        if (!check.valid) {
           await recordRejection(request, flow, rejectionReasons.signatureMismatch, text);
           throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
         }
@@ -178,13 +184,9 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
         processAfter,
         receivedAt,
       };
-      let stored: { inserted: boolean; id: string; status: EventStatus };
+      let stored: StoredEvent;
       try {
-        stored = await inTransaction(pool, async (client) => {
-          const result = await insertEventOnce(client, event);
-          if (result.inserted && status !== 'skipped') await engine.enqueue(client, { eventId: result.id, attempt: 1 }, processAfter);
-          return result;
-        });
+        stored = await batcher.store(event, status !== 'skipped');
       } catch (error) {
         // Never 2xx for an event that was not kept: the sender must retry.
         app.log.error({ err: error, flowId: flow.id }, 'webhook: the event could not be stored');

@@ -31,6 +31,7 @@ export const rejectionReasons = {
 /** Reasons stored on skipped and failed events. */
 export const eventOutcomeMessages = {
   flowInactive: 'The flow was inactive when the event arrived.',
+  flowSwitchedOff: 'The flow was switched off before the event was processed.',
   noEmail: 'The event has no shopper email, so there is no Klaviyo profile to write to.',
   noCredentials: 'No API credentials are saved. Save them in API settings, then replay the event.',
   noAssistants: 'The flow has no AI assistants.',

@@ -1,0 +1,112 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { inTransaction } from '../database/database.ts';
+import { findDuplicateOf, insertEventsOnce, type NewEvent } from '../events/event-queries.ts';
+import type { Engine } from '../engine/engine.ts';
+import type { EventStatus } from '../../shared/events/event-schemas.ts';
+
+/**
+ * Stores accepted webhook events together with their jobs, many requests per transaction.
+ *
+ * Each request still gets its 2xx only after its own event and job are committed; what is
+ * shared is the transaction. While one batch commits, the requests arriving meanwhile
+ * gather into the next, so under load a commit (and the per-flow lock the event-change
+ * trigger takes, docs/decisions/0009-live-stream.md) is paid once per batch instead of
+ * once per request; a lone request is written at once. If a batch fails, each of its
+ * events is tried alone, so one event the database refuses cannot fail its neighbours.
+ */
+export interface StoredEvent {
+  inserted: boolean;
+  id: string;
+  status: EventStatus;
+}
+
+interface Pending {
+  event: NewEvent;
+  enqueue: boolean;
+  resolve(stored: StoredEvent): void;
+  reject(error: unknown): void;
+}
+
+const MAX_BATCH = 100;
+const MAX_PARALLEL_BATCHES = 4;
+
+export class IntakeBatcher {
+  private readonly pool: pg.Pool;
+  private readonly engine: Engine;
+  private readonly logger: Logger;
+  private queue: Pending[] = [];
+  private running = 0;
+
+  constructor(pool: pg.Pool, engine: Engine, logger: Logger) {
+    this.pool = pool;
+    this.engine = engine;
+    this.logger = logger;
+  }
+
+  /** Resolves once the event (and, when `enqueue`, its job) is committed, or was already stored. */
+  store(event: NewEvent, enqueue: boolean): Promise<StoredEvent> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ event, enqueue, resolve, reject });
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    while (this.running < MAX_PARALLEL_BATCHES && this.queue.length > 0) {
+      const batch = this.queue.splice(0, MAX_BATCH);
+      this.running += 1;
+      void this.write(batch).finally(() => {
+        this.running -= 1;
+        this.drain();
+      });
+    }
+  }
+
+  private async write(batch: Pending[]): Promise<void> {
+    try {
+      const inserted = await this.commit(batch);
+      await this.settle(batch, inserted);
+    } catch (error) {
+      if (batch.length === 1) {
+        batch[0]!.reject(error);
+        return;
+      }
+      this.logger.warn({ err: error, events: batch.length }, 'webhook batch failed; storing its events one by one');
+      await Promise.all(batch.map((pending) => this.write([pending])));
+    }
+  }
+
+  private commit(batch: Pending[]): Promise<Set<string>> {
+    return inTransaction(this.pool, async (client) => {
+      const inserted = await insertEventsOnce(
+        client,
+        batch.map((pending) => pending.event),
+      );
+      const jobs = batch
+        .filter((pending) => pending.enqueue && inserted.has(pending.event.id))
+        .map((pending) => ({ job: { eventId: pending.event.id, attempt: 1 }, startAfter: pending.event.processAfter }));
+      await this.engine.enqueueMany(client, jobs);
+      return inserted;
+    });
+  }
+
+  /** Answers every request of a committed batch; a duplicate gets the id of the event it repeats. */
+  private async settle(batch: Pending[], inserted: Set<string>): Promise<void> {
+    await Promise.all(
+      batch.map(async (pending) => {
+        if (inserted.has(pending.event.id)) {
+          pending.resolve({ inserted: true, id: pending.event.id, status: pending.event.status });
+          return;
+        }
+        try {
+          const original = await findDuplicateOf(this.pool, pending.event);
+          if (!original) throw new Error('The event could not be stored: its id is already taken');
+          pending.resolve({ inserted: false, id: original.id, status: original.status });
+        } catch (error) {
+          pending.reject(error);
+        }
+      }),
+    );
+  }
+}
