@@ -23,7 +23,7 @@ export const defaultEngineOptions: EngineOptions = {
   klaviyoTimeoutMs: 30_000,
   maxOutputTokens: 1_024,
   klaviyoLimits: klaviyoAccountLimits,
-  concurrency: 100,
+  concurrency: 200,
   pollIntervalMs: 1_000,
   retryLimit: 5,
   retryDelaySeconds: 5,
