@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import { normalizeEvent } from '../../src/server/engine/event-normalizer.ts';
+
+const receivedAt = new Date('2026-11-20T10:00:00.000Z');
+
+describe('generic events (SPEC.md sample shape)', () => {
+  it('reads a browse event: one product, its page as the product URL', () => {
+    const result = normalizeEvent(
+      'generic',
+      'product_viewed',
+      {
+        event_id: 'evt_1',
+        event_type: 'product_viewed',
+        timestamp: '2026-11-20T09:00:00Z',
+        properties: {
+          customer: { email: ' ada@example.com ', first_name: 'Ada', last_name: 'Lovelace' },
+          product: { id: 17, name: 'Trail Shoe', price: 89.5, description: 'Light' },
+          page_url: 'https://shop.example/p/trail-shoe',
+          time_spent: 120,
+        },
+      },
+      receivedAt,
+    );
+    expect(result).toEqual({
+      ok: true,
+      event: {
+        eventType: 'product_viewed',
+        shopper: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+        products: [{ id: '17', name: 'Trail Shoe', description: 'Light', price: '89.5', quantity: null, url: 'https://shop.example/p/trail-shoe' }],
+        total: null,
+        currency: null,
+        time: '2026-11-20T09:00:00.000Z',
+        checkoutUrl: null,
+        checkoutToken: null,
+        completedAt: null,
+      },
+    });
+  });
+
+  it('reads a cart: products, total, currency and the abandonment time', () => {
+    const result = normalizeEvent(
+      'test',
+      null,
+      {
+        event_type: 'cart_abandoned',
+        properties: {
+          customer: { email: 'b@example.com' },
+          products: [{ id: 'a', name: 'A', price: '10.00', quantity: 2 }],
+          total: '20.00',
+          currency: 'USD',
+          abandoned_at: '2026-11-20T08:00:00Z',
+        },
+      },
+      receivedAt,
+    );
+    expect(result.ok && result.event).toMatchObject({ total: '20.00', currency: 'USD', time: '2026-11-20T08:00:00.000Z', products: [{ quantity: 2, price: '10.00' }] });
+  });
+
+  it('uses the receipt time when the payload has none and calls an untyped event generic_event', () => {
+    const result = normalizeEvent('generic', null, { properties: { customer: { email: 'c@example.com' } } }, receivedAt);
+    expect(result.ok && result.event).toMatchObject({ eventType: 'generic_event', time: receivedAt.toISOString(), products: [] });
+  });
+
+  it('fails with the fields that have the wrong types', () => {
+    const result = normalizeEvent(
+      'generic',
+      null,
+      { properties: { customer: { email: 42 }, products: 'shoes', total: 'a lot' } },
+      receivedAt,
+    );
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.reason).toContain('properties.customer.email: expected an email address');
+    expect(result.reason).toContain('properties.products: expected a list');
+    expect(result.reason).toContain('properties.total: expected an amount such as 19.99');
+  });
+});
+
+describe('Shopify payloads', () => {
+  const checkout = {
+    token: 'tok1',
+    cart_token: 'cart1',
+    email: 'kim@example.com',
+    customer: { first_name: 'Kim', last_name: 'Buyer' },
+    line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: 42 }],
+    total_price: '89.50',
+    presentment_currency: 'EUR',
+    currency: 'USD',
+    abandoned_checkout_url: 'https://shop.example/recover',
+    completed_at: null,
+    updated_at: '2026-11-20T09:30:00Z',
+  };
+
+  it('maps a checkout to the same shape, with its recovery link and token', () => {
+    const result = normalizeEvent('shopify', 'checkouts/update', checkout, receivedAt);
+    expect(result).toMatchObject({
+      ok: true,
+      event: {
+        eventType: 'checkouts/update',
+        shopper: { email: 'kim@example.com', firstName: 'Kim', lastName: 'Buyer' },
+        products: [{ id: '42', name: 'Trail Shoe', price: '89.50', quantity: 1, description: null }],
+        total: '89.50',
+        currency: 'EUR',
+        checkoutUrl: 'https://shop.example/recover',
+        checkoutToken: 'tok1',
+        completedAt: null,
+      },
+    });
+  });
+
+  it('maps an order, taking the checkout token that links it to its checkout', () => {
+    const result = normalizeEvent('shopify', 'orders/create', { ...checkout, token: 'order-token', checkout_token: 'tok1', order_status_url: 'https://shop.example/orders/1' }, receivedAt);
+    expect(result.ok && result.event).toMatchObject({ checkoutToken: 'tok1', checkoutUrl: 'https://shop.example/orders/1' });
+  });
+
+  it('leaves a cart without identity', () => {
+    const result = normalizeEvent('shopify', 'carts/update', { token: 'c', line_items: [{ title: 'X', price: '1.00', quantity: 1 }] }, receivedAt);
+    expect(result.ok && result.event.shopper.email).toBeNull();
+  });
+});
+
+describe('Web Pixel events', () => {
+  it('reads a product view of an identified shopper', () => {
+    const result = normalizeEvent(
+      'pixel',
+      'product_viewed',
+      {
+        id: 'px1',
+        name: 'product_viewed',
+        timestamp: '2026-11-20T09:45:00Z',
+        customer: { email: 'pia@example.com', firstName: 'Pia' },
+        data: { productVariant: { price: { amount: 42, currencyCode: 'EUR' }, product: { id: 'gid://shopify/Product/1', title: 'Rain Jacket', url: '/products/rain-jacket' } } },
+      },
+      receivedAt,
+    );
+    expect(result.ok && result.event).toMatchObject({
+      eventType: 'product_viewed',
+      shopper: { email: 'pia@example.com', firstName: 'Pia' },
+      products: [{ name: 'Rain Jacket', price: '42', url: '/products/rain-jacket', quantity: 1 }],
+      currency: 'EUR',
+    });
+  });
+
+  it('reads a started checkout: its email, lines and total', () => {
+    const result = normalizeEvent(
+      'pixel',
+      'checkout_started',
+      {
+        name: 'checkout_started',
+        data: { checkout: { email: 'q@example.com', token: 't9', currencyCode: 'USD', totalPrice: { amount: '30.00' }, lineItems: [{ title: 'Cap', quantity: 3, variant: { price: { amount: '10.00' } } }] } },
+      },
+      receivedAt,
+    );
+    expect(result.ok && result.event).toMatchObject({ shopper: { email: 'q@example.com' }, total: '30.00', checkoutToken: 't9', products: [{ name: 'Cap', quantity: 3, price: '10.00' }] });
+  });
+});

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createResponse } from '../../src/server/integrations/openai/openai-responses.ts';
+import { createEvent, importProfile, KLAVIYO_REVISION } from '../../src/server/integrations/klaviyo/klaviyo-profiles.ts';
+import { ServiceCallError } from '../../src/server/engine/service-call-error.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
+
+let openai: FakeOpenAI;
+let klaviyo: FakeKlaviyo;
+beforeAll(async () => {
+  openai = await startFakeOpenAI({ validKeys: ['sk-unit-key-0123456789'] });
+  klaviyo = await startFakeKlaviyo({ validKeys: ['pk_unit_key_0123456789'] });
+});
+afterAll(async () => {
+  await openai?.close();
+  await klaviyo?.close();
+});
+
+const openaiConnection = () => ({ baseUrl: openai.apiBaseUrl, apiKey: 'sk-unit-key-0123456789', timeoutMs: 2_000 });
+const klaviyoConnection = () => ({ baseUrl: klaviyo.baseUrl, apiKey: 'pk_unit_key_0123456789', timeoutMs: 2_000 });
+const request = { model: 'gpt-5-mini', instructions: 'Be brief.', input: 'Subject for shoes', maxOutputTokens: 200 };
+
+async function failure(promise: Promise<unknown>): Promise<ServiceCallError> {
+  const error = await promise.then(() => null, (caught: unknown) => caught);
+  expect(error).toBeInstanceOf(ServiceCallError);
+  return error as ServiceCallError;
+}
+
+describe('OpenAI Responses', () => {
+  it('sends the documented body and finds the text after a reasoning item', async () => {
+    openai.resetCounters();
+    const result = await createResponse(openaiConnection(), request);
+    expect(result.text).toBe('AI(gpt-5-mini): Subject for shoes');
+    expect(result.usage.totalTokens).toBeGreaterThan(0);
+    expect(openai.requests[0]!.body).toEqual({ model: 'gpt-5-mini', instructions: 'Be brief.', input: 'Subject for shoes', max_output_tokens: 200, store: false });
+  });
+
+  it('reports an answer without text and why', async () => {
+    openai.failNext({ kind: 'no-text' });
+    expect(await createResponse(openaiConnection(), request)).toMatchObject({ text: null, noTextReason: 'incomplete: max_output_tokens' });
+  });
+
+  it('maps a rate limit to retryable with retry-after-ms, and insufficient_quota to permanent', async () => {
+    openai.failNext({ kind: 'status', status: 429, retryAfterMs: 750, retryAfterSeconds: 3 });
+    expect(await failure(createResponse(openaiConnection(), request))).toMatchObject({ code: 'rate_limited', retryable: true, retryAfterMs: 750 });
+    openai.failNext({ kind: 'insufficient_quota' });
+    const quota = await failure(createResponse(openaiConnection(), request));
+    expect(quota).toMatchObject({ code: 'insufficient_quota', retryable: false, status: 429 });
+    expect(quota.message).toMatch(/^OpenAI: You exceeded your current quota/);
+  });
+
+  it('never puts the key into the message, and treats no answer as retryable', async () => {
+    const error = await failure(createResponse({ ...openaiConnection(), apiKey: 'sk-wrong' }, request));
+    expect(error).toMatchObject({ code: 'unauthorized', retryable: false });
+    expect(error.message).not.toContain('sk-wrong');
+    openai.failNext({ kind: 'hang' });
+    expect(await failure(createResponse({ ...openaiConnection(), timeoutMs: 200 }, request))).toMatchObject({ code: 'timeout', retryable: true });
+    const closed = await failure(createResponse({ ...openaiConnection(), baseUrl: 'http://127.0.0.1:9' }, request));
+    expect(closed).toMatchObject({ code: 'network', retryable: true });
+  });
+});
+
+describe('Klaviyo profiles and events', () => {
+  it('imports a profile with JSON:API headers of the pinned revision', async () => {
+    const result = await importProfile(klaviyoConnection(), { email: 'ada@example.com', firstName: 'Ada', lastName: null, properties: { subject_line1: 'Hi' } });
+    expect(result.created).toBe(true);
+    const sent = klaviyo.requests.at(-1)!;
+    expect(sent.headers).toMatchObject({ revision: KLAVIYO_REVISION, accept: 'application/vnd.api+json', 'content-type': 'application/vnd.api+json', authorization: 'Klaviyo-API-Key pk_unit_key_0123456789' });
+    expect(sent.body).toEqual({ data: { type: 'profile', attributes: { email: 'ada@example.com', first_name: 'Ada', properties: { subject_line1: 'Hi' } } } });
+    expect((await importProfile(klaviyoConnection(), { email: 'ada@example.com', firstName: null, lastName: null, properties: {} })).created).toBe(false);
+  });
+
+  it('sends an event with a unique id', async () => {
+    await createEvent(klaviyoConnection(), { metricName: 'AI content ready', email: 'ada@example.com', properties: { a: 'b' }, uniqueId: 'evt-1', time: '2026-11-20T10:00:00Z' });
+    expect(klaviyo.events.at(-1)).toMatchObject({ metric: 'AI content ready', uniqueId: 'evt-1', properties: { a: 'b' } });
+  });
+
+  it('maps 400 to permanent with the pointer, and 429 to retryable with Retry-After', async () => {
+    klaviyo.failNext({ kind: 'bad-property', property: 'x' });
+    const bad = await failure(importProfile(klaviyoConnection(), { email: 'a@example.com', firstName: null, lastName: null, properties: {} }));
+    expect(bad).toMatchObject({ code: 'bad_request', retryable: false, status: 400 });
+    expect(bad.message).toContain('(/data/attributes/x)');
+    klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 7 });
+    expect(await failure(importProfile(klaviyoConnection(), { email: 'a@example.com', firstName: null, lastName: null, properties: {} }))).toMatchObject({
+      code: 'rate_limited',
+      retryable: true,
+      retryAfterMs: 7_000,
+    });
+  });
+});
