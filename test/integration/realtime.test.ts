@@ -71,6 +71,11 @@ class StreamReader {
     return this.changes.filter((change) => change.eventId === eventId).map((change) => change.status);
   }
 
+  /** Resolves when the server ends the stream. */
+  ended(): Promise<void> {
+    return this.done;
+  }
+
   async close(): Promise<void> {
     this.controller.abort();
     await this.done;
@@ -95,6 +100,8 @@ async function startSecondInstance(): Promise<typeof second> {
     authSecret: 'test-secret-that-is-long-enough-for-hmac-signing',
     accountRateLimitPerMinute: 10_000,
     engine: testEngineOptions,
+    // The same key as the first instance, as processes sharing a deployment have.
+    credentialCipher: testApp.app.credentialCipher,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -193,6 +200,17 @@ describe('the live stream of a flow', () => {
     for (const eventId of more) expect(resumed.statusesOf(eventId)).toEqual(['received', 'generating', 'delivered']);
     expect([...stream.statusesOf(firstId), ...resumed.statusesOf(firstId)]).toEqual(['received', 'generating', 'delivered']);
     await resumed.close();
+  });
+});
+
+describe('shutting down', () => {
+  it('ends the open streams, so the server can close', async () => {
+    const owner = await newOwner();
+    const third = await startSecondInstance();
+    const stream = await StreamReader.open(third.baseUrl, owner.client, 'abandoned_cart');
+    expect(stream.status).toBe(200);
+    await third.close();
+    await stream.ended();
   });
 });
 
