@@ -25,10 +25,11 @@ class StreamReader {
   private readonly controller = new AbortController();
   private done: Promise<void> = Promise.resolve();
 
-  static async open(baseUrl: string, client: HttpClient, flowType: string, lastEventId?: string): Promise<StreamReader> {
+  static async open(baseUrl: string, client: HttpClient, flowType: string, lastEventId?: string, via: 'header' | 'query' = 'header'): Promise<StreamReader> {
     const reader = new StreamReader();
-    const response = await fetch(`${baseUrl}/api/stream/${flowType}`, {
-      headers: { cookie: client.cookieHeader(), accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+    const query = lastEventId && via === 'query' ? `?lastEventId=${lastEventId}` : '';
+    const response = await fetch(`${baseUrl}/api/stream/${flowType}${query}`, {
+      headers: { cookie: client.cookieHeader(), accept: 'text/event-stream', ...(lastEventId && via === 'header' ? { 'last-event-id': lastEventId } : {}) },
       signal: reader.controller.signal,
     });
     reader.status = response.status;
@@ -198,6 +199,10 @@ describe('the live stream of a flow', () => {
     await expect.poll(() => resumed.changes.map((change) => change.changeId), { timeout: 10_000, interval: 20 }).toEqual(rows.map((row) => row.change_id));
     expect([...stream.changes, ...resumed.changes].map((change) => change.changeId)).toEqual([...new Set([...stream.changes, ...resumed.changes].map((change) => change.changeId))]);
     for (const eventId of more) expect(resumed.statusesOf(eventId)).toEqual(['received', 'generating', 'delivered']);
+    // The console reopens a stream the browser gave up on with the id in the query.
+    const reopened = await StreamReader.open(scenario.testApp.baseUrl, owner.client, 'post_purchase', resumeFrom, 'query');
+    await expect.poll(() => reopened.changes.map((change) => change.changeId), { timeout: 10_000, interval: 20 }).toEqual(rows.map((row) => row.change_id));
+    await reopened.close();
     expect([...stream.statusesOf(firstId), ...resumed.statusesOf(firstId)]).toEqual(['received', 'generating', 'delivered']);
     await resumed.close();
   });

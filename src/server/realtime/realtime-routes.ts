@@ -16,8 +16,10 @@ import type { EventStatus } from '../../shared/events/event-schemas.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import {
+  changeIdPattern,
   consoleParamsSchema,
   streamChangeEventName,
+  streamQuerySchema,
   testWebhookBodySchema,
   testWebhookResponseSchema,
   webhookStatusParamsSchema,
@@ -53,11 +55,14 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
 
   root.signedIn(async (scope) => {
     const app = scope.withTypeProvider<ZodTypeProvider>();
-    app.get('/:flowType', { schema: { params: consoleParamsSchema }, preHandler: rateLimited('read') }, async (request, reply) => {
+    app.get('/:flowType', { schema: { params: consoleParamsSchema, querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
       const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
       if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
-      const lastEventId = request.headers['last-event-id'];
-      const resumeFrom = typeof lastEventId === 'string' && /^\d{1,18}$/.test(lastEventId.trim()) ? lastEventId.trim() : null;
+      // The header is what EventSource sends on its own reconnects; the query parameter is
+      // for a stream the console opens again after the browser gave up on one.
+      const header = request.headers['last-event-id'];
+      const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : request.query.lastEventId;
+      const resumeFrom = lastEventId && changeIdPattern.test(lastEventId) ? lastEventId : null;
       const after = resumeFrom ?? (await latestChangeId(pool, flow.id));
 
       reply.hijack();

@@ -11,6 +11,10 @@ export const MAX_TEST_PAYLOAD_CHARS = 1_048_576;
 /** GET /api/stream/:flowType (server-sent events) and POST /api/test-webhooks/:flowType. */
 export const consoleParamsSchema = z.object({ flowType: flowTypeSchema });
 
+/** A change id (the SSE `id:`): a bigserial, as digits. */
+export const changeIdPattern = /^\d{1,18}$/;
+export const streamQuerySchema = z.object({ lastEventId: z.string().regex(changeIdPattern).optional() });
+
 export const generatedTextSchema = z.object({
   assistantName: z.string(),
   klaviyoProperty: z.string(),

@@ -26,6 +26,10 @@ interface DebugInfo {
   lastSend: TestWebhookResponse | { error: string } | null;
 }
 
+/** Reopening a stream the browser gave up on: how often, and the pause that grows each time. */
+const MAX_RECONNECT_ATTEMPTS = 5;
+const RECONNECT_PAUSE_MS = 1_000;
+
 const emptyDebug: DebugInfo = { connection: 'closed', lastEventId: null, lastChange: null, lastSend: null };
 
 /** Renders the console when the flow page's Test Webhook link set `?console=1`. */
@@ -98,39 +102,73 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
     [updateEvents],
   );
 
+  const retryTimer = useRef<number | null>(null);
+  const announced = useRef(false);
+
   const closeStream = useCallback(() => {
     source.current?.close();
     source.current = null;
+    if (retryTimer.current !== null) window.clearTimeout(retryTimer.current);
+    retryTimer.current = null;
   }, []);
 
   useEffect(() => closeStream, [closeStream]);
 
-  function startListening() {
-    closeStream();
-    const stream = new EventSource(`/api/stream/${flowType}`);
+  /**
+   * Opens the stream, resuming after `lastEventId` when given. EventSource reconnects by
+   * itself after a network drop and sends Last-Event-ID; it gives up when an answer is
+   * not the stream (a proxy's 502 while the server restarts, a 429), so then it is
+   * opened again here, a few times with growing pauses, from the last id it saw.
+   */
+  function connect(lastEventId: string | null, attempt: number) {
+    const query = lastEventId ? `?lastEventId=${encodeURIComponent(lastEventId)}` : '';
+    const stream = new EventSource(`/api/stream/${flowType}${query}`);
     source.current = stream;
-    let announced = false;
-    setListening(true);
-    setDebug((current) => ({ ...current, connection: 'connecting' }));
+    let seen = lastEventId;
+    let failures = attempt;
     stream.addEventListener('open', () => {
+      failures = 0;
       setDebug((current) => ({ ...current, connection: 'open' }));
-      if (!announced) {
-        announced = true;
+      if (!announced.current) {
+        announced.current = true;
         toast.success(m.listening);
       }
     });
-    stream.addEventListener('ready', (message) => setDebug((current) => ({ ...current, lastEventId: (message as MessageEvent<string>).lastEventId })));
-    stream.addEventListener(streamChangeEventName, (message) => onChange(message as MessageEvent<string>));
+    const remember = (message: MessageEvent<string>) => {
+      if (message.lastEventId) seen = message.lastEventId;
+    };
+    stream.addEventListener('ready', (message) => {
+      remember(message as MessageEvent<string>);
+      setDebug((current) => ({ ...current, lastEventId: seen }));
+    });
+    stream.addEventListener(streamChangeEventName, (message) => {
+      remember(message as MessageEvent<string>);
+      onChange(message as MessageEvent<string>);
+    });
     stream.addEventListener('error', () => {
-      // EventSource reconnects by itself and sends Last-Event-ID; it gives up only when
-      // the server refuses the stream (signed out, say).
-      if (stream.readyState === EventSource.CLOSED) {
+      if (stream.readyState !== EventSource.CLOSED) {
+        setDebug((current) => ({ ...current, connection: 'reconnecting' }));
+        return;
+      }
+      stream.close();
+      if (source.current !== stream) return;
+      if (failures >= MAX_RECONNECT_ATTEMPTS) {
+        source.current = null;
         setListening(false);
         setDebug((current) => ({ ...current, connection: 'closed' }));
-      } else {
-        setDebug((current) => ({ ...current, connection: 'reconnecting' }));
+        return;
       }
+      setDebug((current) => ({ ...current, connection: 'reconnecting' }));
+      retryTimer.current = window.setTimeout(() => connect(seen, failures + 1), RECONNECT_PAUSE_MS * (failures + 1));
     });
+  }
+
+  function startListening() {
+    closeStream();
+    announced.current = false;
+    setListening(true);
+    setDebug((current) => ({ ...current, connection: 'connecting' }));
+    connect(null, 0);
   }
 
   function stopListening() {
