@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { inTransaction } from '../../src/server/database/database.ts';
+import { insertEventOnce } from '../../src/server/events/event-queries.ts';
 import { eventOutcomeMessages, eventLogMessages } from '../../src/shared/events/event-messages.ts';
 import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
@@ -78,6 +81,43 @@ describe('bad input', () => {
     const event = await detail(eventId);
     expect(event.generations.every((generation: any) => generation.status === 'succeeded')).toBe(true);
     expect(event.deliveries[0]).toMatchObject({ status: 'failed' });
+  });
+});
+
+describe('missing setup', () => {
+  it('fails an event of an owner without saved credentials, saying what to do', async () => {
+    const unset = await ownerWithFlows(scenario, { abandoned_cart: {} }, { withCredentials: false });
+    const response = await postEvent(scenario.testApp.baseUrl, unset.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email: uniqueEmail('nocreds') }));
+    expect(await waitForEvent(db(), response.json.eventId)).toMatchObject({ status: 'failed', error: eventOutcomeMessages.noCredentials });
+  });
+
+  it('skips an event whose flow was switched off before it was processed', async () => {
+    const switching = await ownerWithFlows(scenario, { abandoned_cart: { isActive: false } });
+    // An event accepted a moment before the switch: stored as received, with its job.
+    const eventId = randomUUID();
+    await inTransaction(db(), async (client) => {
+      await insertEventOnce(client, {
+        id: eventId,
+        flowId: switching.flows.abandoned_cart.id,
+        userId: switching.userId,
+        flowType: 'abandoned_cart',
+        source: 'generic',
+        topic: 'cart_abandoned',
+        status: 'received',
+        contentType: 'application/json',
+        rawBody: JSON.stringify(sampleEvent('abandoned_cart')),
+        headers: {},
+        shopifyEventId: null,
+        shopifyWebhookId: null,
+        externalEventId: null,
+        error: null,
+        checkoutToken: null,
+        processAfter: null,
+        receivedAt: new Date(),
+      });
+      await scenario.testApp.app.engine.enqueue(client, { eventId, attempt: 1 });
+    });
+    expect(await waitForEvent(db(), eventId)).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.flowSwitchedOff });
   });
 });
 

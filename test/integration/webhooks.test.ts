@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
+import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 import { sendShopifyWebhook, signShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { credentialsInput, ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
@@ -228,5 +228,40 @@ describe('duplicates', () => {
     expect(answers.filter((answer) => !answer.json.duplicate)).toHaveLength(1);
     await waitForEvents(db(), [answers[0]!.json.eventId]);
     expect(scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === email)).toHaveLength(1);
+  });
+});
+
+describe('abandoned checkouts', () => {
+  it('waits the flow\'s wait before a Shopify checkout is processed', async () => {
+    const waiting = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 45 } });
+    const before = scenario.testApp.clock.now().getTime();
+    const sent = await sendShopifyWebhook(url(waiting.flows.abandoned_checkout.webhookPath), 'checkouts/create', shopifyCheckout(uniqueEmail('wait')), shopifySecret);
+    expect(sent.status).toBe(202);
+    const { eventId, status } = JSON.parse(sent.text);
+    expect(status).toBe('waiting');
+    const { rows } = await db().query('SELECT status, process_after FROM events WHERE id = $1', [eventId]);
+    expect(rows[0].status).toBe('waiting');
+    expect(rows[0].process_after.getTime() - before).toBeGreaterThanOrEqual(45 * 60_000);
+    const job = await db().query(`SELECT start_after FROM pgboss.job WHERE name = 'process-event' AND data->>'eventId' = $1`, [eventId]);
+    expect(job.rows[0].start_after.getTime()).toBeGreaterThan(Date.now() + 40 * 60_000);
+  });
+
+  it('skips a checkout that was completed, ordered, updated again or deleted when its time comes', async () => {
+    const checkoutUrl = url(owner.flows.abandoned_checkout.webhookPath);
+    const completed = { ...shopifyCheckout(uniqueEmail('completed')), completed_at: new Date().toISOString() };
+    const completedEvent = JSON.parse((await sendShopifyWebhook(checkoutUrl, 'checkouts/update', completed, shopifySecret)).text).eventId;
+
+    const ordered = shopifyCheckout(uniqueEmail('ordered'));
+    const order = { ...ordered, id: 5001, checkout_token: ordered.token, token: 'order-token' };
+    expect((await sendShopifyWebhook(url(owner.flows.post_purchase.webhookPath), 'orders/create', order, shopifySecret)).status).toBe(202);
+    const orderedEvent = JSON.parse((await sendShopifyWebhook(checkoutUrl, 'checkouts/update', ordered, shopifySecret)).text).eventId;
+
+    const deleted = shopifyCheckout(uniqueEmail('deleted'));
+    const deletedEvent = JSON.parse((await sendShopifyWebhook(checkoutUrl, 'checkouts/delete', deleted, shopifySecret)).text).eventId;
+
+    const settled = await waitForEvents(db(), [completedEvent, orderedEvent, deletedEvent]);
+    expect(settled.get(completedEvent)).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.checkoutCompleted });
+    expect(settled.get(orderedEvent)).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.orderPlaced });
+    expect(settled.get(deletedEvent)).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.checkoutDeleted });
   });
 });
