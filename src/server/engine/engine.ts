@@ -34,8 +34,10 @@ export const defaultEngineOptions: EngineOptions = {
 
 export interface Engine {
   enqueue(db: Queryable, job: { eventId: string; attempt: number }, startAfter?: Date | null): Promise<void>;
-  /** Many jobs in one statement (the webhook intake's batches). */
-  enqueueMany(db: Queryable, jobs: Array<{ job: { eventId: string; attempt: number }; startAfter: Date | null }>): Promise<void>;
+  /** Many jobs in one statement (the webhook intake's batches), with job ids chosen by the caller. */
+  enqueueMany(db: Queryable, jobs: Array<{ id: string; job: { eventId: string; attempt: number }; startAfter: Date | null }>): Promise<void>;
+  /** Takes back jobs enqueued earlier in the same transaction. */
+  discardJobs(db: Queryable, jobIds: string[]): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Jobs this process is running now. */
@@ -68,6 +70,7 @@ export function createEngine(dependencies: {
   return {
     enqueue: (db, job, startAfter = null) => jobs.send(db, job, startAfter),
     enqueueMany: (db, many) => jobs.sendMany(db, many),
+    discardJobs: (db, jobIds) => jobs.discard(db, jobIds),
     start() {
       started ??= (async () => {
         await jobs.start();

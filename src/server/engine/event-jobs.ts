@@ -90,15 +90,20 @@ export class EventJobs {
     this.worker?.wake();
   }
 
-  /** Sends many jobs in one statement within the caller's transaction. */
-  async sendMany(db: Queryable, jobs: Array<{ job: ProcessEventJob; startAfter: Date | null }>): Promise<void> {
+  /** Sends many jobs (with ids chosen by the caller) in one statement within the caller's transaction. */
+  async sendMany(db: Queryable, jobs: Array<{ id: string; job: ProcessEventJob; startAfter: Date | null }>): Promise<void> {
     if (jobs.length === 0) return;
     await this.boss.insert(
       PROCESS_EVENT_QUEUE,
-      jobs.map(({ job, startAfter }) => ({ data: job, heartbeatSeconds: this.options.heartbeatSeconds, ...(startAfter ? { startAfter } : {}) })),
+      jobs.map(({ id, job, startAfter }) => ({ id, data: job, heartbeatSeconds: this.options.heartbeatSeconds, ...(startAfter ? { startAfter } : {}) })),
       { db: asBossDb(db) },
     );
     this.worker?.wake();
+  }
+
+  /** Deletes jobs sent earlier in the caller's transaction that turned out not to be needed. */
+  async discard(db: Queryable, jobIds: string[]): Promise<void> {
+    if (jobIds.length > 0) await this.boss.deleteJob(PROCESS_EVENT_QUEUE, jobIds, { db: asBossDb(db) });
   }
 
   /** Starts taking jobs in this process. */

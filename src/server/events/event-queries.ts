@@ -163,7 +163,10 @@ function insertValues(event: NewEvent): unknown[] {
 export async function insertEventsOnce(db: Queryable, events: NewEvent[]): Promise<Set<string>> {
   if (events.length === 0) return new Set();
   const values: unknown[] = [];
-  const rows = events.map((event) => {
+  // The change-log trigger locks each row's flow (docs/decisions/0009-live-stream.md); rows
+  // in flow order make concurrent batches take those locks in one order, never a deadlock.
+  const ordered = [...events].sort((a, b) => (a.flowId < b.flowId ? -1 : a.flowId > b.flowId ? 1 : 0));
+  const rows = ordered.map((event) => {
     const placeholders = insertValues(event).map((value) => {
       values.push(value);
       return `$${values.length}`;

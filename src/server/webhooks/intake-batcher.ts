@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { inTransaction } from '../database/database.ts';
@@ -29,7 +30,9 @@ interface Pending {
 }
 
 const MAX_BATCH = 100;
-const MAX_PARALLEL_BATCHES = 4;
+// Batches of one flow wait for each other on the change-log lock; two keep one committing
+// while the next is written, more only queue behind that lock.
+const MAX_PARALLEL_BATCHES = 2;
 
 export class IntakeBatcher {
   private readonly pool: pg.Pool;
@@ -77,16 +80,25 @@ export class IntakeBatcher {
     }
   }
 
+  /**
+   * Jobs first, events last: the events insert takes the per-flow lock of the change-log
+   * trigger, which is then held only for that statement and the commit. Jobs of events
+   * that turn out to be duplicates are taken back before the commit.
+   */
   private commit(batch: Pending[]): Promise<Set<string>> {
     return inTransaction(this.pool, async (client) => {
+      const jobs = batch
+        .filter((pending) => pending.enqueue)
+        .map((pending) => ({ id: randomUUID(), job: { eventId: pending.event.id, attempt: 1 }, startAfter: pending.event.processAfter }));
+      await this.engine.enqueueMany(client, jobs);
       const inserted = await insertEventsOnce(
         client,
         batch.map((pending) => pending.event),
       );
-      const jobs = batch
-        .filter((pending) => pending.enqueue && inserted.has(pending.event.id))
-        .map((pending) => ({ job: { eventId: pending.event.id, attempt: 1 }, startAfter: pending.event.processAfter }));
-      await this.engine.enqueueMany(client, jobs);
+      await this.engine.discardJobs(
+        client,
+        jobs.filter((job) => !inserted.has(job.job.eventId)).map((job) => job.id),
+      );
       return inserted;
     });
   }
