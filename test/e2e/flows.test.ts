@@ -5,16 +5,30 @@ import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, op
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowMessages, flowValidationMessages } from '../../src/shared/flows/flow-messages.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
+import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import { credentialsInput, shopifyToken } from '../fakes/engine-scenario.ts';
 
 let server: E2EServer;
 let browser: Browser;
+// Flow pages need completed setup, which checks the credentials live against these fakes.
+let openai: FakeOpenAI;
+let klaviyo: FakeKlaviyo;
+let shopify: FakeShopify;
 beforeAll(async () => {
-  server = await startE2EServer();
+  openai = await startFakeOpenAI();
+  klaviyo = await startFakeKlaviyo();
+  shopify = await startFakeShopify({ accessTokens: [shopifyToken] });
+  server = await startE2EServer({ env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl } });
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await openai?.close();
+  await klaviyo?.close();
+  await shopify?.close();
 });
 
 const toast = (page: Page, text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
@@ -48,7 +62,8 @@ async function saveAndSeeStatus(page: Page, message: string) {
 describe('flow pages', () => {
   it('opens each flow from the dashboard, configures assistants and switches a flow on and off', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
-    await createSignedInUser(server, context);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
 
     // From the dashboard, each of the four pages; a flow without a webhook URL opens in the form.
     for (const flowType of flowTypes) {
