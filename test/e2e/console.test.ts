@@ -186,8 +186,12 @@ describe('the webhook test console', () => {
     const saved = await user.client.put('/api/flows/post_purchase', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
     const webhookUrl = saved.json.flow.webhookUrl as string;
 
+    const opened = Date.now();
     await page.goto(webhookUrl);
+    await page.getByRole('heading', { name: webhookHandlerMessages.processing }).waitFor();
     await page.getByRole('heading', { name: webhookHandlerMessages.processed }).waitFor();
+    // SPEC.md: the result shows after about 2 seconds of "Processing Webhook".
+    expect(Date.now() - opened).toBeGreaterThanOrEqual(1_900);
     const result = page.getByTestId('webhook-result');
     expect(await result.textContent()).toContain(webhookHandlerMessages.active);
     expect(await result.textContent()).toContain(webhookUrl.split('/').pop());
@@ -195,7 +199,7 @@ describe('the webhook test console', () => {
 
     await page.goto(webhookUrl.replace('post_purchase', 'abandoned_cart'));
     await page.getByRole('heading', { name: webhookHandlerMessages.error }).waitFor();
-    await page.getByText(`Error: ${webhookHandlerMessages.notFound}`).waitFor();
+    await page.getByRole('alert').getByText(`Error: ${webhookHandlerMessages.notFound}`).waitFor();
     await page.getByRole('link', { name: 'Return to Dashboard' }).click();
     await page.waitForURL('**/dashboard');
     await context.close();

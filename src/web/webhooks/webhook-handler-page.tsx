@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useParams } from 'react-router';
+import { toast } from 'sonner';
 import { CheckCircle2, XCircle } from 'lucide-react';
 import { api, ApiRequestError } from '../app/api-client.ts';
 import { AuthShell } from '../layout/auth-shell.tsx';
@@ -9,6 +10,11 @@ import { pageRoutes } from '../../shared/routes.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import type { WebhookStatusResponse } from '../../shared/webhooks/webhook-schemas.ts';
 import { webhookHandlerMessages as m } from '../../shared/webhooks/webhook-messages.ts';
+
+/** SPEC.md section 9: the page shows its result after 2 s; its toasts stay 3 s (success) or 5 s (error). */
+const HANDLER_RESULT_DELAY_MS = 2_000;
+const HANDLER_SUCCESS_TOAST_MS = 3_000;
+const HANDLER_ERROR_TOAST_MS = 5_000;
 
 type Outcome = { state: 'processing' } | { state: 'processed'; result: WebhookStatusResponse } | { state: 'error'; message: string };
 
@@ -22,12 +28,21 @@ export function WebhookHandlerPage() {
 
   useEffect(() => {
     let current = true;
+    const minimumWait = new Promise((resolve) => setTimeout(resolve, HANDLER_RESULT_DELAY_MS));
     void (async () => {
       try {
         const result = await api.get<WebhookStatusResponse>(`/api/webhook-status/${encodeURIComponent(flowType)}/${encodeURIComponent(flowId)}`);
-        if (current) setOutcome({ state: 'processed', result });
+        await minimumWait;
+        if (!current) return;
+        setOutcome({ state: 'processed', result });
+        if (result.success) toast.success(result.message, { duration: HANDLER_SUCCESS_TOAST_MS });
+        else toast.error(result.message, { duration: HANDLER_ERROR_TOAST_MS });
       } catch (error) {
-        if (current) setOutcome({ state: 'error', message: error instanceof ApiRequestError ? error.message : requestMessages.internal });
+        await minimumWait;
+        if (!current) return;
+        const message = error instanceof ApiRequestError ? error.message : requestMessages.internal;
+        setOutcome({ state: 'error', message });
+        toast.error(m.errorLine(message), { duration: HANDLER_ERROR_TOAST_MS });
       }
     })();
     return () => {
