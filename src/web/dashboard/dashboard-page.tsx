@@ -6,6 +6,7 @@ import { ButtonLink } from '../ui/text-link.tsx';
 import { FlowIcon } from '../flows/flow-icon.tsx';
 import { flowTypeDetails, flowTypes } from '../../shared/flows/flow-types.ts';
 import { pageRoutes } from '../../shared/routes.ts';
+import { DashboardActivity } from '../events/dashboard-activity.tsx';
 
 const gettingStartedSteps = [
   'Save your Klaviyo, OpenAI and Shopify credentials in API Settings.',
@@ -53,6 +54,8 @@ export function DashboardPage() {
           })}
         </ul>
       </section>
+
+      <DashboardActivity />
 
       <Card>
         <section aria-labelledby="getting-started-heading" className="flex flex-col gap-4 sm:flex-row sm:items-start">

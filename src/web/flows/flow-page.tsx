@@ -12,6 +12,7 @@ import { FlowStatusView } from './flow-status-view.tsx';
 import { FlowConfigForm } from './flow-config-form.tsx';
 import { useFlows } from './use-flows.ts';
 import { WebhookConsoleWhenOpen } from '../webhooks/webhook-console.tsx';
+import { EventLog } from '../events/event-log.tsx';
 
 type Mode = 'status' | 'form';
 
@@ -62,6 +63,11 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
         )}
       </Card>
       <WebhookConsoleWhenOpen flow={flow} />
+      {flow?.webhookUrl ? (
+        <Card>
+          <EventLog flowType={flowType} />
+        </Card>
+      ) : null}
     </div>
   );
 }

@@ -1,0 +1,65 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
+import { expectNoSeriousA11yViolations, launchBrowser, openPage } from '../support/browser.ts';
+import { createSignedInUser } from '../support/e2e-accounts.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
+import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import { credentialsInput, defaultAssistants, sampleEvent, shopifyToken } from '../fakes/engine-scenario.ts';
+
+let server: E2EServer;
+let browser: Browser;
+let openai: FakeOpenAI;
+let klaviyo: FakeKlaviyo;
+let shopify: FakeShopify;
+beforeAll(async () => {
+  openai = await startFakeOpenAI();
+  klaviyo = await startFakeKlaviyo();
+  shopify = await startFakeShopify({ accessTokens: [shopifyToken] });
+  server = await startE2EServer({ env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl } });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await openai?.close();
+  await klaviyo?.close();
+  await shopify?.close();
+});
+
+describe('event log and dashboard activity', () => {
+  it('shows a delivered event with what each assistant wrote, and counts it on the dashboard', async () => {
+    const { context, page } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const webhookUrl = saved.json.flow.webhookUrl as string;
+
+    const event = sampleEvent('abandoned_cart', { email: 'shopper@example.com', first_name: 'Sam', last_name: 'Shopper' });
+    const sent = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
+    expect(sent.status).toBeLessThan(300);
+    await expect.poll(() => klaviyo.profiles.get('shopper@example.com')?.properties?.subject_line1, { timeout: 20_000 }).toBeTruthy();
+
+    await page.goto('/flows/abandoned-cart');
+    await page.getByRole('heading', { name: 'Event Log' }).waitFor();
+    const row = page.getByTestId('event-log-row').first();
+    await row.getByText('Delivered', { exact: false }).waitFor();
+    expect(await row.textContent()).toContain('Sam');
+    await row.getByRole('button').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByRole('heading', { name: 'Event details' }).waitFor();
+    const subjectLine = String(klaviyo.profiles.get('shopper@example.com')!.properties.subject_line1);
+    await dialog.getByText(subjectLine.slice(0, 30), { exact: false }).first().waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await dialog.getByRole('button', { name: 'Close event details' }).click();
+
+    await page.goto('/dashboard');
+    await page.getByRole('heading', { name: 'Last 24 hours' }).waitFor();
+    const cartRow = page.getByTestId('activity-row').filter({ hasText: 'Abandoned Cart' });
+    await expect.poll(async () => (await cartRow.locator('td').allTextContents()).slice(0, 2)).toEqual(['1', '1']);
+    await expectNoSeriousA11yViolations(page);
+    await context.close();
+  });
+});
