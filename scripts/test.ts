@@ -13,23 +13,28 @@ rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
 const totals = { passed: 0, failed: 0, skipped: 0 };
 
-function run(title: string, command: string, args: string[], env: Record<string, string> = {}): void {
+function run(title: string, command: string, args: string[], env: Record<string, string> = {}, onFailure: () => void = () => finish(1)): void {
   process.stdout.write(`\n=== ${title} ===\n`);
   const started = Date.now();
   const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
   process.stdout.write(`=== ${title}: ${result.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===\n`);
-  if (result.status !== 0) finish(1);
+  if (result.status !== 0) onFailure();
 }
 
 function vitest(title: string, projects: string[], env: Record<string, string> = {}): void {
   const output = path.join(resultsDir, `${title.replace(/\W+/g, '-')}.json`);
-  run(title, 'npx', ['vitest', 'run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${output}`], env);
+  let failed = false;
+  run(title, 'npx', ['vitest', 'run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${output}`], env, () => {
+    failed = true;
+  });
   if (existsSync(output)) {
     const report = JSON.parse(readFileSync(output, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
     totals.passed += report.numPassedTests;
     totals.failed += report.numFailedTests;
     totals.skipped += report.numPendingTests + report.numTodoTests;
   }
+  // Counted first, so the closing line includes the failing step's tests.
+  if (failed) finish(1);
 }
 
 function finish(code: number): never {

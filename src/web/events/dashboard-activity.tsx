@@ -1,4 +1,3 @@
-import { Link } from 'react-router';
 import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { flowTypeDetails } from '../../shared/flows/flow-types.ts';
@@ -45,9 +44,8 @@ export function DashboardActivity() {
               {activity.data.flows.map((flow) => (
                 <tr key={flow.flowType} data-testid="activity-row">
                   <th scope="row" className="px-4 py-2 text-left font-medium">
-                    <Link to={flowTypeDetails[flow.flowType].path} className="text-indigo-700 hover:underline">
-                      {flowTypeDetails[flow.flowType].title}
-                    </Link>
+                    {/* The flow cards above already link each flow; a second link of the same name would only repeat them. */}
+                    {flowTypeDetails[flow.flowType].title}
                   </th>
                   <td className="px-4 py-2 text-right tabular-nums">{flow.events.toLocaleString()}</td>
                   <td className="px-4 py-2 text-right tabular-nums">{flow.deliveries.toLocaleString()}</td>
