@@ -2,38 +2,31 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
+import type { E2EServer } from '../support/e2e-server.ts';
+import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
 import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
-import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
-import { credentialsInput, defaultAssistants, shopifyToken } from '../fakes/engine-scenario.ts';
+import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
+import { credentialsInput, defaultAssistants } from '../fakes/engine-scenario.ts';
 import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages as m, webhookHandlerMessages } from '../../src/shared/webhooks/webhook-messages.ts';
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
 
 const run = promisify(execFile);
 
+let services: E2EWithServices;
 let server: E2EServer;
 let browser: Browser;
-let openai: FakeOpenAI;
 let klaviyo: FakeKlaviyo;
-let shopify: FakeShopify;
 beforeAll(async () => {
-  openai = await startFakeOpenAI();
-  klaviyo = await startFakeKlaviyo();
-  shopify = await startFakeShopify({ accessTokens: [shopifyToken] });
-  server = await startE2EServer({ env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl } });
+  services = await startE2EServerWithServices();
+  ({ server, klaviyo } = services);
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  await openai?.close();
-  await klaviyo?.close();
-  await shopify?.close();
+  await services?.stop();
 });
 
 const toast = (page: Page, text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();

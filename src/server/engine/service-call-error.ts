@@ -64,14 +64,8 @@ export function codeForStatus(status: number): ServiceErrorCode {
   return 'bad_request';
 }
 
-/** Retry-After as seconds or an HTTP date; null when absent or unreadable. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
-  if (!value) return null;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? null : Math.max(0, date - now);
-}
+// One reading of Retry-After for every service call in the app.
+export { parseRetryAfter } from '../integrations/integration-error.ts';
 
 /** A key must never reach a log or the event log, even if a service echoes it back. */
 export function withoutSecret(message: string, secret: string): string {

@@ -1,0 +1,36 @@
+import { startE2EServer, type E2EServer } from './e2e-server.ts';
+import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
+import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import { shopifyToken } from '../fakes/engine-scenario.ts';
+
+export interface E2EWithServices {
+  server: E2EServer;
+  openai: FakeOpenAI;
+  klaviyo: FakeKlaviyo;
+  shopify: FakeShopify;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real server with fake OpenAI, Klaviyo and Shopify behind its base-URL variables:
+ * what every page past setup needs, since saving credentials checks them live.
+ */
+export async function startE2EServerWithServices(): Promise<E2EWithServices> {
+  const openai = await startFakeOpenAI();
+  const klaviyo = await startFakeKlaviyo();
+  const shopify = await startFakeShopify({ accessTokens: [shopifyToken] });
+  const server = await startE2EServer({
+    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl },
+  });
+  return {
+    server,
+    openai,
+    klaviyo,
+    shopify,
+    async stop() {
+      await server.stop();
+      await Promise.all([openai.close(), klaviyo.close(), shopify.close()]);
+    },
+  };
+}
