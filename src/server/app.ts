@@ -163,6 +163,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     openaiBaseUrl: config.openaiBaseUrl,
     klaviyoBaseUrl: config.klaviyoBaseUrl,
     loadCredentials: loadEngineCredentials,
+    shopifyTokens: app.shopifyTokens,
     options: deps.engine,
   });
   app.decorate('engine', engine);

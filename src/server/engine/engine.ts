@@ -7,6 +7,7 @@ import { processEvent, type PipelineOptions } from './event-pipeline.ts';
 import { defaultRetryPolicy, sleep as defaultSleep, type Sleep } from './retry-policy.ts';
 import { klaviyoAccountLimits } from './klaviyo-rate-limiter.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
+import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { setEventStatus } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
 
@@ -51,6 +52,7 @@ export function createEngine(dependencies: {
   openaiBaseUrl: string;
   klaviyoBaseUrl: string;
   loadCredentials: CredentialsLoader;
+  shopifyTokens?: ShopifyAccessTokenProvider;
   options?: Partial<EngineOptions>;
   sleep?: Sleep;
 }): Engine {
@@ -63,6 +65,7 @@ export function createEngine(dependencies: {
     openaiBaseUrl: dependencies.openaiBaseUrl,
     klaviyoBaseUrl: dependencies.klaviyoBaseUrl,
     loadCredentials: dependencies.loadCredentials,
+    shopifyTokens: dependencies.shopifyTokens,
     options,
     sleep: dependencies.sleep ?? defaultSleep,
   };

@@ -24,6 +24,8 @@ import { ServiceCallError } from './service-call-error.ts';
 import { isDryRunEvent } from '../realtime/test-events.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
+import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
+import { fillProductDetails } from '../integrations/shopify/shopify-products.ts';
 
 export interface PipelineOptions {
   retry: RetryPolicy;
@@ -41,6 +43,8 @@ export interface PipelineContext {
   openaiBaseUrl: string;
   klaviyoBaseUrl: string;
   loadCredentials: CredentialsLoader;
+  /** Fills in product details from the owner's shop; without it, events go as they came. */
+  shopifyTokens?: ShopifyAccessTokenProvider;
   options: PipelineOptions;
   sleep: Sleep;
 }
@@ -99,11 +103,24 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   if (!credentials) throw new EventOutcome('failed', m.noCredentials);
 
   await setEventStatus(pool, event.id, event.attempt, 'generating');
-  const generations = await generateTexts(context, event, flow, normalized, credentials, signal);
+  const described = await withProductDetails(context, event, normalized, signal);
+  const generations = await generateTexts(context, event, flow, described, credentials, signal);
   if (event.source === 'test' && (await isDryRunEvent(pool, event.id))) throw new EventOutcome('skipped', dryRunOutcome);
   const properties = Object.fromEntries(generations.map((generation) => [generation.klaviyoProperty, generation.text!]));
   await deliver(context, event, flow, normalized, credentials, properties, signal);
   await setEventStatus(pool, event.id, event.attempt, 'delivered');
+}
+
+/**
+ * Products the event named without a description get it from the owner's shop. The
+ * events table has no place for notes, so a failure to fetch is logged and the event
+ * goes on without the description (docs/decisions/0010-shopify.md).
+ */
+async function withProductDetails(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, signal: AbortSignal): Promise<NormalizedEvent> {
+  if (!context.shopifyTokens) return normalized;
+  const { products, problems } = await fillProductDetails({ db: context.pool, tokens: context.shopifyTokens, sleep: context.sleep }, event.userId, normalized.products, signal);
+  for (const problem of problems) context.logger.warn({ eventId: event.id, problem }, 'product details not fetched');
+  return { ...normalized, products };
 }
 
 async function normalizeStored(context: PipelineContext, event: EventRecord): Promise<NormalizedEvent> {
