@@ -25,6 +25,7 @@ import { createEngine, type Engine, type EngineOptions } from './engine/engine.t
 import type { CredentialsLoader } from './engine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
 import { eventRoutes } from './events/event-routes.ts';
+import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
 import { registerRealtime } from './realtime/realtime-routes.ts';
 import { readSessionUser } from './auth/session.ts';
 import { authMessages, requestMessages } from '../shared/messages.ts';
@@ -155,6 +156,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.signedIn(flowRoutes, '/api/flows');
   app.signedIn(credentialRoutes, '/api/credentials');
+  app.signedIn(shopifyConnectRoutes, '/api/shopify');
 
   const engine = createEngine({
     pool: database.pool,

@@ -1,0 +1,55 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { connectResponseSchema, subscriptionsResponseSchema } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
+import { shopifyConnectMessages as m } from '../../shared/shopify-connect/shopify-connect-messages.ts';
+import { HttpError } from '../platform/http-errors.ts';
+import { rateLimited } from '../platform/user-rate-limit.ts';
+import { IntegrationError } from '../integrations/integration-error.ts';
+import { listFlowsForUser } from '../flows/flow-queries.ts';
+import type { ShopifyConnection } from '../credentials/shopify-token-provider.ts';
+import { connectStore, listFlowSubscriptions } from './store-connection.ts';
+import { isPublicAddress } from './public-address.ts';
+
+/** A store with many subscriptions takes several calls; the browser waits this long at most. */
+const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * /api/shopify, registered inside `app.signedIn`: the owner's own store (their
+ * credentials) and their own flows only, so one owner never sees or changes another's
+ * subscriptions even when both name the same shop.
+ */
+export async function shopifyConnectRoutes(scope: FastifyInstance): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { pool } = app.database;
+  const publicUrl = app.appConfig.publicUrl;
+
+  /** Shopify's failures as the owner should read them; a 401 also drops an obtained token. */
+  async function askShopify<T>(userId: string, call: (connection: ShopifyConnection, signal: AbortSignal) => Promise<T>): Promise<T | null> {
+    const signal = AbortSignal.timeout(SHOPIFY_CONNECT_TIMEOUT_MS);
+    let connection: ShopifyConnection | null = null;
+    try {
+      connection = await app.shopifyTokens.connectionFor(userId, signal);
+      if (!connection) return null;
+      return await call(connection, signal);
+    } catch (error) {
+      if (!(error instanceof IntegrationError)) throw error;
+      if (error.code === 'unauthorized' && connection) await app.shopifyTokens.invalidate(userId, connection.accessToken);
+      throw new HttpError(502, 'shopify_failed', m.shopifyFailed(error.message));
+    }
+  }
+
+  app.get('/subscriptions', { schema: { response: { 200: subscriptionsResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+    const flows = await listFlowsForUser(pool, request.user.id);
+    const subscriptions = await askShopify(request.user.id, (connection, signal) => listFlowSubscriptions(connection, flows, signal));
+    return { configured: subscriptions !== null, publicAddress: isPublicAddress(publicUrl), subscriptions: subscriptions ?? [] };
+  });
+
+  app.post('/connect', { schema: { response: { 200: connectResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
+    if (!isPublicAddress(publicUrl)) throw new HttpError(409, 'not_public', m.notPublic);
+    const flows = await listFlowsForUser(pool, request.user.id);
+    const result = await askShopify(request.user.id, (connection, signal) => connectStore(connection, publicUrl, flows, signal));
+    if (!result) throw new HttpError(409, 'shopify_not_configured', m.noCredentials);
+    request.log.info({ created: result.created, updated: result.updated, deleted: result.deleted }, 'store webhooks connected');
+    return result;
+  });
+}

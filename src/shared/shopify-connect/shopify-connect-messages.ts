@@ -1,0 +1,17 @@
+/** The "Connect store" texts (PRODUCT.md, issue 7); SPEC.md has no such feature. */
+export const shopifyConnectMessages = {
+  title: 'Connect store',
+  description: "Registers your store's webhooks for your active flows, so Shopify sends their events here. Flows you switch off are removed the next time you connect.",
+  connect: 'Connect store',
+  connecting: 'Connecting…',
+  notPublic: 'Shopify can only deliver webhooks to a public address. Set PUBLIC_URL to the address your store can reach.',
+  noCredentials: 'Save your Shopify store domain and credentials first.',
+  shopifyFailed: (reason: string) => `Shopify did not accept the webhook registration: ${reason}`,
+  loadFailed: 'Could not read the webhooks registered in your store',
+  noneRegistered: 'No webhooks of your flows are registered in your store yet.',
+  registeredTitle: 'Registered webhooks',
+  connected: (changes: { created: number; updated: number; deleted: number }) =>
+    changes.created + changes.updated + changes.deleted === 0
+      ? 'Your store is connected; nothing needed to change.'
+      : `Your store is connected: ${changes.created} added, ${changes.updated} updated, ${changes.deleted} removed.`,
+} as const;

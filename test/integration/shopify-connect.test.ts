@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { defaultAssistants, ownerWithFlows, startEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
+import { isPublicAddress } from '../../src/server/shopify-connect/public-address.ts';
+
+// A public-looking PUBLIC_URL: only judged and written into subscriptions, never called;
+// the fake Shopify is reached through SHOPIFY_BASE_URL.
+const publicUrl = 'http://hooks.flowsmith-test.example';
+
+let scenario: EngineScenario;
+let owner: Owner;
+beforeAll(async () => {
+  scenario = await startEngineScenario({ env: { PUBLIC_URL: publicUrl } });
+  owner = await ownerWithFlows(scenario, { abandoned_checkout: {}, post_purchase: {}, abandoned_cart: {}, browser_abandonment: {} });
+});
+afterAll(async () => {
+  await scenario?.close();
+});
+beforeEach(() => scenario.testApp.clock.advance(61_000));
+
+const subscriptionsOf = (flowId: string) =>
+  [...scenario.shopify.webhookSubscriptions.values()]
+    .filter((subscription) => subscription.uri.endsWith(`/${flowId}`))
+    .map((subscription) => `${subscription.topic} ${subscription.uri}`)
+    .sort();
+
+describe('connecting the store', () => {
+  it("registers each active flow's topics at its URL and leaves other apps' subscriptions alone", async () => {
+    scenario.shopify.webhookSubscriptions.set('gid://shopify/WebhookSubscription/other', {
+      id: 'gid://shopify/WebhookSubscription/other',
+      topic: 'ORDERS_CREATE',
+      uri: 'https://other-app.example/hooks/orders',
+      includeFields: [],
+      format: 'JSON',
+      createdAt: new Date().toISOString(),
+      updatedAt: new Date().toISOString(),
+    });
+    const connected = await owner.client.post('/api/shopify/connect');
+    expect(connected.status, connected.text).toBe(200);
+    expect(connected.json).toMatchObject({ created: 6, updated: 0, deleted: 0, unchanged: 0 });
+    const url = (flowType: keyof Owner['flows']) => `${publicUrl}${owner.flows[flowType].webhookPath}`;
+    expect(subscriptionsOf(owner.flows.abandoned_checkout.id)).toEqual(
+      ['CHECKOUTS_CREATE', 'CHECKOUTS_DELETE', 'CHECKOUTS_UPDATE'].map((topic) => `${topic} ${url('abandoned_checkout')}`),
+    );
+    expect(subscriptionsOf(owner.flows.post_purchase.id)).toEqual([`ORDERS_CREATE ${url('post_purchase')}`]);
+    expect(subscriptionsOf(owner.flows.abandoned_cart.id)).toEqual(['CARTS_CREATE', 'CARTS_UPDATE'].map((topic) => `${topic} ${url('abandoned_cart')}`));
+    expect(subscriptionsOf(owner.flows.browser_abandonment.id)).toEqual([]);
+    expect(scenario.shopify.webhookSubscriptions.get('gid://shopify/WebhookSubscription/other')?.uri).toBe('https://other-app.example/hooks/orders');
+
+    const listed = await owner.client.get('/api/shopify/subscriptions');
+    expect(listed.status).toBe(200);
+    expect(listed.json.configured).toBe(true);
+    expect(listed.json.publicAddress).toBe(true);
+    expect(listed.json.subscriptions).toHaveLength(6);
+    expect(listed.json.subscriptions).toContainEqual(expect.objectContaining({ topic: 'ORDERS_CREATE', url: url('post_purchase'), flowType: 'post_purchase' }));
+  });
+
+  it('changes nothing on a second run, and moves a subscription left at an old address', async () => {
+    const creates = scenario.shopify.operationCounts.webhookSubscriptionCreate ?? 0;
+    const again = await owner.client.post('/api/shopify/connect');
+    expect(again.json).toMatchObject({ created: 0, updated: 0, deleted: 0, unchanged: 6 });
+    expect(scenario.shopify.operationCounts.webhookSubscriptionCreate ?? 0).toBe(creates);
+
+    const order = [...scenario.shopify.webhookSubscriptions.values()].find((subscription) => subscription.uri.endsWith(owner.flows.post_purchase.id))!;
+    order.uri = `https://old-address.example${owner.flows.post_purchase.webhookPath}`;
+    const moved = await owner.client.post('/api/shopify/connect');
+    expect(moved.json).toMatchObject({ created: 0, updated: 1, deleted: 0, unchanged: 5 });
+    expect(scenario.shopify.webhookSubscriptions.get(order.id)?.uri).toBe(`${publicUrl}${owner.flows.post_purchase.webhookPath}`);
+  });
+
+  it("removes a flow's subscriptions once it is switched off", async () => {
+    const off = await owner.client.put('/api/flows/abandoned_cart', { isActive: false, assistants: defaultAssistants, klaviyoEventName: null });
+    expect(off.status, off.text).toBe(200);
+    const connected = await owner.client.post('/api/shopify/connect');
+    expect(connected.json).toMatchObject({ created: 0, updated: 0, deleted: 2, unchanged: 4 });
+    expect(subscriptionsOf(owner.flows.abandoned_cart.id)).toEqual([]);
+    expect(subscriptionsOf(owner.flows.post_purchase.id)).toHaveLength(1);
+  });
+
+  it("keeps owners apart: one owner's connect neither lists nor touches another's subscriptions", async () => {
+    const other = await ownerWithFlows(scenario, { post_purchase: {} });
+    const before = subscriptionsOf(owner.flows.post_purchase.id);
+    const connected = await other.client.post('/api/shopify/connect');
+    expect(connected.json).toMatchObject({ created: 1, updated: 0, deleted: 0, unchanged: 0 });
+    expect(subscriptionsOf(owner.flows.post_purchase.id)).toEqual(before);
+    const listed = await other.client.get('/api/shopify/subscriptions');
+    expect(listed.json.subscriptions).toEqual([expect.objectContaining({ topic: 'ORDERS_CREATE', url: `${publicUrl}${other.flows.post_purchase.webhookPath}` })]);
+    expect((await owner.client.get('/api/shopify/subscriptions')).json.subscriptions).toHaveLength(4);
+  });
+
+  it('asks for Shopify credentials first, and says what Shopify refused', async () => {
+    const bare = await ownerWithFlows(scenario, { post_purchase: {} }, { withCredentials: false });
+    const refused = await bare.client.post('/api/shopify/connect');
+    expect(refused.status).toBe(409);
+    expect(refused.json).toEqual({ error: 'shopify_not_configured', message: shopifyConnectMessages.noCredentials });
+    expect((await bare.client.get('/api/shopify/subscriptions')).json).toEqual({ configured: false, publicAddress: true, subscriptions: [] });
+
+    scenario.shopify.failNext({ on: 'graphql', kind: 'status', status: 503 });
+    const down = await owner.client.post('/api/shopify/connect');
+    expect(down.status).toBe(502);
+    expect(down.json.message).toMatch(/^Shopify did not accept the webhook registration: Shopify/);
+  });
+
+  it('requires signing in', async () => {
+    const response = await fetch(`${scenario.testApp.baseUrl}/api/shopify/subscriptions`);
+    expect(response.status).toBe(401);
+  });
+});
+
+describe('a PUBLIC_URL Shopify cannot reach', () => {
+  let local: EngineScenario;
+  beforeAll(async () => {
+    local = await startEngineScenario();
+  });
+  afterAll(async () => {
+    await local?.close();
+  });
+
+  it('is refused with the message, and nothing is registered', async () => {
+    const localOwner = await ownerWithFlows(local, { post_purchase: {} });
+    const graphqlCalls = local.shopify.counts.graphql;
+    const refused = await localOwner.client.post('/api/shopify/connect');
+    expect(refused.status).toBe(409);
+    expect(refused.json).toEqual({ error: 'not_public', message: 'Shopify can only deliver webhooks to a public address. Set PUBLIC_URL to the address your store can reach.' });
+    expect(local.shopify.counts.graphql).toBe(graphqlCalls);
+    expect(local.shopify.webhookSubscriptions.size).toBe(0);
+    expect((await localOwner.client.get('/api/shopify/subscriptions')).json.publicAddress).toBe(false);
+  });
+
+  it('is judged from the address alone', () => {
+    for (const url of ['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000', 'http://10.1.2.3', 'http://172.20.0.5', 'http://192.168.1.10', 'http://shop.local', 'http://0.0.0.0:3000', 'http://[fd00::1]']) {
+      expect(isPublicAddress(url), url).toBe(false);
+    }
+    for (const url of ['https://flowsmith.example.com', 'http://203.0.113.7', 'http://172.32.0.1', 'https://[2001:db8::1]']) {
+      expect(isPublicAddress(url), url).toBe(true);
+    }
+  });
+});
