@@ -3,7 +3,6 @@ export const shopifyConnectMessages = {
   title: 'Connect store',
   description: "Registers your store's webhooks for your active flows, so Shopify sends their events here. Flows you switch off are removed the next time you connect.",
   connect: 'Connect store',
-  connecting: 'Connecting…',
   notPublic: 'Shopify can only deliver webhooks to a public address. Set PUBLIC_URL to the address your store can reach.',
   noCredentials: 'Save your Shopify store domain and credentials first.',
   shopifyFailed: (reason: string) => `Shopify did not accept the webhook registration: ${reason}`,

@@ -9,6 +9,7 @@ import { credentialMessages } from '../../shared/credentials/credential-messages
 import type { MaskedCredentials } from '../../shared/credentials/credential-schemas.ts';
 import { CredentialsForm } from './credentials-form.tsx';
 import { useEncryptionCheck, useMaskedCredentials } from './use-credentials.ts';
+import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
 
 type Row = { label: string; value: string | null; secret: boolean };
 
@@ -99,6 +100,8 @@ export function ApiSettingsPage() {
           </div>
         )}
       </Card>
+
+      <ConnectStoreCard />
 
       <footer className="flex items-center gap-2 text-sm text-slate-600">
         <Lock aria-hidden="true" className="h-4 w-4 shrink-0" />

@@ -1,0 +1,34 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../app/api-client.ts';
+import { connectResponseSchema, subscriptionsResponseSchema } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
+
+/**
+ * Keyed by when the credentials were last loaded, so saving other Shopify credentials
+ * reads the (possibly other) store again.
+ */
+const subscriptionsKey = (credentialsVersion: number) => ['shopify', 'subscriptions', credentialsVersion] as const;
+
+/** What the store has registered for the owner's flows, read live from Shopify. */
+export function useStoreSubscriptions(credentialsVersion: number) {
+  return useQuery({
+    queryKey: subscriptionsKey(credentialsVersion),
+    queryFn: async () => subscriptionsResponseSchema.parse(await api.get('/api/shopify/subscriptions')),
+    enabled: credentialsVersion > 0,
+    retry: false,
+  });
+}
+
+/** Registers the active flows' webhooks; the list then shows what the store answered. */
+export function useConnectStore(credentialsVersion: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async () => connectResponseSchema.parse(await api.post('/api/shopify/connect')),
+    onSuccess: (result) => {
+      queryClient.setQueryData(subscriptionsKey(credentialsVersion), (previous: ReturnType<typeof subscriptionsResponseSchema.parse> | undefined) => ({
+        configured: true,
+        publicAddress: previous?.publicAddress ?? true,
+        subscriptions: result.subscriptions,
+      }));
+    },
+  });
+}
