@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/integrations/shopify/shopify-products.ts';
 
@@ -118,5 +118,37 @@ describe('product details from the shop', () => {
     expect(waits.sort((a, b) => a - b)).toEqual([0, SHOPIFY_REQUEST_SPACING_MS, 2 * SHOPIFY_REQUEST_SPACING_MS]);
     expect(await reserveShopifyRequestSlot(db(), 'other.myshopify.com', now)).toBe(0);
     expect(await reserveShopifyRequestSlot(db(), 'spaced.myshopify.com', new Date(now.getTime() + 10_000))).toBe(0);
+  });
+
+  it('renews a client-credentials token before it expires', async () => {
+    const app = await ownerWithFlows(scenario, { post_purchase: { assistants } }, { withCredentials: false });
+    const saved = await app.client.put(
+      '/api/credentials',
+      credentialsInput({
+        shopifyAuthMethod: 'client_credentials',
+        shopifyAccessToken: '',
+        shopifyClientId: scenario.shopify.clientId,
+        shopifyClientSecret: scenario.shopify.clientSecret,
+        shopifySigningSecret: '',
+      }),
+    );
+    expect(saved.status, saved.text).toBe(200);
+    const sendAs = async (productId: number) => {
+      const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${app.flows.post_purchase.webhookPath}`, 'orders/create', order(uniqueEmail('cc'), productId), scenario.shopify.clientSecret);
+      expect(sent.status, sent.text).toBe(202);
+      return waitForEvent(db(), JSON.parse(sent.text).eventId as string);
+    };
+    scenario.shopify.setProduct('7101', { title: 'Lamp', description: 'A head lamp', onlineStoreUrl: null, featuredImage: null });
+    scenario.shopify.setProduct('7102', { title: 'Rope', description: 'A climbing rope', onlineStoreUrl: null, featuredImage: null });
+    expect((await sendAs(7101)).status).toBe('delivered');
+    const tokens = scenario.shopify.counts['access-token'];
+    const fetched = scenario.shopify.operationCounts.product!;
+    // 23.5 h later the token has under an hour left: the next fetch obtains a new one first.
+    scenario.testApp.clock.advance(23.5 * 60 * 60_000);
+    expect((await sendAs(7102)).status).toBe('delivered');
+    expect(scenario.shopify.counts['access-token']).toBe(tokens + 1);
+    expect(scenario.shopify.operationCounts.product).toBe(fetched + 1);
+    const cached = await db().query('SELECT product_id FROM shopify_product_cache WHERE user_id = $1 ORDER BY product_id', [app.userId]);
+    expect(cached.rows.map((row) => row.product_id)).toEqual(['gid://shopify/Product/7101', 'gid://shopify/Product/7102']);
   });
 });
