@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { inTransaction } from '../database/database.ts';
@@ -6,13 +5,11 @@ import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Engine } from '../engine/engine.ts';
 import { findFlowById, findFlowForUser } from '../flows/flow-queries.ts';
-import { insertEventOnce, type NewEvent } from '../events/event-queries.ts';
-import { readIntakeDetails, TEST_SOURCE_HEADER } from '../webhooks/webhook-intake.ts';
+import { insertEventOnce } from '../events/event-queries.ts';
+import { newAcceptedEvent, readIntakeDetails, TEST_SOURCE_HEADER } from '../webhooks/webhook-intake.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import { latestChangeId, type EventChange } from './event-change-queries.ts';
 import { markDryRun } from './test-events.ts';
-import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
-import type { EventStatus } from '../../shared/events/event-schemas.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import {
@@ -121,33 +118,12 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
           throw new HttpError(400, 'invalid_json', webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } });
         }
         const details = readIntakeDetails({ [TEST_SOURCE_HEADER]: 'test' }, payload as Record<string, unknown>, flow);
-        const receivedAt = app.clock.now();
-        const processAfter = details.waitMinutes > 0 ? new Date(receivedAt.getTime() + details.waitMinutes * 60_000) : null;
-        const status: EventStatus = !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received';
-        const event: NewEvent = {
-          id: randomUUID(),
-          flowId: flow.id,
-          userId: flow.userId,
-          flowType: flow.flowType,
-          source: details.source,
-          topic: details.topic,
-          status,
-          contentType: 'application/json',
-          rawBody: request.body.payload,
-          headers: {},
-          shopifyEventId: details.shopifyEventId,
-          shopifyWebhookId: details.shopifyWebhookId,
-          externalEventId: details.externalEventId,
-          error: flow.isActive ? null : eventOutcomeMessages.flowInactive,
-          checkoutToken: details.checkoutToken,
-          processAfter,
-          receivedAt,
-        };
+        const event = newAcceptedEvent(flow, details, { rawBody: request.body.payload, contentType: 'application/json', headers: {} }, app.clock.now());
         const stored = await inTransaction(pool, async (client) => {
           const result = await insertEventOnce(client, event);
           if (result.inserted) {
             if (request.body.dryRun) await markDryRun(client, result.id);
-            if (status !== 'skipped') await options.engine.enqueue(client, { eventId: result.id, attempt: 1 }, processAfter);
+            if (event.status !== 'skipped') await options.engine.enqueue(client, { eventId: result.id, attempt: 1 }, event.processAfter);
           }
           return result;
         });

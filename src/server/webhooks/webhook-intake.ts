@@ -2,6 +2,9 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EventSource } from '../../shared/events/event-schemas.ts';
 import { flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
 import { shopifyCheckoutToken } from '../engine/event-normalizer.ts';
+import { randomUUID } from 'node:crypto';
+import type { NewEvent } from '../events/event-queries.ts';
+import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
 
 /**
  * What the receiving side reads from a request before storing it: where it came from, its
@@ -97,5 +100,38 @@ export function readIntakeDetails(
     externalEventId: idText(payload.event_id),
     checkoutToken: null,
     waitMinutes: 0,
+  };
+}
+
+/**
+ * The event row for an accepted request: skipped when its flow is off, waiting when it
+ * starts an abandonment timer, received otherwise. The webhook receiver and the console's
+ * test send both store events through here, so a test event is stored exactly as a real one.
+ */
+export function newAcceptedEvent(
+  flow: { id: string; userId: string; flowType: FlowType; isActive: boolean },
+  details: IntakeDetails,
+  body: { rawBody: string; contentType: string | null; headers: Record<string, string> },
+  receivedAt: Date,
+): NewEvent {
+  const processAfter = details.waitMinutes > 0 ? new Date(receivedAt.getTime() + details.waitMinutes * 60_000) : null;
+  return {
+    id: randomUUID(),
+    flowId: flow.id,
+    userId: flow.userId,
+    flowType: flow.flowType,
+    source: details.source,
+    topic: details.topic,
+    status: !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received',
+    contentType: body.contentType,
+    rawBody: body.rawBody,
+    headers: body.headers,
+    shopifyEventId: details.shopifyEventId,
+    shopifyWebhookId: details.shopifyWebhookId,
+    externalEventId: details.externalEventId,
+    error: flow.isActive ? null : eventOutcomeMessages.flowInactive,
+    checkoutToken: details.checkoutToken,
+    processAfter,
+    receivedAt,
   };
 }

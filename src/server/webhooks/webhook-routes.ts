@@ -9,12 +9,12 @@ import { insertEventOnce, type NewEvent } from '../events/event-queries.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { CredentialsLoader } from '../engine/engine-credentials.ts';
 import { verifyShopifySignature } from './webhook-signature.ts';
-import { keptHeadersOf, readIntakeDetails } from './webhook-intake.ts';
+import { keptHeadersOf, newAcceptedEvent, readIntakeDetails } from './webhook-intake.ts';
 import { IntakeBatcher, type StoredEvent } from './intake-batcher.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
 import { WebhookFlowCache } from './webhook-flow-cache.ts';
-import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../shared/events/event-messages.ts';
-import { webhookAcceptedSchema, type EventStatus } from '../../shared/events/event-schemas.ts';
+import { rejectionReasons, webhookMessages } from '../../shared/events/event-messages.ts';
+import { webhookAcceptedSchema } from '../../shared/events/event-schemas.ts';
 import { flowTypeDetails, flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages } from '../../shared/messages.ts';
 
@@ -162,31 +162,15 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
       }
 
       const details = readIntakeDetails(request.headers, payload as Record<string, unknown>, flow);
-      const receivedAt = app.clock.now();
-      const processAfter = details.waitMinutes > 0 ? new Date(receivedAt.getTime() + details.waitMinutes * 60_000) : null;
-      const status: EventStatus = !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received';
-      const event: NewEvent = {
-        id: randomUUID(),
-        flowId: flow.id,
-        userId: flow.userId,
-        flowType: flow.flowType,
-        source: details.source,
-        topic: details.topic,
-        status,
-        contentType: request.headers['content-type']?.slice(0, 200) ?? null,
-        rawBody: text,
-        headers: keptHeadersOf(request.headers),
-        shopifyEventId: details.shopifyEventId,
-        shopifyWebhookId: details.shopifyWebhookId,
-        externalEventId: details.externalEventId,
-        error: flow.isActive ? null : eventOutcomeMessages.flowInactive,
-        checkoutToken: details.checkoutToken,
-        processAfter,
-        receivedAt,
-      };
+      const event = newAcceptedEvent(
+        flow,
+        details,
+        { rawBody: text, contentType: request.headers['content-type']?.slice(0, 200) ?? null, headers: keptHeadersOf(request.headers) },
+        app.clock.now(),
+      );
       let stored: StoredEvent;
       try {
-        stored = await batcher.store(event, status !== 'skipped');
+        stored = await batcher.store(event, event.status !== 'skipped');
       } catch (error) {
         // Never 2xx for an event that was not kept: the sender must retry.
         app.log.error({ err: error, flowId: flow.id }, 'webhook: the event could not be stored');
