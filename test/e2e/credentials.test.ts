@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, saveScreenshot, type BrowserErrors } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, saveScreenshot, type BrowserErrors, fieldErrorOf } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
@@ -57,12 +57,7 @@ const toast = (text: string) => page.locator('[data-sonner-toast]', { hasText: t
 const field = (label: string) => page.getByLabel(label, { exact: true });
 const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 
-/** The error shown under a field: the text its aria-describedby points at. */
-async function fieldError(label: string): Promise<string> {
-  const ids = (await field(label).getAttribute('aria-describedby')) ?? '';
-  const texts = await Promise.all(ids.split(' ').filter((id) => id.endsWith('-error')).map((id) => page.locator(`[id="${id}"]`).textContent()));
-  return texts.join(' ');
-}
+const fieldError = (label: string) => fieldErrorOf(page, label);
 
 describe('connecting the three services', () => {
   it('sends a new owner to setup, checks the keys live, lands on the dashboard, and shows and updates them masked in API settings', async () => {

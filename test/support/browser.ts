@@ -96,3 +96,10 @@ export async function expectNoSeriousA11yViolations(page: Page): Promise<void> {
   );
   expect(report, `axe-core violations on ${page.url()}`).toEqual([]);
 }
+
+/** The error shown under a labelled field: the text its aria-describedby points at. */
+export async function fieldErrorOf(page: Page, label: string): Promise<string> {
+  const ids = (await page.getByLabel(label, { exact: true }).getAttribute('aria-describedby')) ?? '';
+  const texts = await Promise.all(ids.split(' ').filter((id) => id.endsWith('-error')).map((id) => page.locator(`[id="${id}"]`).textContent()));
+  return texts.join(' ');
+}
