@@ -13,4 +13,9 @@ export const shopifyConnectMessages = {
     changes.created + changes.updated + changes.deleted === 0
       ? 'Your store is connected; nothing needed to change.'
       : `Your store is connected: ${changes.created} added, ${changes.updated} updated, ${changes.deleted} removed.`,
+  /** On a flow page the card is about that flow's topics, though one connect registers every active flow's. */
+  flowDescription: (flowTitle: string, topics: readonly string[]) =>
+    `Registers your store's webhooks for your active flows, so Shopify sends this flow's events (${topics.join(', ')}) here while ${flowTitle} is active. Flows you switch off are removed the next time you connect.`,
+  flowNoneRegistered: 'No webhooks of this flow are registered in your store yet.',
+  flowRegisteredTitle: 'Registered webhooks of this flow',
 } as const;

@@ -13,6 +13,9 @@ import { FlowConfigForm } from './flow-config-form.tsx';
 import { useFlows } from './use-flows.ts';
 import { WebhookConsoleWhenOpen } from '../webhooks/webhook-console.tsx';
 import { EventLog } from '../events/event-log.tsx';
+import { PixelSnippetCard } from '../shopify-pixel/pixel-snippet-card.tsx';
+import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
+import { flowWebhookTopics } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 
 type Mode = 'status' | 'form';
 
@@ -63,6 +66,15 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
         )}
       </Card>
       <WebhookConsoleWhenOpen flow={flow} />
+      {/* How Shopify's events reach a saved flow: product views have no webhook, so the
+          browsing flow gets the pixel; the others get their store's webhook subscriptions. */}
+      {flow?.webhookUrl ? (
+        flowWebhookTopics[flowType].length === 0 ? (
+          <PixelSnippetCard webhookUrl={flow.webhookUrl} waitMinutes={flow.waitMinutes} />
+        ) : (
+          <ConnectStoreCard flowType={flowType} />
+        )
+      ) : null}
       {flow?.webhookUrl ? (
         <Card>
           <EventLog flowType={flowType} />

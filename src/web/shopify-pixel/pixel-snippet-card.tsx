@@ -1,0 +1,77 @@
+import { useId } from 'react';
+import { toast } from 'sonner';
+import { Copy, MousePointerClick } from 'lucide-react';
+import { Button } from '../ui/button.tsx';
+import { Card } from '../ui/card.tsx';
+import { describeWait } from '../../shared/flows/flow-wait.ts';
+import { pixelUrlOf } from '../../shared/shopify-pixel/pixel-schemas.ts';
+import { pixelSnippet } from '../../shared/shopify-pixel/pixel-snippet.ts';
+import { pixelMessages as m } from '../../shared/shopify-pixel/pixel-messages.ts';
+
+async function copySnippet(snippet: string) {
+  try {
+    await navigator.clipboard.writeText(snippet);
+    toast.success(m.copied);
+  } catch {
+    toast.error(m.copyFailed);
+  }
+}
+
+/**
+ * The Browser Abandonment flow's event source (PRODUCT.md section 2): product views have
+ * no Shopify webhook, so the owner pastes this custom pixel, built for this flow's URL.
+ */
+export function PixelSnippetCard({ webhookUrl, waitMinutes }: { webhookUrl: string; waitMinutes: number | null }) {
+  const snippet = pixelSnippet(pixelUrlOf(webhookUrl));
+  const ids = { heading: useId(), code: useId() };
+
+  return (
+    <Card>
+      <section aria-labelledby={ids.heading} className="space-y-4" data-testid="pixel-snippet-card">
+        <header className="flex items-start gap-3">
+          <MousePointerClick aria-hidden="true" className="mt-1 h-5 w-5 shrink-0 text-slate-600" />
+          <div className="space-y-1">
+            <h2 id={ids.heading} className="text-lg font-semibold text-slate-900">
+              {m.title}
+            </h2>
+            <p className="text-sm text-slate-700">{m.description}</p>
+          </div>
+        </header>
+
+        <div className="space-y-1">
+          <h3 className="text-sm font-semibold text-slate-800">{m.stepsTitle}</h3>
+          <ol className="list-decimal space-y-1 pl-5 text-sm text-slate-700">
+            {m.steps.map((step) => (
+              <li key={step}>{step}</li>
+            ))}
+          </ol>
+        </div>
+
+        <ul className="list-disc space-y-1 pl-5 text-sm text-slate-700">
+          <li>{m.loggedInOnly}</li>
+          <li>{m.cancelledBy(waitMinutes !== null ? describeWait(waitMinutes) : null)}</li>
+        </ul>
+
+        <div className="space-y-2">
+          <p id={ids.code} className="text-sm font-medium text-slate-700">
+            {m.codeLabel}
+          </p>
+          {/* Focusable so keyboard users can scroll it; a region so its label is announced. */}
+          <pre
+            role="region"
+            aria-labelledby={ids.code}
+            tabIndex={0}
+            data-testid="pixel-snippet-code"
+            className="max-h-80 overflow-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-relaxed text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-600"
+          >
+            <code>{snippet}</code>
+          </pre>
+          <Button variant="secondary" onClick={() => void copySnippet(snippet)}>
+            <Copy aria-hidden="true" className="h-4 w-4" />
+            {m.copy}
+          </Button>
+        </div>
+      </section>
+    </Card>
+  );
+}
