@@ -43,6 +43,8 @@ export interface AppDependencies {
   webRoot?: string;
   /** Per-address limit on sign-up, mail and reset requests; tests that sign up many owners raise it. */
   accountRateLimitPerMinute?: number;
+  /** Browsing-pixel events accepted per source address and minute (the endpoint is public). */
+  pixelRateLimitPerMinute?: number;
   /** Engine tuning: retry delays, concurrency, Klaviyo limits (tests use millisecond delays). */
   engine?: Partial<EngineOptions>;
   /** Reads an owner's decrypted service credentials for the engine and webhook signatures. */
@@ -167,11 +169,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     loadCredentials: loadEngineCredentials,
     shopifyTokens: app.shopifyTokens,
     options: deps.engine,
+    clock,
   });
   app.decorate('engine', engine);
   app.addHook('onReady', () => engine.start());
   app.addHook('onClose', () => engine.stop());
-  await app.register(webhookRoutes, { engine, loadCredentials: loadEngineCredentials });
+  await app.register(webhookRoutes, { engine, loadCredentials: loadEngineCredentials, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
   app.signedIn((scope) => eventRoutes(scope, { engine }), '/api/events');
   registerRealtime(app, { engine });
   await registerWebApp(app, deps.webRoot ?? defaultWebRoot);

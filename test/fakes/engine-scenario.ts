@@ -30,7 +30,13 @@ export interface EngineScenario {
 }
 
 export async function startEngineScenario(
-  options: { openai?: FakeOpenAIOptions; klaviyo?: FakeKlaviyoOptions; engine?: Partial<EngineOptions>; env?: Record<string, string> } = {},
+  options: {
+    openai?: FakeOpenAIOptions;
+    klaviyo?: FakeKlaviyoOptions;
+    engine?: Partial<EngineOptions>;
+    env?: Record<string, string>;
+    pixelRateLimitPerMinute?: number;
+  } = {},
 ): Promise<EngineScenario> {
   const openai = await startFakeOpenAI(options.openai);
   const klaviyo = await startFakeKlaviyo(options.klaviyo);
@@ -38,6 +44,7 @@ export async function startEngineScenario(
   const testApp = await startTestApp({
     env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl, ...options.env },
     engine: options.engine,
+    ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
   });
   return {
     testApp,

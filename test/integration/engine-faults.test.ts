@@ -112,6 +112,10 @@ describe('missing setup', () => {
         externalEventId: null,
         error: null,
         checkoutToken: null,
+        cartToken: null,
+        objectId: null,
+        shopperEmail: null,
+        occurredAt: null,
         processAfter: null,
         receivedAt: new Date(),
       });

@@ -23,6 +23,7 @@ export const testEngineOptions: Partial<EngineOptions> = {
   heartbeatSeconds: 10,
   superviseIntervalSeconds: 1,
   stopTimeoutMs: 2_000,
+  timerSweepIntervalMs: 100,
 };
 
 export interface TestApp {
@@ -46,6 +47,7 @@ export async function startTestApp(
     env?: Record<string, string>;
     webRoot?: string;
     accountRateLimitPerMinute?: number;
+    pixelRateLimitPerMinute?: number;
     engine?: Partial<EngineOptions>;
     loadEngineCredentials?: CredentialsLoader;
   } = {},
@@ -82,6 +84,7 @@ export async function startTestApp(
     authSecret: 'test-secret-that-is-long-enough-for-hmac-signing',
     accountRateLimitPerMinute: options.accountRateLimitPerMinute ?? 10_000,
     engine: { ...testEngineOptions, ...options.engine },
+    ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
     ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
     ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   });

@@ -119,7 +119,7 @@ describe('Shopify payloads', () => {
   });
 });
 
-describe('Web Pixel events', () => {
+describe('browsing pixel events', () => {
   it('reads a product view of an identified shopper', () => {
     const result = normalizeEvent(
       'pixel',
@@ -129,15 +129,17 @@ describe('Web Pixel events', () => {
         name: 'product_viewed',
         timestamp: '2026-11-20T09:45:00Z',
         customer: { email: 'pia@example.com', firstName: 'Pia' },
-        data: { productVariant: { price: { amount: 42, currencyCode: 'EUR' }, product: { id: 'gid://shopify/Product/1', title: 'Rain Jacket', url: '/products/rain-jacket' } } },
+        cartToken: 'c1-abc',
+        product: { id: '1', title: 'Rain Jacket', url: 'https://shop.example/products/rain-jacket', price: 42, currencyCode: 'EUR', quantity: 1 },
       },
       receivedAt,
     );
     expect(result.ok && result.event).toMatchObject({
       eventType: 'product_viewed',
       shopper: { email: 'pia@example.com', firstName: 'Pia' },
-      products: [{ name: 'Rain Jacket', price: '42', url: '/products/rain-jacket', quantity: 1 }],
+      products: [{ id: '1', name: 'Rain Jacket', price: '42', url: 'https://shop.example/products/rain-jacket', quantity: 1 }],
       currency: 'EUR',
+      time: '2026-11-20T09:45:00.000Z',
     });
   });
 
@@ -146,11 +148,19 @@ describe('Web Pixel events', () => {
       'pixel',
       'checkout_started',
       {
+        id: 'px2',
         name: 'checkout_started',
-        data: { checkout: { email: 'q@example.com', token: 't9', currencyCode: 'USD', totalPrice: { amount: '30.00' }, lineItems: [{ title: 'Cap', quantity: 3, variant: { price: { amount: '10.00' } } }] } },
+        timestamp: '2026-11-20T09:45:00Z',
+        checkout: { email: 'q@example.com', token: 't9', currencyCode: 'USD', totalPrice: '30.00', lineItems: [{ id: '7', title: 'Cap', quantity: 3, price: '10.00' }] },
       },
       receivedAt,
     );
     expect(result.ok && result.event).toMatchObject({ shopper: { email: 'q@example.com' }, total: '30.00', checkoutToken: 't9', products: [{ name: 'Cap', quantity: 3, price: '10.00' }] });
+  });
+
+  it('refuses a body that is not the pixel\'s own shape', () => {
+    const result = normalizeEvent('pixel', 'product_viewed', { id: 'px3', name: 'product_viewed', timestamp: 'now', data: { productVariant: {} } }, receivedAt);
+    expect(result).toMatchObject({ ok: false });
+    expect(!result.ok && result.reason).toContain('data');
   });
 });

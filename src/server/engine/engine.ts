@@ -2,7 +2,10 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Queryable } from '../database/database.ts';
 import type { AppRole } from '../config.ts';
-import { EventJobs, type EventJobOptions } from './event-jobs.ts';
+import { EventJobs, type EventJobOptions, type ProcessEventJob } from './event-jobs.ts';
+import { fireDueTimers } from './shopper-timers.ts';
+import { inTransaction } from '../database/database.ts';
+import type { Clock } from '../platform/clock.ts';
 import { processEvent, type PipelineOptions } from './event-pipeline.ts';
 import { defaultRetryPolicy, sleep as defaultSleep, type Sleep } from './retry-policy.ts';
 import { klaviyoAccountLimits } from './klaviyo-rate-limiter.ts';
@@ -16,7 +19,11 @@ import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
  * an event (or starts a replay), and `start`/`stop` with the server. Every role sends; the
  * `all` and `worker` roles also process (STACK.md, PRODUCT.md section 5).
  */
-export type EngineOptions = PipelineOptions & EventJobOptions;
+export type EngineOptions = PipelineOptions &
+  EventJobOptions & {
+    /** How often a worker looks for abandonment timers that are due (by the app's clock). */
+    timerSweepIntervalMs: number;
+  };
 
 export const defaultEngineOptions: EngineOptions = {
   retry: defaultRetryPolicy,
@@ -31,18 +38,21 @@ export const defaultEngineOptions: EngineOptions = {
   heartbeatSeconds: 30,
   superviseIntervalSeconds: 30,
   stopTimeoutMs: 10_000,
+  timerSweepIntervalMs: 5_000,
 };
 
 export interface Engine {
-  enqueue(db: Queryable, job: { eventId: string; attempt: number }, startAfter?: Date | null): Promise<void>;
+  enqueue(db: Queryable, job: ProcessEventJob): Promise<void>;
   /** Many jobs in one statement (the webhook intake's batches), with job ids chosen by the caller. */
-  enqueueMany(db: Queryable, jobs: Array<{ id: string; job: { eventId: string; attempt: number }; startAfter: Date | null }>): Promise<void>;
+  enqueueMany(db: Queryable, jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<void>;
   /** Takes back jobs enqueued earlier in the same transaction. */
   discardJobs(db: Queryable, jobIds: string[]): Promise<void>;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Jobs this process is running now. */
   inFlight(): number;
+  /** Fires the abandonment timers due now (the worker does it every timerSweepIntervalMs). */
+  fireDueTimers(): Promise<number>;
 }
 
 export function createEngine(dependencies: {
@@ -55,6 +65,7 @@ export function createEngine(dependencies: {
   shopifyTokens?: ShopifyAccessTokenProvider;
   options?: Partial<EngineOptions>;
   sleep?: Sleep;
+  clock: Clock;
 }): Engine {
   const options: EngineOptions = { ...defaultEngineOptions, ...dependencies.options };
   const logger = dependencies.logger.child({ module: 'engine' });
@@ -68,11 +79,21 @@ export function createEngine(dependencies: {
     shopifyTokens: dependencies.shopifyTokens,
     options,
     sleep: dependencies.sleep ?? defaultSleep,
+    clock: dependencies.clock,
   };
   let started: Promise<void> | null = null;
+  let sweeper: NodeJS.Timeout | null = null;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const fireTimers = () =>
+    fireDueTimers(
+      dependencies.pool,
+      dependencies.clock.now(),
+      (db, job) => jobs.send(db, job),
+      (work) => inTransaction(dependencies.pool, work),
+    );
   return {
-    enqueue: (db, job, startAfter = null) => jobs.send(db, job, startAfter),
-    enqueueMany: (db, many) => jobs.sendMany(db, many),
+    enqueue: (db, job) => jobs.send(db, job),
+    enqueueMany: (db, many) => jobs.sendMany(db, many.map((entry) => ({ ...entry, startAfter: null }))),
     discardJobs: (db, jobIds) => jobs.discard(db, jobIds),
     start() {
       started ??= (async () => {
@@ -90,6 +111,10 @@ export function createEngine(dependencies: {
               throw error;
             }
           });
+          sweeper = setInterval(() => {
+            sweeping = fireTimers().catch((error: unknown) => logger.warn({ err: error }, 'firing due timers failed; trying again'));
+          }, options.timerSweepIntervalMs);
+          sweeper.unref();
           logger.info({ concurrency: options.concurrency }, 'event worker started');
         }
       })();
@@ -98,9 +123,13 @@ export function createEngine(dependencies: {
     async stop() {
       if (!started) return;
       await started.catch(() => undefined);
+      if (sweeper) clearInterval(sweeper);
+      sweeper = null;
+      await sweeping;
       await jobs.stop();
       started = null;
     },
     inFlight: () => jobs.inFlight(),
+    fireDueTimers: fireTimers,
   };
 }

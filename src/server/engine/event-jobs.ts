@@ -18,6 +18,12 @@ export const PROCESS_EVENT_QUEUE = 'process-event';
 export interface ProcessEventJob {
   eventId: string;
   attempt: number;
+  /**
+   * A waiting event's first job: it ends the timers this event ends (a newer update, say)
+   * and checks whether the event is already ended, but never generates; the timer sweep
+   * sends the job that does, when the wait is over (shopper-timers.ts).
+   */
+  arm?: boolean;
 }
 
 export interface EventJobOptions {

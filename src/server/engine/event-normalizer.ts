@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { EventSource, NormalizedEvent, NormalizedProduct } from '../../shared/events/event-schemas.ts';
+import { pixelEventSchema, type PixelProduct } from '../../shared/shopify-pixel/pixel-schemas.ts';
 
 /**
  * Turns each source's payload into the one event shape the assistants read (PRODUCT.md
@@ -87,37 +88,6 @@ const shopifyPayload = z.object({
   created_at: timestamp,
 });
 
-const pixelMoney = z.object({ amount: amount, currencyCode: text }).nullish();
-const pixelVariant = z
-  .object({
-    id: identifier,
-    title: text,
-    price: pixelMoney,
-    product: z.object({ id: identifier, title: text, url: text, description: text }).nullish(),
-  })
-  .nullish();
-const pixelEvent = z.object({
-  id: identifier,
-  name: z.string(),
-  timestamp,
-  customer: genericCustomer,
-  data: z
-    .object({
-      productVariant: pixelVariant,
-      cartLine: z.object({ merchandise: pixelVariant, quantity }).nullish(),
-      checkout: z
-        .object({
-          email,
-          token: text,
-          currencyCode: text,
-          totalPrice: pixelMoney,
-          lineItems: z.array(z.object({ title: text, quantity, variant: pixelVariant })).nullish(),
-        })
-        .nullish(),
-    })
-    .nullish(),
-});
-
 export function normalizeEvent(source: EventSource, topic: string | null, payload: unknown, receivedAt: Date): NormalizeResult {
   if (source === 'shopify') return normalizeShopify(topic ?? '', payload, receivedAt);
   if (source === 'pixel') return normalizePixel(payload, receivedAt);
@@ -194,40 +164,35 @@ function normalizeShopify(topic: string, payload: unknown, receivedAt: Date): No
   };
 }
 
+/** The browsing pixel's events; the endpoint accepted only this shape (pixel-schemas.ts). */
 function normalizePixel(payload: unknown, receivedAt: Date): NormalizeResult {
-  const parsed = pixelEvent.safeParse(payload);
+  const parsed = pixelEventSchema.safeParse(payload);
   if (!parsed.success) return { ok: false, reason: describeProblems(parsed.error) };
   const body = parsed.data;
-  const data = body.data ?? {};
-  const customer = body.customer ?? {};
-  const fromVariant = (variant: z.infer<typeof pixelVariant>, count: unknown): NormalizedProduct => ({
-    id: idText(variant?.product?.id ?? variant?.id),
-    name: clean(variant?.product?.title ?? variant?.title),
-    description: clean(variant?.product?.description),
-    price: amountText(variant?.price?.amount),
-    quantity: quantityNumber(count as string | number | null | undefined),
-    url: clean(variant?.product?.url),
+  const fromPixel = (product: PixelProduct): NormalizedProduct => ({
+    id: clean(product.id),
+    name: clean(product.title),
+    description: null,
+    price: amountText(product.price),
+    quantity: product.quantity ?? null,
+    url: clean(product.url),
   });
-  const products: NormalizedProduct[] = [];
-  if (data.productVariant) products.push(fromVariant(data.productVariant, 1));
-  if (data.cartLine?.merchandise) products.push(fromVariant(data.cartLine.merchandise, data.cartLine.quantity));
-  for (const line of data.checkout?.lineItems ?? []) products.push({ ...fromVariant(line.variant, line.quantity), name: clean(line.title) ?? fromVariant(line.variant, 1).name });
-  const firstPrice = data.productVariant?.price ?? data.cartLine?.merchandise?.price ?? null;
+  const products = [...(body.product ? [body.product] : []), ...(body.checkout?.lineItems ?? [])].map(fromPixel);
   return {
     ok: true,
     event: {
       eventType: body.name,
       shopper: {
-        email: clean(customer.email ?? data.checkout?.email),
-        firstName: clean(customer.first_name ?? customer.firstName),
-        lastName: clean(customer.last_name ?? customer.lastName),
+        email: clean(body.customer?.email ?? body.checkout?.email),
+        firstName: clean(body.customer?.firstName),
+        lastName: clean(body.customer?.lastName),
       },
       products,
-      total: amountText(data.checkout?.totalPrice?.amount ?? null),
-      currency: clean(data.checkout?.currencyCode ?? data.checkout?.totalPrice?.currencyCode ?? firstPrice?.currencyCode),
+      total: amountText(body.checkout?.totalPrice),
+      currency: clean(body.checkout?.currencyCode ?? body.product?.currencyCode),
       time: timeText(body.timestamp, receivedAt),
       checkoutUrl: null,
-      checkoutToken: clean(data.checkout?.token),
+      checkoutToken: clean(body.checkout?.token),
       completedAt: null,
     },
   };

@@ -1,14 +1,9 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
-import {
-  findEventById,
-  hasNewerCheckoutEvent,
-  hasOrderForCheckout,
-  saveNormalizedEvent,
-  setEventStatus,
-  type EventRecord,
-} from '../events/event-queries.ts';
+import { findEventById, hasEarlierOrderEvent, saveNormalizedEvent, setEventStatus, type EventRecord } from '../events/event-queries.ts';
+import type { Clock } from '../platform/clock.ts';
+import { endTimersEndedBy, findCartShopper, findReasonTimerEnded, signalOnlyReason, timerKindOf, type TimerKind } from './shopper-timers.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
@@ -47,6 +42,8 @@ export interface PipelineContext {
   shopifyTokens?: ShopifyAccessTokenProvider;
   options: PipelineOptions;
   sleep: Sleep;
+  /** The app's clock: timers are due by it (tests move it by hand). */
+  clock: Clock;
 }
 
 /** The event ends here, with this status and reason. */
@@ -67,12 +64,14 @@ const finalStatuses = new Set(['delivered', 'skipped', 'failed', 'rejected']);
  * failures end the event as failed or skipped with a reason; only unexpected errors (the
  * database going away) escape, and the job is then retried.
  */
-export async function processEvent(context: PipelineContext, job: { eventId: string; attempt: number }, signal: AbortSignal): Promise<void> {
+export async function processEvent(context: PipelineContext, job: { eventId: string; attempt: number; arm?: boolean }, signal: AbortSignal): Promise<void> {
   const { pool } = context;
   const event = await findEventById(pool, job.eventId);
   if (!event || event.attempt !== job.attempt || finalStatuses.has(event.status)) return;
+  // An arming job that comes late (the timer already fired) has nothing left to do.
+  if (job.arm && event.status !== 'waiting') return;
   try {
-    await runPipeline(context, event, signal);
+    await runPipeline(context, event, signal, job.arm === true);
   } catch (error) {
     if (error instanceof EventOutcome) {
       await setEventStatus(pool, event.id, event.attempt, error.status, error.message);
@@ -87,17 +86,33 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
   }
 }
 
-async function runPipeline(context: PipelineContext, event: EventRecord, signal: AbortSignal): Promise<void> {
+async function runPipeline(context: PipelineContext, event: EventRecord, signal: AbortSignal, arming: boolean): Promise<void> {
   const { pool } = context;
   const flow = await findFlowById(pool, event.flowId);
   if (!flow) return;
   // Switched off since the event arrived (or before a replay): an inactive flow processes nothing.
   if (!flow.isActive) throw new EventOutcome('skipped', m.flowSwitchedOff);
-  const normalized = event.normalized ?? (await normalizeStored(context, event));
-  if (!normalized.shopper.email) {
-    throw new EventOutcome('skipped', event.topic?.startsWith('carts/') ? m.cartWithoutIdentity : m.noEmail);
+  let normalized = event.normalized ?? (await normalizeStored(context, event));
+  const kind = timerKindOf(event);
+  if (kind === 'cart' && !normalized.shopper.email) {
+    normalized = await withCartShopper(context, event, normalized);
   }
-  await checkCheckoutStillAbandoned(context, event, normalized);
+  // A replay is the owner's explicit wish: timers and what ended them are not asked again.
+  if (event.attempt === 1) {
+    await endTimersEndedBy(pool, event, context.logger);
+    const signalOnly = signalOnlyReason(event);
+    if (signalOnly) throw new EventOutcome('skipped', signalOnly);
+    if (kind) await checkTimerStillRunning(context, event, kind, normalized);
+    if (event.source === 'shopify' && event.flowType === 'post_purchase' && (await hasEarlierOrderEvent(pool, event))) {
+      throw new EventOutcome('skipped', m.orderFollowedUp);
+    }
+  }
+  // The cart's shopper may still show up through the pixel; the other kinds are known by now.
+  const waitingForShopper = kind === 'cart' && arming;
+  if (!normalized.shopper.email && !waitingForShopper) {
+    throw new EventOutcome('skipped', kind === 'cart' ? m.cartWithoutIdentity : kind === 'browse' ? m.guestView : m.noEmail);
+  }
+  if (arming) return;
   if (flow.assistants.length === 0) throw new EventOutcome('failed', m.noAssistants);
   const credentials = await context.loadCredentials(pool, event.userId);
   if (!credentials) throw new EventOutcome('failed', m.noCredentials);
@@ -137,15 +152,25 @@ async function normalizeStored(context: PipelineContext, event: EventRecord): Pr
 }
 
 /**
- * Abandoned-checkout timers (INTEGRATIONS.md): when the wait is over, look once more.
- * A completed checkout, an order for it, or a newer update of it ends this event.
+ * Abandonment timers (shopper-timers.ts): when an event arrives and again when its wait is
+ * over, anything that ended it (a completed checkout, an order, a later update or view, an
+ * add-to-cart) ends this event as skipped, with that reason.
  */
-async function checkCheckoutStillAbandoned(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent): Promise<void> {
-  if (event.source !== 'shopify' || !event.topic?.startsWith('checkouts/')) return;
-  if (event.topic === 'checkouts/delete') throw new EventOutcome('skipped', m.checkoutDeleted);
-  if (normalized.completedAt) throw new EventOutcome('skipped', m.checkoutCompleted);
-  if (await hasOrderForCheckout(context.pool, event)) throw new EventOutcome('skipped', m.orderPlaced);
-  if (await hasNewerCheckoutEvent(context.pool, event)) throw new EventOutcome('skipped', m.superseded);
+async function checkTimerStillRunning(context: PipelineContext, event: EventRecord, kind: TimerKind, normalized: NormalizedEvent): Promise<void> {
+  if (kind === 'checkout' && normalized.completedAt) throw new EventOutcome('skipped', m.checkoutCompleted);
+  const reason = await findReasonTimerEnded(context.pool, kind, event);
+  if (reason) throw new EventOutcome('skipped', reason);
+}
+
+/** Shopify's carts name no shopper; the browsing pixel may have seen who holds the cart. */
+async function withCartShopper(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent): Promise<NormalizedEvent> {
+  const shopper = await findCartShopper(context.pool, event.userId, event.cartToken);
+  if (!shopper) return normalized;
+  const identified = { ...normalized, shopper };
+  // Stored (with its email key) so that an order or checkout of this shopper finds the cart.
+  await saveNormalizedEvent(context.pool, event.id, identified);
+  event.shopperEmail = shopper.email.toLowerCase();
+  return identified;
 }
 
 /** All assistants of the flow at once; a text already stored for this attempt is kept. */

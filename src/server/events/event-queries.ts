@@ -19,6 +19,9 @@ export interface EventRecord {
   error: string | null;
   attempt: number;
   checkoutToken: string | null;
+  cartToken: string | null;
+  objectId: string | null;
+  occurredAt: Date | null;
   processAfter: Date | null;
   receivedAt: Date;
   updatedAt: Date;
@@ -41,6 +44,9 @@ interface EventRow {
   error: string | null;
   attempt: number;
   checkout_token: string | null;
+  cart_token: string | null;
+  object_id: string | null;
+  occurred_at: Date | null;
   process_after: Date | null;
   received_at: Date;
   updated_at: Date;
@@ -48,7 +54,7 @@ interface EventRow {
 }
 
 export const eventColumns =
-  'id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers, normalized, shopper_email, error, attempt, checkout_token, process_after, received_at, updated_at, finished_at';
+  'id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers, normalized, shopper_email, error, attempt, checkout_token, cart_token, object_id, occurred_at, process_after, received_at, updated_at, finished_at';
 
 export function toEventRecord(row: EventRow): EventRecord {
   return {
@@ -67,6 +73,9 @@ export function toEventRecord(row: EventRow): EventRecord {
     error: row.error,
     attempt: row.attempt,
     checkoutToken: row.checkout_token,
+    cartToken: row.cart_token,
+    objectId: row.object_id,
+    occurredAt: row.occurred_at,
     processAfter: row.process_after,
     receivedAt: row.received_at,
     updatedAt: row.updated_at,
@@ -90,6 +99,11 @@ export interface NewEvent {
   externalEventId: string | null;
   error: string | null;
   checkoutToken: string | null;
+  cartToken: string | null;
+  objectId: string | null;
+  /** Lower-cased (webhook-intake.ts emailText). */
+  shopperEmail: string | null;
+  occurredAt: Date | null;
   processAfter: Date | null;
   receivedAt: Date;
 }
@@ -124,6 +138,10 @@ const insertColumns = [
   'external_event_id',
   'error',
   'checkout_token',
+  'cart_token',
+  'object_id',
+  'shopper_email',
+  'occurred_at',
   'process_after',
   'received_at',
   'updated_at',
@@ -148,6 +166,10 @@ function insertValues(event: NewEvent): unknown[] {
     event.externalEventId,
     event.error,
     event.checkoutToken,
+    event.cartToken,
+    event.objectId,
+    event.shopperEmail,
+    event.occurredAt,
     event.processAfter,
     event.receivedAt,
     event.receivedAt,
@@ -207,7 +229,7 @@ export async function saveNormalizedEvent(db: Queryable, eventId: string, normal
   await db.query('UPDATE events SET normalized = $2::jsonb, shopper_email = $3, updated_at = now() WHERE id = $1', [
     eventId,
     JSON.stringify(normalized),
-    normalized.shopper.email,
+    normalized.shopper.email?.trim().toLowerCase() ?? null,
   ]);
 }
 
@@ -242,28 +264,18 @@ export async function startReplay(db: Queryable, userId: string, eventId: string
   return rows[0] ? toEventRecord(rows[0]) : null;
 }
 
-/** A newer event of the same checkout in the same flow: only the latest one is processed. */
-export async function hasNewerCheckoutEvent(db: Queryable, event: EventRecord): Promise<boolean> {
-  if (!event.checkoutToken) return false;
+/**
+ * Another event of the same Shopify order that this flow received first: orders/create and
+ * orders/paid of one order (or a redelivery under a new id) are followed up once.
+ */
+export async function hasEarlierOrderEvent(db: Queryable, event: EventRecord): Promise<boolean> {
+  if (!event.objectId) return false;
   const { rows } = await db.query(
     `SELECT 1 FROM events
-      WHERE flow_id = $1 AND checkout_token = $2 AND id <> $3 AND status <> 'rejected'
-        AND (received_at, id) > ($4, $3)
-        AND topic LIKE 'checkouts/%'
+      WHERE user_id = $1 AND flow_id = $2 AND object_id = $3 AND id <> $4 AND source = 'shopify' AND topic LIKE 'orders/%'
+        AND status IN ('received', 'generating', 'delivered') AND (received_at, id) < ($5, $4)
       LIMIT 1`,
-    [event.flowId, event.checkoutToken, event.id, event.receivedAt],
-  );
-  return rows.length > 0;
-}
-
-/** An order of the same owner that completed this checkout (received by any of their flows). */
-export async function hasOrderForCheckout(db: Queryable, event: EventRecord): Promise<boolean> {
-  if (!event.checkoutToken) return false;
-  const { rows } = await db.query(
-    `SELECT 1 FROM events
-      WHERE user_id = $1 AND checkout_token = $2 AND topic LIKE 'orders/%' AND status <> 'rejected'
-      LIMIT 1`,
-    [event.userId, event.checkoutToken],
+    [event.userId, event.flowId, event.objectId, event.id, event.receivedAt],
   );
   return rows.length > 0;
 }

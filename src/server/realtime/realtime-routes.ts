@@ -123,7 +123,7 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
           const result = await insertEventOnce(client, event);
           if (result.inserted) {
             if (request.body.dryRun) await markDryRun(client, result.id);
-            if (event.status !== 'skipped') await options.engine.enqueue(client, { eventId: result.id, attempt: 1 }, event.processAfter);
+            if (event.status !== 'skipped') await options.engine.enqueue(client, { eventId: result.id, attempt: 1, arm: event.status === 'waiting' });
           }
           return result;
         });

@@ -89,7 +89,8 @@ export class IntakeBatcher {
     return inTransaction(this.pool, async (client) => {
       const jobs = batch
         .filter((pending) => pending.enqueue)
-        .map((pending) => ({ id: randomUUID(), job: { eventId: pending.event.id, attempt: 1 }, startAfter: pending.event.processAfter }));
+        // A waiting event's job only arms its timer; the timer sweep sends the one that generates.
+        .map((pending) => ({ id: randomUUID(), job: { eventId: pending.event.id, attempt: 1, arm: pending.event.status === 'waiting' } }));
       await this.engine.enqueueMany(client, jobs);
       const inserted = await insertEventsOnce(
         client,

@@ -1,7 +1,9 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EventSource } from '../../shared/events/event-schemas.ts';
-import { flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
+import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { shopifyCheckoutToken } from '../engine/event-normalizer.ts';
+import { timerKindOf } from '../engine/shopper-timers.ts';
+import type { PixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
@@ -21,9 +23,6 @@ const keptHeaders = [
   'x-shopify-event-id',
   'x-shopify-triggered-at',
 ] as const;
-
-/** Web Pixel events (Shopify's standard event names) that the pixel snippet forwards. */
-const pixelEventNames = new Set(['product_viewed', 'product_added_to_cart', 'checkout_started', 'checkout_completed', 'cart_viewed', 'page_viewed']);
 
 /** The header the Webhook Test Console sends so its events are marked as tests. */
 export const TEST_SOURCE_HEADER = 'x-flowsmith-source';
@@ -50,6 +49,11 @@ export interface IntakeDetails {
   shopifyWebhookId: string | null;
   externalEventId: string | null;
   checkoutToken: string | null;
+  /** Keys and time that tie the event to a shopper's timers (docs/decisions/0011-shopper-timers.md). */
+  cartToken: string | null;
+  objectId: string | null;
+  shopperEmail: string | null;
+  occurredAt: Date | null;
   /** Minutes to wait before processing; 0 processes straight away. */
   waitMinutes: number;
 }
@@ -67,10 +71,9 @@ export function readIntakeDetails(
 ): IntakeDetails {
   const shopifyTopic = header(headers, 'x-shopify-topic');
   if (shopifyTopic) {
-    const topic = shopifyTopic.toLowerCase();
-    // Checkouts are "abandoned" only once the shopper has been quiet for the flow's wait;
-    // each update restarts it (the newest event wins when the timer fires).
-    const startsTimer = (topic === 'checkouts/create' || topic === 'checkouts/update') && flowHasWait(flow.flowType);
+    const topic = shopifyTopic.toLowerCase().slice(0, 200);
+    const customer = asObject(payload.customer);
+    const isCart = topic.startsWith('carts/');
     return {
       source: 'shopify',
       topic,
@@ -78,20 +81,16 @@ export function readIntakeDetails(
       shopifyWebhookId: header(headers, 'x-shopify-webhook-id'),
       externalEventId: null,
       checkoutToken: shopifyCheckoutToken(topic, payload),
-      waitMinutes: startsTimer ? (flow.waitMinutes ?? 0) : 0,
+      cartToken: idText(isCart ? (payload.token ?? payload.id) : payload.cart_token),
+      objectId: idText(payload.id),
+      shopperEmail: emailText(payload.email ?? payload.contact_email ?? customer?.email),
+      occurredAt: timeOf(payload.updated_at) ?? timeOf(header(headers, 'x-shopify-triggered-at')) ?? timeOf(payload.created_at),
+      // Checkouts and carts are "abandoned" only once the shopper has been quiet for the
+      // flow's wait; each update restarts it (the newest state wins when the timer fires).
+      waitMinutes: timerKindOf({ source: 'shopify', topic, flowType: flow.flowType }) ? (flow.waitMinutes ?? 0) : 0,
     };
   }
-  if (typeof payload.name === 'string' && pixelEventNames.has(payload.name) && typeof payload.data === 'object' && payload.data !== null) {
-    return {
-      source: 'pixel',
-      topic: payload.name,
-      shopifyEventId: null,
-      shopifyWebhookId: null,
-      externalEventId: idText(payload.id),
-      checkoutToken: null,
-      waitMinutes: 0,
-    };
-  }
+  const properties = asObject(payload.properties);
   return {
     source: header(headers, TEST_SOURCE_HEADER)?.toLowerCase() === 'test' ? 'test' : 'generic',
     topic: typeof payload.event_type === 'string' ? payload.event_type.slice(0, 200) : null,
@@ -99,8 +98,49 @@ export function readIntakeDetails(
     shopifyWebhookId: null,
     externalEventId: idText(payload.event_id),
     checkoutToken: null,
+    cartToken: null,
+    objectId: null,
+    shopperEmail: emailText(asObject(properties?.customer)?.email ?? properties?.email ?? asObject(payload.customer)?.email ?? payload.email),
+    occurredAt: timeOf(payload.timestamp),
     waitMinutes: 0,
   };
+}
+
+/** What the browsing pixel's endpoint reads from a body that already passed pixelEventSchema. */
+export function readPixelIntakeDetails(pixel: PixelEvent, flow: { flowType: FlowType; waitMinutes: number | null }): IntakeDetails {
+  return {
+    source: 'pixel',
+    topic: pixel.name,
+    shopifyEventId: null,
+    shopifyWebhookId: null,
+    externalEventId: pixel.id,
+    checkoutToken: pixel.checkout?.token ?? null,
+    cartToken: pixel.cartToken ?? null,
+    objectId: null,
+    shopperEmail: emailText(pixel.customer?.email ?? pixel.checkout?.email),
+    occurredAt: timeOf(pixel.timestamp),
+    waitMinutes: timerKindOf({ source: 'pixel', topic: pixel.name, flowType: flow.flowType }) ? (flow.waitMinutes ?? 0) : 0,
+  };
+}
+
+function asObject(value: unknown): Record<string, unknown> | null {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+}
+
+/** Emails are keys here: trimmed and lower-cased, as Klaviyo compares them. */
+export function emailText(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  const email = value.trim().toLowerCase();
+  return email.includes('@') && email.length <= 254 ? email : null;
+}
+
+/** A payload's time, when it is one; a sender's clock far off (more than a day ahead) is not believed. */
+function timeOf(value: unknown): Date | null {
+  if (typeof value !== 'string' && typeof value !== 'number') return null;
+  const date = typeof value === 'number' ? new Date(value < 1e12 ? value * 1000 : value) : new Date(value);
+  const time = date.getTime();
+  if (Number.isNaN(time) || time > Date.now() + 86_400_000) return null;
+  return date;
 }
 
 /**
@@ -131,6 +171,10 @@ export function newAcceptedEvent(
     externalEventId: details.externalEventId,
     error: flow.isActive ? null : eventOutcomeMessages.flowInactive,
     checkoutToken: details.checkoutToken,
+    cartToken: details.cartToken,
+    objectId: details.objectId,
+    shopperEmail: details.shopperEmail,
+    occurredAt: details.occurredAt,
     processAfter,
     receivedAt,
   };

@@ -9,7 +9,10 @@ import { insertEventOnce, type NewEvent } from '../events/event-queries.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { CredentialsLoader } from '../engine/engine-credentials.ts';
 import { verifyShopifySignature } from './webhook-signature.ts';
-import { keptHeadersOf, newAcceptedEvent, readIntakeDetails } from './webhook-intake.ts';
+import { keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, type IntakeDetails } from './webhook-intake.ts';
+import { PixelRateLimiter, pixelSourceOf } from './pixel-rate-limiter.ts';
+import { MAX_PIXEL_BODY_BYTES, pixelEventSchema } from '../../shared/shopify-pixel/pixel-schemas.ts';
+import type { EventSource } from '../../shared/events/event-schemas.ts';
 import { IntakeBatcher, type StoredEvent } from './intake-batcher.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
 import { WebhookFlowCache } from './webhook-flow-cache.ts';
@@ -28,7 +31,12 @@ const paramsSchema = z.object({ flowType: z.string().max(100), flowId: z.string(
 export interface WebhookRouteOptions {
   engine: Engine;
   loadCredentials: CredentialsLoader;
+  /** Browsing-pixel events accepted per source address and minute. */
+  pixelRateLimitPerMinute: number;
 }
+
+/** The browsing pixel's address: the flow's webhook URL with /pixel (shared/shopify-pixel). */
+const PIXEL_ROUTE = '/api/webhooks/:flowType/:flowId/pixel';
 
 /**
  * `POST /api/webhooks/{flowType}/{flowId}`: verify, store with its job in one
@@ -43,6 +51,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
   const flows = new WebhookFlowCache(pool, app.clock);
   const batcher = new IntakeBatcher(pool, engine, app.log as unknown as Logger);
   const signingSecrets = new SigningSecretCache(async (userId) => (await loadCredentials(pool, userId))?.shopifySigningSecrets ?? [], app.clock);
+  const pixelLimiter = new PixelRateLimiter(options.pixelRateLimitPerMinute, app.clock);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit: MAX_WEBHOOK_BODY_BYTES }, (_request, body, done) => {
@@ -61,12 +70,13 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
   /** Kept so the owner can see why an event did not arrive; never fails the answer. */
   async function recordRejection(request: FastifyRequest, flow: FlowRecord, reason: string, rawBody: string | null): Promise<void> {
     const receivedAt = app.clock.now();
+    const source: EventSource = isPixelRequest(request) ? 'pixel' : request.headers['x-shopify-topic'] ? 'shopify' : 'generic';
     const event: NewEvent = {
       id: randomUUID(),
       flowId: flow.id,
       userId: flow.userId,
       flowType: flow.flowType,
-      source: request.headers['x-shopify-topic'] ? 'shopify' : 'generic',
+      source,
       topic: typeof request.headers['x-shopify-topic'] === 'string' ? request.headers['x-shopify-topic'].toLowerCase().slice(0, 200) : null,
       status: 'rejected',
       contentType: request.headers['content-type']?.slice(0, 200) ?? null,
@@ -77,6 +87,10 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
       externalEventId: null,
       error: reason,
       checkoutToken: null,
+      cartToken: null,
+      objectId: null,
+      shopperEmail: null,
+      occurredAt: null,
       processAfter: null,
       receivedAt,
     };
@@ -110,6 +124,10 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
     const params = paramsSchema.safeParse(request.params);
     if (!params.success) throw error;
     const flow = await flowOfRequest(request, params.data);
+    if (tooLarge && isPixelRequest(request)) {
+      await recordRejection(request, flow, rejectionReasons.pixelBodyTooLarge, null);
+      return reply.status(413).send({ error: 'body_too_large', message: webhookMessages.pixelBodyTooLarge });
+    }
     if (tooLarge) {
       await recordRejection(request, flow, rejectionReasons.bodyTooLarge, null);
       return reply.status(413).send({ error: 'body_too_large', message: webhookMessages.bodyTooLarge });
@@ -162,21 +180,63 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
       }
 
       const details = readIntakeDetails(request.headers, payload as Record<string, unknown>, flow);
-      const event = newAcceptedEvent(
-        flow,
-        details,
-        { rawBody: text, contentType: request.headers['content-type']?.slice(0, 200) ?? null, headers: keptHeadersOf(request.headers) },
-        app.clock.now(),
-      );
-      let stored: StoredEvent;
-      try {
-        stored = await batcher.store(event, event.status !== 'skipped');
-      } catch (error) {
-        // Never 2xx for an event that was not kept: the sender must retry.
-        app.log.error({ err: error, flowId: flow.id }, 'webhook: the event could not be stored');
-        throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
-      }
+      const stored = await storeAccepted(request, flow, details, text);
       return reply.status(202).send({ eventId: stored.id, status: stored.status, duplicate: !stored.inserted });
     },
   );
+
+  /** Stores an accepted event with its job; never 2xx for an event that was not kept. */
+  async function storeAccepted(request: FastifyRequest, flow: FlowRecord, details: IntakeDetails, rawBody: string): Promise<StoredEvent> {
+    const event = newAcceptedEvent(
+      flow,
+      details,
+      { rawBody, contentType: request.headers['content-type']?.slice(0, 200) ?? null, headers: keptHeadersOf(request.headers) },
+      app.clock.now(),
+    );
+    try {
+      return await batcher.store(event, event.status !== 'skipped');
+    } catch (error) {
+      app.log.error({ err: error, flowId: flow.id }, 'webhook: the event could not be stored');
+      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+    }
+  }
+
+  /**
+   * The browsing pixel (issue 7): public, so each source address is rate-limited before
+   * anything else happens, and only the pixel's own shape (pixelEventSchema) is accepted.
+   * Answers carry Access-Control-Allow-Origin so the sandboxed pixel may read them.
+   */
+  app.post(PIXEL_ROUTE, { bodyLimit: MAX_PIXEL_BODY_BYTES, schema: { params: paramsSchema, response: { 202: webhookAcceptedSchema } } }, async (request, reply) => {
+    reply.header('access-control-allow-origin', '*');
+    const retryAfterSeconds = pixelLimiter.take(pixelSourceOf(request.socket.remoteAddress ?? request.ip, request.headers['x-forwarded-for']));
+    if (retryAfterSeconds !== null) {
+      request.log.info({ reason: 'pixel rate limit' }, 'webhook rejected');
+      throw new HttpError(429, 'rate_limited', webhookMessages.pixelRateLimited, { retryAfterSeconds });
+    }
+    if (request.params.flowType !== 'browser_abandonment') throw new HttpError(404, 'not_found', webhookMessages.pixelNotBrowseFlow);
+    const flow = await flowOfRequest(request, request.params);
+    const text = Buffer.isBuffer(request.body) ? request.body.toString('utf8') : '';
+    let payload: unknown;
+    try {
+      payload = JSON.parse(text);
+    } catch (error) {
+      await recordRejection(request, flow, rejectionReasons.malformedJson((error as Error).message), text || null);
+      throw new HttpError(400, 'malformed_json', webhookMessages.malformedJson);
+    }
+    const pixel = pixelEventSchema.safeParse(payload);
+    if (!pixel.success) {
+      const problems = pixel.error.issues
+        .slice(0, 3)
+        .map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`)
+        .join('; ');
+      await recordRejection(request, flow, rejectionReasons.notPixelEvent(problems), text);
+      throw new HttpError(400, 'not_pixel_event', webhookMessages.notPixelEvent);
+    }
+    const stored = await storeAccepted(request, flow, readPixelIntakeDetails(pixel.data, flow), text);
+    return reply.status(202).send({ eventId: stored.id, status: stored.status, duplicate: !stored.inserted });
+  });
+}
+
+function isPixelRequest(request: FastifyRequest): boolean {
+  return request.routeOptions.url === PIXEL_ROUTE;
 }

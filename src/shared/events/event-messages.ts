@@ -1,3 +1,13 @@
+import { flowTypeDetails, type FlowType } from '../flows/flow-types.ts';
+
+/** What each flow writes content for, when its events come from Shopify or the pixel. */
+const contentTopics: Record<FlowType, string> = {
+  browser_abandonment: 'product views from the browsing pixel',
+  abandoned_cart: 'carts/create and carts/update',
+  abandoned_checkout: 'checkouts/create and checkouts/update',
+  post_purchase: 'orders/create and orders/paid',
+};
+
 /**
  * What the webhook endpoint answers and what the event log says about each event. SPEC.md
  * has no words for the server side of webhooks (it was "not shown"), so these are ours:
@@ -11,6 +21,10 @@ export const webhookMessages = {
   unsupportedMediaType: 'Send the event as application/json (or text/plain holding JSON).',
   badSignature: 'The X-Shopify-Hmac-Sha256 signature does not match this body.',
   unavailable: 'The event could not be stored right now. Please retry.',
+  pixelBodyTooLarge: 'A pixel event must be smaller than 32 KB.',
+  notPixelEvent: 'The body is not an event of the Flowsmith browsing pixel.',
+  pixelRateLimited: 'Too many pixel events from this address. Please retry later.',
+  pixelNotBrowseFlow: 'The browsing pixel sends to a Browser Abandonment flow only.',
 } as const;
 
 /** Reasons stored on rejected events, shown in the owner's event log. */
@@ -24,6 +38,8 @@ export const rejectionReasons = {
     'The Shopify signature (X-Shopify-Hmac-Sha256) did not match. Check that the signing secret saved in API settings is the one this webhook is signed with.',
   noSigningSecret:
     'The event carries a Shopify signature (X-Shopify-Hmac-Sha256), but no Shopify signing secret is saved in API settings, so it could not be checked.',
+  pixelBodyTooLarge: 'The pixel event was larger than 32 KB and was not stored.',
+  notPixelEvent: (problems: string) => `The body is not an event of the Flowsmith browsing pixel (${problems}). Copy the pixel code from the flow page again.`,
   wrongFlowType: (sentTo: string, flowType: string) =>
     `The event was sent to the ${sentTo} address of this flow, which is a ${flowType} flow. Copy the webhook URL from the flow page again.`,
 } as const;
@@ -44,9 +60,19 @@ export const eventOutcomeMessages = {
   generationFailed: (assistant: string, message: string) => `"${assistant}": ${message}`,
   checkoutCompleted: 'The checkout was completed, so there is nothing to recover.',
   checkoutDeleted: 'Shopify deleted this checkout, so there is nothing to recover.',
-  orderPlaced: 'The shopper placed an order for this checkout before the wait ended.',
+  orderPlaced: 'The shopper placed an order before the wait ended, so no abandonment message is sent.',
   superseded: 'A newer update of this checkout arrived; that one is processed instead.',
-  cartWithoutIdentity: 'Shopify carts carry no shopper identity; the cart is recorded but cannot reach a profile.',
+  cartSuperseded: 'A newer update of this cart arrived; that one is processed instead.',
+  viewedAnother: 'The shopper viewed another product later; the latest view is followed up instead.',
+  arrivedOutOfOrder: 'This update arrived after a newer one of the same checkout or cart (Shopify does not keep their order); the newer one counts.',
+  checkoutStarted: 'The shopper went on to checkout before the wait ended; the Abandoned Checkout flow follows up instead.',
+  addedToCart: 'The shopper added a product to the cart before the wait ended; the Abandoned Cart flow follows up instead.',
+  cartWithoutIdentity:
+    'No shopper is known for this cart: Shopify carts carry no email, and the browsing pixel has not seen a logged-in shopper with this cart. The cart is recorded but cannot reach a profile.',
+  guestView: 'The shopper was not logged in, so the view cannot reach a Klaviyo profile.',
+  orderFollowedUp: 'This order was already followed up by this flow (orders/create and orders/paid of one order count once).',
+  signalOnly: (topic: string, flowType: FlowType) =>
+    `The ${flowTypeDetails[flowType].title} flow writes content for ${contentTopics[flowType]} only; this ${topic} event was used to end pending abandonment messages of the shopper.`,
   processingFailed: 'Processing stopped unexpectedly. Replay the event to try again.',
 } as const;
 

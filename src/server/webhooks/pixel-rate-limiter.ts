@@ -1,0 +1,72 @@
+import { isIP } from 'node:net';
+import type { Clock } from '../platform/clock.ts';
+import { isPublicAddress } from '../shopify-connect/public-address.ts';
+
+/**
+ * The browsing pixel's endpoint is public (INTEGRATIONS.md: treat it as untrusted), so
+ * each source address gets a budget of events per minute. Counted in this process's
+ * memory, not the database: the point is to turn a flood away before it costs a query,
+ * and a real shopper's browser sends a few events a minute, far below any budget
+ * (docs/decisions/0011-shopper-timers.md). A sliding window over two fixed minutes keeps
+ * the count per address at two numbers; the table is bounded so a spray of addresses
+ * cannot grow it without end.
+ */
+const WINDOW_MS = 60_000;
+const MAX_TRACKED_SOURCES = 100_000;
+
+interface Window {
+  start: number;
+  count: number;
+  previous: number;
+}
+
+export class PixelRateLimiter {
+  private readonly perMinute: number;
+  private readonly clock: Clock;
+  private readonly sources = new Map<string, Window>();
+
+  constructor(perMinute: number, clock: Clock) {
+    this.perMinute = perMinute;
+    this.clock = clock;
+  }
+
+  /** Counts one event of `source`; null when allowed, else the seconds to wait. */
+  take(source: string): number | null {
+    const now = this.clock.now().getTime();
+    const start = now - (now % WINDOW_MS);
+    let window = this.sources.get(source);
+    if (!window || window.start < start - WINDOW_MS) window = { start, count: 0, previous: 0 };
+    else if (window.start < start) window = { start, count: 0, previous: window.count };
+    const weightOfPrevious = 1 - (now - start) / WINDOW_MS;
+    const estimate = window.previous * weightOfPrevious + window.count;
+    if (estimate + 1 > this.perMinute) {
+      this.remember(source, window);
+      return Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000));
+    }
+    window.count += 1;
+    this.remember(source, window);
+    return null;
+  }
+
+  private remember(source: string, window: Window): void {
+    // Re-inserting keeps the map in order of last use, so the first key is the stalest.
+    this.sources.delete(source);
+    this.sources.set(source, window);
+    if (this.sources.size > MAX_TRACKED_SOURCES) this.sources.delete(this.sources.keys().next().value!);
+  }
+}
+
+/**
+ * The address a pixel event came from. A request from a public address is its own source.
+ * One from a loopback or private address came through the operator's own reverse proxy,
+ * so the last X-Forwarded-For entry (the one that proxy appended, which a shopper cannot
+ * forge) names the shopper's address; without it, every shopper would share the proxy's
+ * budget. The app's trustProxy stays off: this reading is only for counting.
+ */
+export function pixelSourceOf(socketAddress: string, forwardedFor: string | string[] | undefined): string {
+  const host = socketAddress.includes(':') ? `http://[${socketAddress}]` : `http://${socketAddress}`;
+  if (isPublicAddress(host)) return socketAddress;
+  const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? '');
+  const last = header.split(',').map((entry) => entry.trim()).filter(Boolean).at(-1);
+  return last && isIP(last) ? last : socketAddress;
+}
