@@ -130,6 +130,10 @@ describe('abandoned checkout timers', () => {
     const eventId = await sendShopify(owner.flows.abandoned_checkout.webhookPath, 'checkouts/create', payload);
     await armed(eventId);
     expect(await statusOf(eventId)).toMatchObject({ status: 'waiting' });
+    // The owner sees when the timer fires.
+    const receivedAt = scenario.testApp.clock.now().getTime();
+    const waiting = await owner.client.get(`/api/events/${eventId}`);
+    expect(waiting.json.event.waitsUntil).toBe(new Date(receivedAt + WAIT_MINUTES * 60_000).toISOString());
 
     scenario.testApp.clock.advance((WAIT_MINUTES - 5) * 60_000);
     await scenario.testApp.app.engine.fireDueTimers();
@@ -139,6 +143,7 @@ describe('abandoned checkout timers', () => {
     passTheWait();
     expect((await waitForEvents(db(), [eventId])).get(eventId)).toMatchObject({ status: 'delivered' });
     const detail = await owner.client.get(`/api/events/${eventId}`);
+    expect(detail.json.event.waitsUntil).toBeNull();
     expect(detail.json.event.normalized).toMatchObject({
       shopper: { email, firstName: 'Kim' },
       products: [{ name: 'Trail Shoe', price: '89.50' }],

@@ -17,6 +17,7 @@ interface EventListRow {
   last_name: string | null;
   error: string | null;
   attempt: number;
+  process_after: Date | null;
 }
 
 function shopperName(firstName: string | null | undefined, lastName: string | null | undefined): string | null {
@@ -36,6 +37,7 @@ function toListItem(row: EventListRow): EventListItem {
     shopperName: shopperName(row.first_name, row.last_name),
     error: row.error,
     attempt: row.attempt,
+    waitsUntil: row.status === 'waiting' && row.process_after ? row.process_after.toISOString() : null,
   };
 }
 
@@ -52,6 +54,7 @@ export function eventRecordToListItem(event: EventRecord): EventListItem {
     shopperName: shopperName(event.normalized?.shopper.firstName, event.normalized?.shopper.lastName),
     error: event.error,
     attempt: event.attempt,
+    waitsUntil: event.status === 'waiting' && event.processAfter ? event.processAfter.toISOString() : null,
   };
 }
 
@@ -77,7 +80,7 @@ export async function listEventsForUser(
   values.push(filter.limit + 1);
   const { rows } = await db.query<EventListRow>(
     `SELECT id, flow_type, source, topic, status, received_at, updated_at, shopper_email,
-            normalized->'shopper'->>'firstName' AS first_name, normalized->'shopper'->>'lastName' AS last_name, error, attempt
+            normalized->'shopper'->>'firstName' AS first_name, normalized->'shopper'->>'lastName' AS last_name, error, attempt, process_after
        FROM events
       WHERE ${conditions.join(' AND ')}
       ORDER BY received_at DESC, id DESC

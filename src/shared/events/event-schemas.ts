@@ -69,6 +69,8 @@ export const eventListItemSchema = z.object({
   shopperName: z.string().nullable(),
   error: z.string().nullable(),
   attempt: z.number().int(),
+  /** While waiting: when the abandonment timer fires, unless the shopper comes back first. */
+  waitsUntil: z.string().nullable(),
 });
 export type EventListItem = z.infer<typeof eventListItemSchema>;
 

@@ -6,7 +6,7 @@ import { Spinner } from '../ui/spinner.tsx';
 import { Alert } from '../ui/alert.tsx';
 import { replayableStatuses, type EventDetail } from '../../shared/events/event-schemas.ts';
 import { eventLogMessages } from '../../shared/events/event-messages.ts';
-import { EventStatusBadge, formatEventTime, sourceLabels } from './event-status-badge.tsx';
+import { EventStatusBadge, formatEventTime, sourceLabels, WaitsUntil } from './event-status-badge.tsx';
 import { useEventDetail, useReplayEvent } from './use-events.ts';
 
 /**
@@ -115,6 +115,7 @@ function EventDetailBody({ event }: { event: EventDetail }) {
         <dd>
           <EventStatusBadge status={event.status} />
           {event.attempt > 1 ? <span className="ml-2 text-slate-600">attempt {event.attempt}</span> : null}
+          <WaitsUntil iso={event.waitsUntil} />
         </dd>
         <dt className="text-slate-600">Received</dt>
         <dd>{formatEventTime(event.receivedAt)}</dd>

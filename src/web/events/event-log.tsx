@@ -5,7 +5,7 @@ import { Alert } from '../ui/alert.tsx';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { eventStatuses, type EventStatus } from '../../shared/events/event-schemas.ts';
 import { eventLogMessages } from '../../shared/events/event-messages.ts';
-import { EventStatusBadge, formatEventTime, sourceLabels, statusLabels } from './event-status-badge.tsx';
+import { EventStatusBadge, formatEventTime, sourceLabels, statusLabels, WaitsUntil } from './event-status-badge.tsx';
 import { EventDetailDrawer } from './event-detail-drawer.tsx';
 import { useEventLog } from './use-events.ts';
 
@@ -92,6 +92,7 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
                   <td className="px-3 py-2">{event.shopperName ?? event.shopperEmail ?? '—'}</td>
                   <td className="px-3 py-2">
                     <EventStatusBadge status={event.status} />
+                    <WaitsUntil iso={event.waitsUntil} />
                     {event.error ? (
                       <span className="mt-1 block max-w-xs truncate text-xs text-slate-600" title={event.error}>
                         {event.error}

@@ -31,6 +31,12 @@ export function EventStatusBadge({ status }: { status: EventStatus }) {
   return <span className={`inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold ${statusClasses[status]}`}>{statusLabels[status]}</span>;
 }
 
+/** Under a waiting event: when its abandonment timer fires. */
+export function WaitsUntil({ iso }: { iso: string | null }) {
+  if (!iso) return null;
+  return <span className="mt-1 block text-xs text-amber-900">until {formatEventTime(iso)}</span>;
+}
+
 export function formatEventTime(iso: string): string {
   return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
