@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { delay, hang, SlidingWindow, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
 
-export type KlaviyoEndpoint = 'accounts' | 'profile-import' | 'events';
+export type KlaviyoEndpoint = 'accounts' | 'profiles' | 'profile-import' | 'events';
 
 /**
  * A forced failure, used once from the queue (`failNext`) or every time a `failWhen`
@@ -59,6 +59,7 @@ export interface FakeKlaviyoOptions {
 
 const defaultLimits: Record<KlaviyoEndpoint, RateLimit> = {
   accounts: { burstPerSecond: 1, steadyPerMinute: 15 },
+  profiles: { burstPerSecond: 75, steadyPerMinute: 700 },
   'profile-import': { burstPerSecond: 75, steadyPerMinute: 700 },
   events: { burstPerSecond: 350, steadyPerMinute: 3500 },
 };
@@ -99,7 +100,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     enforceRateLimits: options.enforceRateLimits ?? false,
     latencyMs: options.latencyMs ?? 0,
     throttled: 0,
-    counts: { accounts: 0, 'profile-import': 0, events: 0 } as Record<KlaviyoEndpoint, number>,
+    counts: { accounts: 0, profiles: 0, 'profile-import': 0, events: 0 } as Record<KlaviyoEndpoint, number>,
   };
 
   const appliesTo = (failure: KlaviyoFailure, endpoint: KlaviyoEndpoint) => failure.on === undefined || failure.on === endpoint;
@@ -208,6 +209,20 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     return { status: created ? 201 : 200, contentType: 'application/vnd.api+json', body: { data: profileResource(profile) } };
   }
 
+  /** GET /api/profiles?filter=equals(email,"…"): the one filter the app uses. */
+  function handleGetProfiles(request: RecordedRequest): FakeReply {
+    const filter = request.query.get('filter') ?? '';
+    const match = /^equals\(email,"((?:[^"\\]|\\.)*)"\)$/.exec(filter);
+    if (!match) return apiError(400, 'invalid', 'Invalid input.', `Invalid filter provided: ${filter}`, '/filter');
+    const email = match[1]!.replace(/\\(.)/g, '$1');
+    const found = [...profiles.values()].filter((profile) => profile.email.toLowerCase() === email.toLowerCase());
+    return {
+      status: 200,
+      contentType: 'application/vnd.api+json',
+      body: { data: found.map(profileResource), links: { self: 'https://a.klaviyo.com/api/profiles/', next: null, prev: null } },
+    };
+  }
+
   function handleEvents(request: RecordedRequest, key: string): FakeReply {
     const attributes = (request.body as any)?.data?.attributes;
     if ((request.body as any)?.data?.type !== 'event' || !attributes) {
@@ -240,6 +255,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
   const endpointOf = (request: RecordedRequest): KlaviyoEndpoint | undefined => {
     const path = request.path.replace(/\/$/, '');
     if (request.method === 'GET' && path === '/api/accounts') return 'accounts';
+    if (request.method === 'GET' && path === '/api/profiles') return 'profiles';
     if (request.method === 'POST' && path === '/api/profile-import') return 'profile-import';
     if (request.method === 'POST' && path === '/api/events') return 'events';
     return undefined;
@@ -281,6 +297,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
         },
       };
     }
+    if (endpoint === 'profiles') return handleGetProfiles(request);
     const reply = endpoint === 'profile-import' ? handleProfileImport(request) : handleEvents(request, key);
     if (reply.status < 300) writes.add(endpoint, now());
     return reply;
@@ -292,6 +309,10 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     requests: server.requests,
     /** Profiles by email: `profiles.get(email)?.properties`. */
     profiles,
+    /** A profile the account already has (a customer synced from the shop, say). */
+    addProfile(email: string, attributes: { first_name?: string; last_name?: string } = {}) {
+      return upsertProfile(email, attributes).profile;
+    },
     events,
     validKeys,
     keysWithoutAccountsScope,

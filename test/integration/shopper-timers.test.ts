@@ -307,6 +307,7 @@ describe('abandoned carts', () => {
 
   it('reaches the shopper the pixel saw holding the cart, even when the pixel event comes after the cart webhook', async () => {
     const email = uniqueEmail('cart-owner');
+    scenario.klaviyo.addProfile(email);
     const cartToken = `c1-${randomUUID()}`;
     const cart = await sendShopify(owner.flows.abandoned_cart.webhookPath, 'carts/update', {
       id: cartToken,
@@ -338,6 +339,7 @@ describe('abandoned carts', () => {
 describe('browse abandonment through the pixel', () => {
   it('turns a logged-in shopper\'s product view into a delivery after the wait', async () => {
     const email = uniqueEmail('viewer');
+    scenario.klaviyo.addProfile(email);
     const view = await pixel(pixelEvent('product_viewed', email));
     await armed(view);
     expect(await statusOf(view)).toMatchObject({ status: 'waiting' });
@@ -368,6 +370,27 @@ describe('browse abandonment through the pixel', () => {
     await armed(second);
     await pixel(pixelEvent('checkout_started', null, { product: null, checkout: { token: `chk_${randomUUID()}`, email, lineItems: [] }, timestamp: minutesAgo(1) }));
     expect((await waitForEvents(db(), [second])).get(second)).toMatchObject({ status: 'skipped', error: outcome.checkoutStarted });
+  });
+
+  it('never creates a Klaviyo profile from the public pixel: an email Klaviyo does not know is skipped before any AI runs', async () => {
+    const email = uniqueEmail('stranger');
+    const openaiCallsBefore = scenario.openai.requests.length;
+    const view = await pixel(pixelEvent('product_viewed', email));
+    await armed(view);
+    passTheWait();
+    expect((await waitForEvents(db(), [view])).get(view)).toMatchObject({ status: 'skipped', error: outcome.unknownPixelShopper });
+    expect(scenario.klaviyo.profiles.has(email)).toBe(false);
+    expect(profileWrites(email)).toHaveLength(0);
+    expect(scenario.openai.requests.length).toBe(openaiCallsBefore);
+
+    // Nor through a cart the pixel tied to that email.
+    const cartToken = `c1-${randomUUID()}`;
+    await pixel(pixelEvent('product_added_to_cart', email, { cartToken }));
+    const cart = await sendShopify(owner.flows.abandoned_cart.webhookPath, 'carts/update', { id: cartToken, token: cartToken, line_items: [], updated_at: minutesAgo(0.1) });
+    await armed(cart);
+    passTheWait();
+    expect((await waitForEvents(db(), [cart])).get(cart)).toMatchObject({ status: 'skipped', error: outcome.unknownPixelShopper });
+    expect(scenario.klaviyo.profiles.has(email)).toBe(false);
   });
 
   it('records a guest\'s view as skipped: there is no profile to write to', async () => {

@@ -8,7 +8,7 @@ import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import { createResponse } from '../integrations/openai/openai-responses.ts';
-import { createEvent, importProfile } from '../integrations/klaviyo/klaviyo-profiles.ts';
+import { createEvent, importProfile, profileExists } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { normalizeEvent } from './event-normalizer.ts';
 import { composeInstructions, renderPrompt } from './prompt-rendering.ts';
 import { findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
@@ -117,6 +117,9 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   const credentials = await context.loadCredentials(pool, event.userId);
   if (!credentials) throw new EventOutcome('failed', m.noCredentials);
 
+  // A cart's shopper always comes from the pixel, so it is held to the same rule.
+  if (event.source === 'pixel' || kind === 'cart') await requireKnownShopper(context, event, normalized.shopper.email!, credentials, signal);
+
   await setEventStatus(pool, event.id, event.attempt, 'generating');
   const described = await withProductDetails(context, event, normalized, signal);
   const generations = await generateTexts(context, event, flow, described, credentials, signal);
@@ -124,6 +127,26 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   const properties = Object.fromEntries(generations.map((generation) => [generation.klaviyoProperty, generation.text!]));
   await deliver(context, event, flow, normalized, credentials, properties, signal);
   await setEventStatus(pool, event.id, event.attempt, 'delivered');
+}
+
+/**
+ * The browsing pixel's endpoint is public and its address sits in the storefront's code,
+ * so anyone could post views under any email. Its events therefore only update shoppers
+ * the owner's Klaviyo account already has, never create a profile, and are checked
+ * before any AI runs (docs/decisions/0011-shopper-timers.md).
+ */
+async function requireKnownShopper(context: PipelineContext, event: EventRecord, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<void> {
+  const { options } = context;
+  const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
+  const known = await withRetries(
+    async () => {
+      await waitForKlaviyoSlot(context.pool, credentials.klaviyoApiKey, 'profiles', options.klaviyoLimits, { signal, sleep: context.sleep });
+      return profileExists(connection, email, signal);
+    },
+    options.retry,
+    { signal, sleep: context.sleep, onRetry: (error, delayMs) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') },
+  );
+  if (!known) throw new EventOutcome('skipped', m.unknownPixelShopper);
 }
 
 /**

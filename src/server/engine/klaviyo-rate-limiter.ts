@@ -11,7 +11,7 @@ import { sleep as defaultSleep, type Sleep } from './retry-policy.ts';
  * Counting a sliding log (rather than refilling a token bucket) keeps "at most N in any
  * window" true for every window, whichever way Klaviyo aligns its own.
  */
-export type KlaviyoEndpoint = 'profile-import' | 'events';
+export type KlaviyoEndpoint = 'profiles' | 'profile-import' | 'events';
 
 export interface RateWindow {
   limit: number;
@@ -20,8 +20,15 @@ export interface RateWindow {
 
 export type KlaviyoRateLimits = Record<KlaviyoEndpoint, RateWindow[]>;
 
-/** INTEGRATIONS.md: profile writes 75/s burst, 700/min steady; events 350/s, 3,500/min. */
+/**
+ * INTEGRATIONS.md: profile writes 75/s burst, 700/min steady; events 350/s, 3,500/min.
+ * Profile lookups (GET /api/profiles) are Klaviyo's "L" tier, like profile writes.
+ */
 export const klaviyoAccountLimits: KlaviyoRateLimits = {
+  profiles: [
+    { limit: 75, windowMs: 1_000 },
+    { limit: 700, windowMs: 60_000 },
+  ],
   'profile-import': [
     { limit: 75, windowMs: 1_000 },
     { limit: 700, windowMs: 60_000 },

@@ -70,6 +70,8 @@ export const eventOutcomeMessages = {
   cartWithoutIdentity:
     'No shopper is known for this cart: Shopify carts carry no email, and the browsing pixel has not seen a logged-in shopper with this cart. The cart is recorded but cannot reach a profile.',
   guestView: 'The shopper was not logged in, so the view cannot reach a Klaviyo profile.',
+  unknownPixelShopper:
+    'Klaviyo has no profile with this email. Browsing-pixel events only update shoppers Klaviyo already knows, because anyone can send them; a customer synced from your store is known.',
   orderFollowedUp: 'This order was already followed up by this flow (orders/create and orders/paid of one order count once).',
   signalOnly: (topic: string, flowType: FlowType) =>
     `The ${flowTypeDetails[flowType].title} flow writes content for ${contentTopics[flowType]} only; this ${topic} event was used to end pending abandonment messages of the shopper.`,

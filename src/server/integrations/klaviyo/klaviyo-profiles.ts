@@ -84,6 +84,31 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
   return { profileId: parsed.data.data.id, created: response.status === 201 };
 }
 
+const profileListSchema = z.looseObject({ data: z.array(z.looseObject({ id: z.string() })) });
+
+/**
+ * Whether the account already has a profile with this email (GET /api/profiles with an
+ * equals filter). Klaviyo's filter strings quote with double quotes; a quote or backslash
+ * in the email is escaped so it cannot end the string.
+ */
+export async function profileExists(connection: KlaviyoConnection, email: string, signal?: AbortSignal): Promise<boolean> {
+  const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
+  const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email', 'page[size]': '1' });
+  const response = await fetchWithTimeout('klaviyo', `${connection.baseUrl}/api/profiles?${query}`, { method: 'GET', headers: headers(connection.apiKey) }, connection.timeoutMs, signal);
+  const bodyText = await response.text().catch(() => '');
+  if (!response.ok) throw errorFromAnswer(response, bodyText, connection.apiKey);
+  let parsed;
+  try {
+    parsed = profileListSchema.safeParse(JSON.parse(bodyText));
+  } catch {
+    parsed = null;
+  }
+  if (!parsed?.success) {
+    throw new ServiceCallError('klaviyo', 'invalid_response', 'the profile lookup answer did not have the expected shape', { retryable: false, status: response.status });
+  }
+  return parsed.data.data.length > 0;
+}
+
 /** Records a Klaviyo event on the profile; 202 with no body is success. */
 export async function createEvent(connection: KlaviyoConnection, event: KlaviyoEvent, signal?: AbortSignal): Promise<void> {
   const body = {
