@@ -344,3 +344,24 @@ export async function sendShopifyWebhook(
   const response = await fetch(url, { method: 'POST', headers, body });
   return { status: response.status, text: await response.text(), headers: Object.fromEntries(headers) };
 }
+
+/**
+ * A checkout as Shopify's checkouts/* webhooks carry it (INTEGRATIONS.md), with fresh
+ * ids and tokens; `overrides` replace fields (updated_at, cart_token, line_items …).
+ */
+export function shopifyCheckoutPayload(email: string, overrides: Record<string, unknown> = {}) {
+  return {
+    id: Math.floor(Math.random() * 1e12),
+    token: `chk_${randomUUID()}`,
+    cart_token: `cart_${randomUUID()}`,
+    email,
+    customer: { email, first_name: 'Kim', last_name: 'Buyer' },
+    line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: 42, variant_id: 4201 }],
+    total_price: '89.50',
+    currency: 'USD',
+    abandoned_checkout_url: `https://shop.example/checkouts/${randomUUID()}/recover`,
+    completed_at: null as string | null,
+    updated_at: new Date().toISOString(),
+    ...overrides,
+  };
+}

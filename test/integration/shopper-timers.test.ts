@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome, rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
-import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
+import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { ownerWithFlows, shopifySecret, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
@@ -40,20 +40,7 @@ function minutesAgo(minutes: number): string {
 }
 
 function checkout(email: string, overrides: Record<string, unknown> = {}) {
-  return {
-    id: Math.floor(Math.random() * 1e12),
-    token: `chk_${randomUUID()}`,
-    cart_token: `cart_${randomUUID()}`,
-    email,
-    customer: { email, first_name: 'Kim', last_name: 'Buyer' },
-    line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: 42, variant_id: 4201 }],
-    total_price: '89.50',
-    currency: 'USD',
-    abandoned_checkout_url: `https://shop.example/checkouts/${randomUUID()}/recover`,
-    completed_at: null,
-    updated_at: minutesAgo(1),
-    ...overrides,
-  };
+  return shopifyCheckoutPayload(email, { updated_at: minutesAgo(1), ...overrides });
 }
 
 function orderOf(checkoutPayload: ReturnType<typeof checkout>, overrides: Record<string, unknown> = {}) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
-import { sendShopifyWebhook, signShopifyWebhook } from '../fakes/fake-shopify.ts';
+import { sendShopifyWebhook, shopifyCheckoutPayload, signShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { credentialsInput, ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
@@ -32,19 +32,7 @@ async function rejectionsOfFlow(flowId: string) {
 }
 
 function shopifyCheckout(email: string) {
-  return {
-    id: Math.floor(Math.random() * 1e12),
-    token: `tok_${randomUUID()}`,
-    cart_token: `cart_${randomUUID()}`,
-    email,
-    customer: { email, first_name: 'Kim', last_name: 'Buyer' },
-    line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: 42, variant_id: 4201 }],
-    total_price: '89.50',
-    currency: 'USD',
-    abandoned_checkout_url: 'https://shop.example/checkouts/abc/recover',
-    completed_at: null,
-    updated_at: new Date().toISOString(),
-  };
+  return shopifyCheckoutPayload(email, { abandoned_checkout_url: 'https://shop.example/checkouts/abc/recover' });
 }
 
 describe('receiving', () => {

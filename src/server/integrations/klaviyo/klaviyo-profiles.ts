@@ -58,6 +58,22 @@ function headers(apiKey: string): Record<string, string> {
   };
 }
 
+/** A successful answer's body in `schema`'s shape; Klaviyo's error, or invalid_response, otherwise. */
+async function readAnswer<T>(response: Response, schema: z.ZodType<T>, what: string, apiKey: string): Promise<T> {
+  const bodyText = await response.text().catch(() => '');
+  if (!response.ok) throw errorFromAnswer(response, bodyText, apiKey);
+  let parsed;
+  try {
+    parsed = schema.safeParse(JSON.parse(bodyText));
+  } catch {
+    parsed = null;
+  }
+  if (!parsed?.success) {
+    throw new ServiceCallError('klaviyo', 'invalid_response', `${what} did not have the expected shape`, { retryable: false, status: response.status });
+  }
+  return parsed.data;
+}
+
 /** Creates or updates the profile by email; absent name fields are left as they are. */
 export async function importProfile(connection: KlaviyoConnection, profile: ProfileImport, signal?: AbortSignal): Promise<ProfileImportResult> {
   const attributes: Record<string, unknown> = { email: profile.email, properties: profile.properties };
@@ -70,18 +86,8 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
     connection.timeoutMs,
     signal,
   );
-  const bodyText = await response.text().catch(() => '');
-  if (!response.ok) throw errorFromAnswer(response, bodyText, connection.apiKey);
-  let parsed;
-  try {
-    parsed = profileAnswerSchema.safeParse(JSON.parse(bodyText));
-  } catch {
-    parsed = null;
-  }
-  if (!parsed?.success) {
-    throw new ServiceCallError('klaviyo', 'invalid_response', 'the profile answer did not have the expected shape', { retryable: false, status: response.status });
-  }
-  return { profileId: parsed.data.data.id, created: response.status === 201 };
+  const answer = await readAnswer(response, profileAnswerSchema, 'the profile answer', connection.apiKey);
+  return { profileId: answer.data.id, created: response.status === 201 };
 }
 
 const profileListSchema = z.looseObject({ data: z.array(z.looseObject({ id: z.string() })) });
@@ -95,18 +101,8 @@ export async function profileExists(connection: KlaviyoConnection, email: string
   const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
   const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email', 'page[size]': '1' });
   const response = await fetchWithTimeout('klaviyo', `${connection.baseUrl}/api/profiles?${query}`, { method: 'GET', headers: headers(connection.apiKey) }, connection.timeoutMs, signal);
-  const bodyText = await response.text().catch(() => '');
-  if (!response.ok) throw errorFromAnswer(response, bodyText, connection.apiKey);
-  let parsed;
-  try {
-    parsed = profileListSchema.safeParse(JSON.parse(bodyText));
-  } catch {
-    parsed = null;
-  }
-  if (!parsed?.success) {
-    throw new ServiceCallError('klaviyo', 'invalid_response', 'the profile lookup answer did not have the expected shape', { retryable: false, status: response.status });
-  }
-  return parsed.data.data.length > 0;
+  const answer = await readAnswer(response, profileListSchema, 'the profile lookup answer', connection.apiKey);
+  return answer.data.length > 0;
 }
 
 /** Records a Klaviyo event on the profile; 202 with no body is success. */
