@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
@@ -180,6 +180,21 @@ export async function postEvent(baseUrl: string, path: string, body: unknown, he
     json = undefined;
   }
   return { status: response.status, json, text };
+}
+
+/**
+ * The X-Flowsmith-Signature a generic sender computes (docs/decisions/0012): written out
+ * here as a sender would, not taken from the server's code, so a test of one checks the other.
+ */
+export function flowsmithSignature(body: string, secret: string, at: Date): string {
+  const t = Math.floor(at.getTime() / 1000);
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.${body}`).digest('hex')}`;
+}
+
+/** Posts a generic event signed with `secret` at `at` (the app's clock in tests). */
+export async function postSignedEvent(baseUrl: string, path: string, body: unknown, secret: string, at: Date, headers: Record<string, string> = {}) {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return postEvent(baseUrl, path, text, { 'X-Flowsmith-Signature': flowsmithSignature(text, secret, at), ...headers });
 }
 
 const settledStatuses: EventStatus[] = ['delivered', 'skipped', 'failed', 'rejected'];

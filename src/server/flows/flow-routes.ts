@@ -11,6 +11,7 @@ import {
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { listFlowsForUser } from './flow-queries.ts';
 import { fixWebhookUrls, initializeFlows, toApiFlow, updateFlow } from './flow-configurations.ts';
+import { registerFlowSignatureRoutes } from './flow-signature-routes.ts';
 
 /**
  * The flows API under /api/flows, registered inside `app.signedIn`: every query is
@@ -48,4 +49,6 @@ export async function flowRoutes(scope: FastifyInstance): Promise<void> {
     const { updated, flows } = await fixWebhookUrls(pool, publicUrl, request.user.id);
     return { updated, flows: flows.map((flow) => toApiFlow(flow, publicUrl)) };
   });
+
+  registerFlowSignatureRoutes(scope);
 }

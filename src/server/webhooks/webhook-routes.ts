@@ -16,6 +16,9 @@ import type { EventSource } from '../../shared/events/event-schemas.ts';
 import { IntakeBatcher, type StoredEvent } from './intake-batcher.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
 import { WebhookFlowCache } from './webhook-flow-cache.ts';
+import { flowSignatureCacheFor, signatureHeaderOf, type FlowSignatureCheck } from './flow-signature-cache.ts';
+import { signatureAgeSeconds } from './flow-signature.ts';
+import { signatureAnswerMessages, signatureRejectionReasons } from '../../shared/flows/flow-signature-messages.ts';
 import { rejectionReasons, webhookMessages } from '../../shared/events/event-messages.ts';
 import { webhookAcceptedSchema } from '../../shared/events/event-schemas.ts';
 import { flowTypeDetails, flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
@@ -52,6 +55,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
   const batcher = new IntakeBatcher(pool, engine, app.log as unknown as Logger);
   const signingSecrets = new SigningSecretCache(async (userId) => (await loadCredentials(pool, userId))?.shopifySigningSecrets ?? [], app.clock);
   const pixelLimiter = new PixelRateLimiter(options.pixelRateLimitPerMinute, app.clock);
+  const flowSignatures = flowSignatureCacheFor(pool, app.credentialCipher, app.clock);
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit: MAX_WEBHOOK_BODY_BYTES }, (_request, body, done) => {
@@ -165,6 +169,8 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
           await recordRejection(request, flow, rejectionReasons.signatureMismatch, text);
           throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
         }
+      } else {
+        await checkFlowSignature(request, flow, body, text);
       }
 
       let payload: unknown;
@@ -184,6 +190,34 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
       return reply.status(202).send({ eventId: stored.id, status: stored.status, duplicate: !stored.inserted });
     },
   );
+
+  /**
+   * A generic request to a flow that requires a signature (docs/decisions/0012): checked
+   * over the raw bytes before parsing; a refusal is 401 and recorded with its reason.
+   * Shopify-signed requests are checked above instead, and the pixel has its own route.
+   */
+  async function checkFlowSignature(request: FastifyRequest, flow: FlowRecord, body: Buffer, text: string): Promise<void> {
+    const header = signatureHeaderOf(request.headers);
+    let outcome: FlowSignatureCheck;
+    try {
+      outcome = await flowSignatures.check(flow.id, body, header);
+    } catch (error) {
+      app.log.error({ err: error }, 'webhook: could not read the flow signing secrets');
+      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+    }
+    if (outcome === 'valid' || outcome === 'not_required') return;
+    const nowSeconds = Math.floor(app.clock.now().getTime() / 1000);
+    const refusals = {
+      missing: { reason: signatureRejectionReasons.missing, code: 'signature_required', message: signatureAnswerMessages.missing },
+      malformed: { reason: signatureRejectionReasons.malformed, code: 'bad_signature', message: signatureAnswerMessages.malformed },
+      expired: { reason: signatureRejectionReasons.expired(signatureAgeSeconds(header ?? '', nowSeconds)), code: 'signature_expired', message: signatureAnswerMessages.expired },
+      mismatch: { reason: signatureRejectionReasons.mismatch, code: 'bad_signature', message: signatureAnswerMessages.mismatch },
+      unreadable: { reason: signatureRejectionReasons.unreadable, code: 'bad_signature', message: signatureAnswerMessages.mismatch },
+    } as const;
+    const refusal = refusals[outcome];
+    await recordRejection(request, flow, refusal.reason, text);
+    throw new HttpError(401, refusal.code, refusal.message);
+  }
 
   /** Stores an accepted event with its job; never 2xx for an event that was not kept. */
   async function storeAccepted(request: FastifyRequest, flow: FlowRecord, details: IntakeDetails, rawBody: string): Promise<StoredEvent> {

@@ -5,6 +5,7 @@ import { Button } from '../ui/button.tsx';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { flowMessages } from '../../shared/flows/flow-messages.ts';
 import { describeWait } from '../../shared/flows/flow-wait.ts';
+import { FlowSignatureSection } from './flow-signature-section.tsx';
 
 const TEMPLATE_PREVIEW_LENGTH = 60;
 
@@ -68,6 +69,8 @@ export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure:
           <p className="text-sm text-slate-700">{flowMessages.noWebhookUrl}</p>
         )}
       </section>
+
+      {flow.webhookUrl ? <FlowSignatureSection flowType={flow.flowType} webhookUrl={flow.webhookUrl} /> : null}
 
       <section aria-labelledby="flow-assistants-heading" className="space-y-2">
         <h2 id="flow-assistants-heading" className="text-lg font-semibold">

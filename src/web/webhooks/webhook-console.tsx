@@ -16,6 +16,8 @@ import { webhookConsoleMessages as m } from '../../shared/webhooks/webhook-messa
 import { streamChangeEventName, streamChangeSchema, type StreamChange, type TestWebhookResponse } from '../../shared/webhooks/webhook-schemas.ts';
 import { applyChange, loadStoredEvents, MAX_STORED_EVENTS, saveStoredEvents, type WebhookEventEntry } from './webhook-event-store.ts';
 import { curlCommand } from './curl-command.ts';
+import { useFlowSignature } from '../flows/use-flow-signature.ts';
+import { curlSignatureNote } from '../../shared/flows/flow-signature-messages.ts';
 
 type Connection = 'closed' | 'connecting' | 'open' | 'reconnecting';
 
@@ -73,6 +75,7 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
   const [showDebug, setShowDebug] = useState(false);
   const source = useRef<EventSource | null>(null);
   const payloadId = useId();
+  const signatureRequired = useFlowSignature(flowType).data?.required ?? false;
 
   // The list as last set, read synchronously by stream handlers (state updates are lazy).
   const eventsRef = useRef(events);
@@ -204,7 +207,7 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
       return;
     }
     try {
-      await navigator.clipboard.writeText(curlCommand(webhookUrl, payload));
+      await navigator.clipboard.writeText(curlCommand(webhookUrl, payload, { signatureRequired }));
       toast.success(m.curlCopied);
     } catch {
       toast.error(m.curlCopyFailed);
@@ -332,6 +335,11 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
               Send Test Webhook
             </Button>
           </div>
+          {signatureRequired ? (
+            <p className="text-sm text-slate-700" data-testid="curl-signature-note">
+              {curlSignatureNote}
+            </p>
+          ) : null}
           {sendError ? (
             <p role="alert" className="text-sm text-red-700">
               {sendError}

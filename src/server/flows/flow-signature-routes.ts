@@ -1,0 +1,60 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { flowParamsSchema } from '../../shared/flows/flow-schemas.ts';
+import { flowSignatureResponseSchema, flowSignatureSecretResponseSchema } from '../../shared/flows/flow-signature-schemas.ts';
+import { rateLimited } from '../platform/user-rate-limit.ts';
+import { flowSignatureCacheFor } from '../webhooks/flow-signature-cache.ts';
+import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlowSigningSecret } from './flow-signature-queries.ts';
+
+/**
+ * "Require a signature" of a flow (docs/decisions/0012-generic-sender-signatures.md),
+ * under /api/flows/{flowType}/signature inside `app.signedIn`: the flow is the signed-in
+ * owner's of that type, so no owner reaches another's. Turning on and generating a new
+ * secret are the only answers that carry the secret in full; every other shows it masked.
+ * Each change drops the receiver's cached secrets of the flow in this process.
+ */
+export function registerFlowSignatureRoutes(scope: FastifyInstance): void {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { pool } = app.database;
+  const cipher = app.credentialCipher;
+  const cache = flowSignatureCacheFor(pool, cipher, app.clock);
+
+  app.get(
+    '/:flowType/signature',
+    { schema: { params: flowParamsSchema, response: { 200: flowSignatureResponseSchema } }, preHandler: rateLimited('read') },
+    async (request) => ({ signature: await readFlowSignature(pool, app.clock, request.user.id, request.params.flowType) }),
+  );
+
+  app.post(
+    '/:flowType/signature',
+    { schema: { params: flowParamsSchema, response: { 200: flowSignatureSecretResponseSchema } }, preHandler: rateLimited('write') },
+    async (request, reply) => {
+      const created = await requireFlowSignature(pool, cipher, app.clock, request.user.id, request.params.flowType);
+      cache.invalidate(created.flowId);
+      // The secret must not linger in a cache between the server and the owner's browser.
+      reply.header('cache-control', 'no-store');
+      return { signature: created.signature, secret: created.secret };
+    },
+  );
+
+  app.post(
+    '/:flowType/signature/rotate',
+    { schema: { params: flowParamsSchema, response: { 200: flowSignatureSecretResponseSchema } }, preHandler: rateLimited('write') },
+    async (request, reply) => {
+      const created = await rotateFlowSigningSecret(pool, cipher, app.clock, request.user.id, request.params.flowType);
+      cache.invalidate(created.flowId);
+      reply.header('cache-control', 'no-store');
+      return { signature: created.signature, secret: created.secret };
+    },
+  );
+
+  app.delete(
+    '/:flowType/signature',
+    { schema: { params: flowParamsSchema, response: { 200: flowSignatureResponseSchema } }, preHandler: rateLimited('write') },
+    async (request) => {
+      const removed = await removeFlowSignature(pool, request.user.id, request.params.flowType);
+      cache.invalidate(removed.flowId);
+      return { signature: removed.signature };
+    },
+  );
+}

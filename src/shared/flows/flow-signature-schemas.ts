@@ -1,0 +1,32 @@
+import { z } from 'zod';
+
+/**
+ * Signatures of generic senders (docs/decisions/0012-generic-sender-signatures.md): the
+ * header, its replay window and the API's view of a flow's secret. The secret itself
+ * appears in exactly one answer, the one that created it (`flowSignatureSecretResponseSchema`).
+ */
+export const FLOW_SIGNATURE_HEADER = 'X-Flowsmith-Signature';
+/** A signed request older (or newer) than this, by the app's clock, is refused as a replay. */
+export const SIGNATURE_TOLERANCE_SECONDS = 300;
+/** How long the secret replaced by "Generate new secret" is still accepted (as Shopify does). */
+export const PREVIOUS_SECRET_VALID_MS = 3_600_000;
+export const SIGNING_SECRET_PREFIX = 'whsec_';
+
+export const flowSignatureSchema = z.object({
+  required: z.boolean(),
+  /** The current secret masked (SPEC.md's masking); null while no signature is required. */
+  maskedSecret: z.string().nullable(),
+  createdAt: z.string().nullable(),
+  /** Until when the secret replaced last is still accepted; null when none is. */
+  previousSecretValidUntil: z.string().nullable(),
+});
+export type FlowSignature = z.output<typeof flowSignatureSchema>;
+
+export const flowSignatureResponseSchema = z.object({ signature: flowSignatureSchema });
+export type FlowSignatureResponse = z.output<typeof flowSignatureResponseSchema>;
+
+/** Turning the requirement on and generating a new secret: the only answers with the secret in full. */
+export const flowSignatureSecretResponseSchema = z.object({ signature: flowSignatureSchema, secret: z.string() });
+export type FlowSignatureSecretResponse = z.output<typeof flowSignatureSecretResponseSchema>;
+
+export const notRequiredSignature: FlowSignature = { required: false, maskedSecret: null, createdAt: null, previousSecretValidUntil: null };
