@@ -11,6 +11,8 @@ import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
 import { CredentialDecryptionError, createCredentialCipher, parseCredentialsKey } from '../../src/server/credentials/credential-cipher.ts';
 import { loadServiceCredentials } from '../../src/server/credentials/credential-store.ts';
 import { rotateCredentialsKey } from '../../src/server/credentials/credential-key-rotation.ts';
+import { createMissingFlows } from '../../src/server/flows/flow-queries.ts';
+import { loadFlowSigningSecrets, requireFlowSignature } from '../../src/server/flows/flow-signature-queries.ts';
 
 const run = promisify(execFile);
 const rotateScript = path.resolve(import.meta.dirname, '../../src/server/credentials/rotate-credentials-key.ts');
@@ -55,6 +57,9 @@ describe('credentials key rotation', () => {
     const second = await ownerWithCredentials();
     const { pool } = testApp.database;
     const oldCipher = testApp.app.credentialCipher;
+    // A flow of the first owner requires a signature; its secret is under the same key.
+    await createMissingFlows(pool, first);
+    const { flowId, secret } = await requireFlowSignature(pool, oldCipher, testApp.clock, first, 'abandoned_cart');
     const newCipher = createCredentialCipher(Buffer.alloc(32, 7));
     const before = (await pool.query('SELECT * FROM api_credentials ORDER BY user_id')).rows;
 
@@ -69,6 +74,9 @@ describe('credentials key rotation', () => {
     expect(result.records).toBeGreaterThanOrEqual(2);
     // Klaviyo, OpenAI, client id, client secret and the obtained token of each record.
     expect(result.values).toBe(result.records * 5);
+    expect(result.flowSecrets).toBe(1);
+    expect((await loadFlowSigningSecrets(pool, newCipher, flowId)).secrets.map((entry) => entry.secret)).toEqual([secret]);
+    expect((await loadFlowSigningSecrets(pool, oldCipher, flowId)).unreadable).toBe(true);
     for (const userId of [first, second]) {
       expect((await loadServiceCredentials(pool, newCipher, userId))!.openaiApiKey).toBe('sk-rotation-0123456789');
       await expect(loadServiceCredentials(pool, oldCipher, userId)).rejects.toThrow(CredentialDecryptionError);

@@ -2,13 +2,15 @@ import type pg from 'pg';
 import { inTransaction } from '../database/database.ts';
 import type { CredentialCipher } from './credential-cipher.ts';
 import { encryptedColumns, encryptionContext } from './credential-queries.ts';
+import { reencryptFlowSigningSecrets } from '../flows/flow-signature-queries.ts';
 
 /**
- * Re-encrypts every stored credential from the old key to the new one, in one
- * transaction: either every value moves or none does. A value the old key cannot
+ * Re-encrypts every stored credential (and every flow's signing secret, which the same
+ * key protects) from the old key to the new one, in one transaction: either every value
+ * moves or none does. A value the old key cannot
  * decrypt stops the rotation (CredentialDecryptionError) rather than being lost.
  */
-export async function rotateCredentialsKey(pool: pg.Pool, oldCipher: CredentialCipher, newCipher: CredentialCipher): Promise<{ records: number; values: number }> {
+export async function rotateCredentialsKey(pool: pg.Pool, oldCipher: CredentialCipher, newCipher: CredentialCipher): Promise<{ records: number; values: number; flowSecrets: number }> {
   return inTransaction(pool, async (client) => {
     const { rows } = await client.query<Record<string, string | null> & { user_id: string }>(
       `SELECT user_id, ${encryptedColumns.join(', ')} FROM api_credentials ORDER BY user_id FOR UPDATE`,
@@ -27,6 +29,7 @@ export async function rotateCredentialsKey(pool: pg.Pool, oldCipher: CredentialC
         [row.user_id, ...updated],
       );
     }
-    return { records: rows.length, values };
+    const flowSecrets = await reencryptFlowSigningSecrets(client, oldCipher, newCipher);
+    return { records: rows.length, values, flowSecrets };
   });
 }

@@ -48,7 +48,9 @@ async function main(): Promise<void> {
   } finally {
     await database.close();
   }
-  process.stdout.write(`Re-encrypted ${result.values} values of ${result.records} credential records with the new key.\n`);
+  process.stdout.write(
+    `Re-encrypted ${result.values} values of ${result.records} credential records and ${result.flowSecrets} flow signing secrets with the new key.\n`,
+  );
   if (usesKeyFile) {
     try {
       await rename(keyFile, `${keyFile}.previous`);
