@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, toastOf } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
@@ -29,7 +29,6 @@ afterAll(async () => {
   await services?.stop();
 });
 
-const toast = (page: Page, text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
 const entries = (page: Page) => page.getByTestId('webhook-event');
 const entry = (page: Page, eventIdInPayload: string) => entries(page).filter({ hasText: eventIdInPayload });
 
@@ -67,7 +66,7 @@ describe('the webhook test console', () => {
 
     await page.goto('/flows/abandoned-cart');
     await page.getByRole('link', { name: 'Test Webhook' }).click();
-    await toast(page, flowMessages.webhookTesterOpened).waitFor();
+    await toastOf(page, flowMessages.webhookTesterOpened).waitFor();
     const consoleCard = page.getByTestId('webhook-console');
     await consoleCard.waitFor();
     await page.getByText(m.statusInactive).waitFor();
@@ -80,14 +79,14 @@ describe('the webhook test console', () => {
 
     // Listen, send the default payload, see it arrive and its processing finish.
     await page.getByRole('button', { name: 'Start Listening' }).click();
-    await toast(page, m.listening).waitFor();
+    await toastOf(page, m.listening).waitFor();
     await page.getByText(m.statusListening).waitFor();
     await page.getByText(m.emptyListening).waitFor();
     await page.getByRole('button', { name: 'Send Test Webhook' }).click();
-    await toast(page, m.sent).waitFor();
+    await toastOf(page, m.sent).waitFor();
     const first = entry(page, defaultPayload.event_id);
     await first.waitFor();
-    await toast(page, m.received).waitFor();
+    await toastOf(page, m.received).waitFor();
     await first.getByText(m.entryReceived).waitFor();
     await first.getByTestId('webhook-event-status').filter({ hasText: 'delivered' }).waitFor();
     expect(await first.getByTestId('webhook-event-json').textContent()).toBe(JSON.stringify(defaultPayload, null, 2));
@@ -96,7 +95,7 @@ describe('the webhook test console', () => {
     // The copied cURL command, run from a terminal, delivers to the flow too.
     await setPayload(page, payloadText('evt_from_curl', 'curl@example.com'));
     await page.getByRole('button', { name: 'Copy as cURL' }).click();
-    await toast(page, m.curlCopied).waitFor();
+    await toastOf(page, m.curlCopied).waitFor();
     const command = await page.evaluate(() => navigator.clipboard.readText());
     expect(command).toContain(saved.json.flow.webhookUrl);
     await run('sh', ['-c', command]);
@@ -107,7 +106,7 @@ describe('the webhook test console', () => {
 
     // Not listening: a send is stored and processed, but not captured.
     await page.getByRole('button', { name: 'Stop Listening' }).click();
-    await toast(page, m.stopped).waitFor();
+    await toastOf(page, m.stopped).waitFor();
     await page.getByText(m.statusInactive).waitFor();
     await setPayload(page, payloadText('evt_not_listening', 'quiet@example.com'));
     await page.getByRole('button', { name: 'Send Test Webhook' }).click();
@@ -126,7 +125,7 @@ describe('the webhook test console', () => {
 
     // Clear empties the list and what is stored.
     await page.getByRole('button', { name: 'Clear' }).click();
-    await toast(page, m.cleared).waitFor();
+    await toastOf(page, m.cleared).waitFor();
     await page.getByText(m.emptyInactive).waitFor();
     expect(await page.getByRole('button', { name: 'Clear' }).isDisabled()).toBe(true);
     await page.reload();
@@ -135,11 +134,11 @@ describe('the webhook test console', () => {
     // Invalid JSON: the message inline and as a toast, and nothing is sent.
     await setPayload(page, '{"event_id": "broken", ');
     await page.getByRole('button', { name: 'Copy as cURL' }).click();
-    await toast(page, m.curlCopied).waitFor();
+    await toastOf(page, m.curlCopied).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(m.curlInvalidHint);
     await page.getByRole('button', { name: 'Send Test Webhook' }).click();
     await consoleCard.getByRole('alert').filter({ hasText: m.invalidJson }).waitFor();
-    await toast(page, m.invalidJson).waitFor();
+    await toastOf(page, m.invalidJson).waitFor();
     expect((await storedEvents(user.client)).length).toBe(3);
 
     // Dry run: the texts are generated and shown; Klaviyo hears nothing of this shopper.
@@ -151,7 +150,7 @@ describe('the webhook test console', () => {
       else await route.continue();
     });
     await page.getByRole('button', { name: 'Start Listening' }).click();
-    await toast(page, m.listening).waitFor();
+    await toastOf(page, m.listening).waitFor();
     expect(refused).toBe(2);
     await page.unroute('**/api/stream/**');
     await page.getByText(m.statusListening).waitFor();

@@ -1,7 +1,7 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, saveScreenshot, type BrowserErrors, fieldErrorOf } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, type BrowserErrors, fieldErrorOf, openPageForEachTest, toastOf } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
@@ -42,18 +42,9 @@ afterAll(async () => {
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-beforeEach(async () => {
-  ({ context, page, errors } = await openPage(browser, server.baseUrl));
-});
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail') {
-    const file = await saveScreenshot(page, task.name).catch(() => null);
-    if (file) console.log(`screenshot of the failed test: ${file}`);
-  }
-  await context?.close();
-});
+openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
 
-const toast = (text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
+const toast = (text: string) => toastOf(page, text);
 const field = (label: string) => page.getByLabel(label, { exact: true });
 const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, saveScreenshot, type BrowserErrors } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, type BrowserErrors, openPageForEachTest, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, postEvent, postSignedEvent, sampleEvent } from '../fakes/engine-scenario.ts';
 import { curlSignatureComment, curlSignatureNote, flowSignatureMessages as m } from '../../src/shared/flows/flow-signature-messages.ts';
@@ -24,28 +24,9 @@ afterAll(async () => {
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-beforeEach(async () => {
-  ({ context, page, errors } = await openPage(browser, server.baseUrl));
-});
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail') {
-    const file = await saveScreenshot(page, task.name).catch(() => null);
-    if (file) console.log(`screenshot of the failed test: ${file}`);
-  }
-  await context?.close();
-});
+openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
 
-const toast = (text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
-
-/** Closes the open toasts before an accessibility check: the check is about this page. */
-async function dismissToasts() {
-  for (;;) {
-    const close = page.locator('[data-sonner-toast] button[data-close-button]').first();
-    if ((await close.count()) === 0) break;
-    await close.click();
-    await close.waitFor({ state: 'detached' });
-  }
-}
+const toast = (text: string) => toastOf(page, text);
 
 describe('Require a signature on a flow page', () => {
   it('turns on, shows the secret once with Copy, masks it after a reload, generates a new one and turns off', async () => {
@@ -84,14 +65,14 @@ describe('Require a signature on a flow page', () => {
     expect(signed.status, signed.text).toBe(202);
 
     // The console's Copy as cURL says the request must be signed.
-    await dismissToasts();
+    await dismissToasts(page);
     await page.getByRole('link', { name: 'Test Webhook' }).click();
     await page.getByTestId('curl-signature-note').getByText(curlSignatureNote, { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Copy as cURL' }).click();
     await toast('cURL command copied to clipboard').waitFor();
     expect((await page.evaluate(() => navigator.clipboard.readText())).split('\n')[0]).toBe(curlSignatureComment);
 
-    await dismissToasts();
+    await dismissToasts(page);
     await expectNoSeriousA11yViolations(page);
 
     // After a reload the secret is gone for good: only its mask.
@@ -116,7 +97,7 @@ describe('Require a signature on a flow page', () => {
     expect(second).toMatch(/^whsec_/);
     expect(second).not.toBe(secret);
     await reloaded.getByText(/^The previous secret is still accepted until /).waitFor();
-    await dismissToasts();
+    await dismissToasts(page);
     await expectNoSeriousA11yViolations(page);
 
     // Turn off, confirmed: unsigned events are accepted again.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowMessages, flowValidationMessages } from '../../src/shared/flows/flow-messages.ts';
@@ -21,22 +21,8 @@ afterAll(async () => {
   await services?.stop();
 });
 
-const toast = (page: Page, text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
 const saveButton = (page: Page) => page.getByRole('button', { name: 'Save Configuration' });
 const badge = (page: Page) => page.getByTestId('flow-status-badge');
-
-/**
- * Closes the open toasts before an accessibility check: the check is about this page, and
- * the shared Toaster's own colours are checked (and reported) separately.
- */
-async function dismissToasts(page: Page) {
-  for (;;) {
-    const close = page.locator('[data-sonner-toast] button[data-close-button]').first();
-    if ((await close.count()) === 0) break;
-    await close.click();
-    await close.waitFor({ state: 'detached' });
-  }
-}
 
 async function checkAccessibility(page: Page) {
   await dismissToasts(page);
@@ -45,7 +31,7 @@ async function checkAccessibility(page: Page) {
 
 async function saveAndSeeStatus(page: Page, message: string) {
   await saveButton(page).click();
-  await toast(page, message).waitFor();
+  await toastOf(page, message).waitFor();
   await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
 }
 
@@ -79,7 +65,7 @@ describe('flow pages', () => {
     const webhookUrl = await page.getByLabel('Webhook URL', { exact: true }).inputValue();
     expect(webhookUrl).toMatch(new RegExp(`^${server.baseUrl}/api/webhooks/abandoned_cart/[A-Za-z0-9_-]{24}$`));
     await page.getByRole('button', { name: 'Copy webhook URL' }).click();
-    await toast(page, flowMessages.webhookUrlCopied).waitFor();
+    await toastOf(page, flowMessages.webhookUrlCopied).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(webhookUrl);
 
     await page.getByRole('button', { name: 'Add Assistant' }).click();
@@ -146,7 +132,7 @@ describe('flow pages', () => {
     // Test Webhook opens the console's address on the same page and says so.
     await page.getByRole('link', { name: 'Test Webhook' }).click();
     await page.waitForURL('**/flows/abandoned-cart?console=1');
-    await toast(page, flowMessages.webhookTesterOpened).waitFor();
+    await toastOf(page, flowMessages.webhookTesterOpened).waitFor();
 
     // The other flows are untouched: still no URL, so still the form.
     await page.goto('/flows/post-purchase');

@@ -1,8 +1,8 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, saveScreenshot, type BrowserErrors } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, type BrowserErrors, openPageForEachTest, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeShopify } from '../fakes/fake-shopify.ts';
 import { credentialsInput, defaultAssistants } from '../fakes/engine-scenario.ts';
@@ -30,28 +30,9 @@ afterAll(async () => {
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-beforeEach(async () => {
-  ({ context, page, errors } = await openPage(browser, server.baseUrl));
-});
-afterEach(async ({ task }) => {
-  if (task.result?.state === 'fail') {
-    const file = await saveScreenshot(page, task.name).catch(() => null);
-    if (file) console.log(`screenshot of the failed test: ${file}`);
-  }
-  await context?.close();
-});
+openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
 
-const toast = (text: string) => page.locator('[data-sonner-toast]', { hasText: text }).first();
-
-/** Closes the open toasts before an accessibility check: the check is about this page. */
-async function dismissToasts() {
-  for (;;) {
-    const close = page.locator('[data-sonner-toast] button[data-close-button]').first();
-    if ((await close.count()) === 0) break;
-    await close.click();
-    await close.waitFor({ state: 'detached' });
-  }
-}
+const toast = (text: string) => toastOf(page, text);
 
 /** An owner with credentials and the given flows saved active (each with its wait); returns the flows' webhook URLs. */
 async function ownerWithFlows(waits: Partial<Record<FlowType, number>>): Promise<{ user: E2EUser; webhookUrls: Record<FlowType, string> }> {
@@ -104,14 +85,14 @@ describe('the browsing pixel on the Browser Abandonment page', () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(expectedSnippet);
 
     // A clipboard that refuses: the failure toast, not a false success.
-    await dismissToasts();
+    await dismissToasts(page);
     await page.evaluate(() => {
       navigator.clipboard.writeText = () => Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError'));
     });
     await card.getByRole('button', { name: pixelMessages.copy }).click();
     await toast(pixelMessages.copyFailed).waitFor();
 
-    await dismissToasts();
+    await dismissToasts(page);
     await expectNoSeriousA11yViolations(page);
     expectNoBrowserErrors(errors);
   });

@@ -3,7 +3,7 @@ import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 
 const chromiumArgs = [
   '--headless',
@@ -102,4 +102,48 @@ export async function fieldErrorOf(page: Page, label: string): Promise<string> {
   const ids = (await page.getByLabel(label, { exact: true }).getAttribute('aria-describedby')) ?? '';
   const texts = await Promise.all(ids.split(' ').filter((id) => id.endsWith('-error')).map((id) => page.locator(`[id="${id}"]`).textContent()));
   return texts.join(' ');
+}
+
+export interface OpenedPage {
+  context: BrowserContext;
+  page: Page;
+  errors: BrowserErrors;
+}
+
+/**
+ * A fresh context and page for every test of the file, handed to `use` so the file keeps
+ * its own `page`; a failed test leaves a full-page screenshot, and the context is closed.
+ */
+export function openPageForEachTest(browser: () => Browser, baseUrl: () => string, use: (opened: OpenedPage) => void): void {
+  let current: OpenedPage | null = null;
+  beforeEach(async () => {
+    current = await openPage(browser(), baseUrl());
+    use(current);
+  });
+  afterEach(async ({ task }) => {
+    if (current && task.result?.state === 'fail') {
+      const file = await saveScreenshot(current.page, task.name).catch(() => null);
+      if (file) console.log(`screenshot of the failed test: ${file}`);
+    }
+    await current?.context.close();
+    current = null;
+  });
+}
+
+/** The first toast showing `text`. */
+export function toastOf(page: Page, text: string) {
+  return page.locator('[data-sonner-toast]', { hasText: text }).first();
+}
+
+/**
+ * Closes the open toasts before an accessibility check: the check is about this page, and
+ * the shared Toaster's own colours are checked (and reported) separately.
+ */
+export async function dismissToasts(page: Page): Promise<void> {
+  for (;;) {
+    const close = page.locator('[data-sonner-toast] button[data-close-button]').first();
+    if ((await close.count()) === 0) break;
+    await close.click();
+    await close.waitFor({ state: 'detached' });
+  }
 }

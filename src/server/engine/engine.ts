@@ -93,7 +93,7 @@ export function createEngine(dependencies: {
     );
   return {
     enqueue: (db, job) => jobs.send(db, job),
-    enqueueMany: (db, many) => jobs.sendMany(db, many.map((entry) => ({ ...entry, startAfter: null }))),
+    enqueueMany: (db, many) => jobs.sendMany(db, many),
     discardJobs: (db, jobIds) => jobs.discard(db, jobIds),
     start() {
       started ??= (async () => {

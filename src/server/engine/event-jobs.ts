@@ -86,22 +86,21 @@ export class EventJobs {
     this.started = true;
   }
 
-  /** Sends within the caller's transaction: the job exists exactly when the event does. */
-  async send(db: Queryable, job: ProcessEventJob, startAfter: Date | null = null): Promise<void> {
-    await this.boss.send(PROCESS_EVENT_QUEUE, job, {
-      db: asBossDb(db),
-      heartbeatSeconds: this.options.heartbeatSeconds,
-      ...(startAfter ? { startAfter } : {}),
-    });
+  /**
+   * Sends within the caller's transaction: the job exists exactly when the event does. Jobs
+   * are due at once; waiting is the timer sweep's business (shopper-timers.ts), on the app's clock.
+   */
+  async send(db: Queryable, job: ProcessEventJob): Promise<void> {
+    await this.boss.send(PROCESS_EVENT_QUEUE, job, { db: asBossDb(db), heartbeatSeconds: this.options.heartbeatSeconds });
     this.worker?.wake();
   }
 
   /** Sends many jobs (with ids chosen by the caller) in one statement within the caller's transaction. */
-  async sendMany(db: Queryable, jobs: Array<{ id: string; job: ProcessEventJob; startAfter: Date | null }>): Promise<void> {
+  async sendMany(db: Queryable, jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<void> {
     if (jobs.length === 0) return;
     await this.boss.insert(
       PROCESS_EVENT_QUEUE,
-      jobs.map(({ id, job, startAfter }) => ({ id, data: job, heartbeatSeconds: this.options.heartbeatSeconds, ...(startAfter ? { startAfter } : {}) })),
+      jobs.map(({ id, job }) => ({ id, data: job, heartbeatSeconds: this.options.heartbeatSeconds })),
       { db: asBossDb(db) },
     );
     this.worker?.wake();
