@@ -255,6 +255,12 @@ describe('configuration', () => {
       assistants: saved.json.flow.assistants,
       waitMinutes: 120,
       klaviyoEventName: 'AI content ready',
+      webhookKey: flowOf(flows, 'browser_abandonment').id,
+      previousWebhookKey: null,
+      previousWebhookKeyExpiresAt: null,
+      pixelKey: expect.stringMatching(/^[0-9a-f]{64}$/),
+      shopperCooldownHours: 24,
+      dailyGenerationCap: 2000,
       updatedAt: expect.any(Date),
     });
     expect(await findFlowById(testApp.database.pool, 'no-such-flow')).toBeNull();

@@ -17,6 +17,17 @@ export interface FlowRecord {
   /** Minutes to wait before generating; null for post purchase, which has no wait. */
   waitMinutes: number | null;
   klaviyoEventName: string | null;
+  /** The secret path segment of the webhook URL (rotatable; equal to `id` until first rotated). */
+  webhookKey: string;
+  /** The key replaced by the last rotation, still accepted until `previousWebhookKeyExpiresAt`. */
+  previousWebhookKey: string | null;
+  previousWebhookKeyExpiresAt: Date | null;
+  /** The browsing pixel's public key (/api/pixel/{pixelKey}); tells nothing about `webhookKey`. */
+  pixelKey: string;
+  /** At most one generation per shopper in this many hours; 0 = no such limit. */
+  shopperCooldownHours: number;
+  /** At most this many events generate per day (UTC) in this flow. */
+  dailyGenerationCap: number;
   updatedAt: Date;
 }
 
@@ -29,10 +40,17 @@ interface FlowRow {
   assistants: unknown;
   wait_minutes: number;
   klaviyo_event_name: string | null;
+  webhook_key: string;
+  previous_webhook_key: string | null;
+  previous_webhook_key_expires_at: Date | null;
+  pixel_key: string;
+  shopper_cooldown_hours: number;
+  daily_generation_cap: number;
   updated_at: Date;
 }
 
-const flowColumns = 'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, updated_at';
+const flowColumns =
+  'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, webhook_key, previous_webhook_key, previous_webhook_key_expires_at, pixel_key, shopper_cooldown_hours, daily_generation_cap, updated_at';
 
 function toFlowRecord(row: FlowRow): FlowRecord {
   return {
@@ -44,6 +62,12 @@ function toFlowRecord(row: FlowRow): FlowRecord {
     assistants: storedAssistantSchema.array().parse(row.assistants),
     waitMinutes: flowHasWait(row.flow_type) ? row.wait_minutes : null,
     klaviyoEventName: row.klaviyo_event_name,
+    webhookKey: row.webhook_key,
+    previousWebhookKey: row.previous_webhook_key,
+    previousWebhookKeyExpiresAt: row.previous_webhook_key_expires_at,
+    pixelKey: row.pixel_key,
+    shopperCooldownHours: row.shopper_cooldown_hours,
+    dailyGenerationCap: row.daily_generation_cap,
     updatedAt: row.updated_at,
   };
 }
@@ -91,8 +115,8 @@ export async function createMissingFlows(db: Queryable, userId: string, newId: (
     for (const flowType of missing) {
       const defaults = defaultFlowValues();
       const result = await db.query(
-        `INSERT INTO flows (id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name)
-         VALUES ($1, $2, $3, $4, NULL, $5::jsonb, $6, NULL)
+        `INSERT INTO flows (id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, webhook_key)
+         VALUES ($1, $2, $3, $4, NULL, $5::jsonb, $6, NULL, $1)
          ON CONFLICT DO NOTHING`,
         [newId(), userId, flowType, defaults.isActive, JSON.stringify(defaults.assistants), defaults.waitMinutes],
       );
