@@ -80,6 +80,27 @@ export async function findFlowById(db: Queryable, flowId: string): Promise<FlowR
   return rows[0] ? toFlowRecord(rows[0]) : null;
 }
 
+/**
+ * The flow a webhook URL names by its key: the current key, or the key replaced by the
+ * last rotation while its grace period lasts (`now` is the app's clock).
+ */
+export async function findFlowByWebhookKey(db: Queryable, key: string, now: Date): Promise<FlowRecord | null> {
+  const { rows } = await db.query<FlowRow>(
+    `SELECT ${flowColumns} FROM flows
+      WHERE webhook_key = $1
+         OR (previous_webhook_key = $1 AND previous_webhook_key_expires_at > $2)
+      LIMIT 1`,
+    [key, now],
+  );
+  return rows[0] ? toFlowRecord(rows[0]) : null;
+}
+
+/** The flow whose browsing pixel has this public key. */
+export async function findFlowByPixelKey(db: Queryable, pixelKey: string): Promise<FlowRecord | null> {
+  const { rows } = await db.query<FlowRow>(`SELECT ${flowColumns} FROM flows WHERE pixel_key = $1`, [pixelKey]);
+  return rows[0] ? toFlowRecord(rows[0]) : null;
+}
+
 /** The owner's flows in SPEC.md's order (none until they are initialised). */
 export async function listFlowsForUser(db: Queryable, userId: string): Promise<FlowRecord[]> {
   const { rows } = await db.query<FlowRow>(`SELECT ${flowColumns} FROM flows WHERE user_id = $1`, [userId]);

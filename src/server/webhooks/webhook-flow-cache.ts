@@ -1,5 +1,5 @@
 import type { Queryable } from '../database/database.ts';
-import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
+import { findFlowByWebhookKey, type FlowRecord } from '../flows/flow-queries.ts';
 import type { Clock } from '../platform/clock.ts';
 
 /**
@@ -23,16 +23,19 @@ export class WebhookFlowCache {
     this.clock = clock;
   }
 
-  async find(flowId: string): Promise<FlowRecord | null> {
-    const now = this.clock.now().getTime();
-    const cached = this.entries.get(flowId);
-    if (cached && cached.expiresAt > now) return cached.flow;
-    const flow = await findFlowById(this.db, flowId);
+  /** The flow whose URL key (current, or previous within its grace period) this is. */
+  async find(webhookKey: string): Promise<FlowRecord | null> {
+    const now = this.clock.now();
+    const cached = this.entries.get(webhookKey);
+    if (cached && cached.expiresAt > now.getTime()) return cached.flow;
+    const flow = await findFlowByWebhookKey(this.db, webhookKey, now);
     if (flow?.isActive) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(flowId, { flow, expiresAt: now + TTL_MS });
+      // Never past the end of a replaced key's grace period.
+      const keyEnds = flow.webhookKey === webhookKey ? Infinity : (flow.previousWebhookKeyExpiresAt?.getTime() ?? 0);
+      this.entries.set(webhookKey, { flow, expiresAt: Math.min(now.getTime() + TTL_MS, keyEnds) });
     } else {
-      this.entries.delete(flowId);
+      this.entries.delete(webhookKey);
     }
     return flow;
   }
