@@ -320,6 +320,17 @@ describe('ids, text and times from outside', () => {
     expect(storedGeneric.topic).toBe('order_completed\ufffd');
     expect(storedGeneric.external_event_id).toMatch(/^evt[0-9a-f-]{36}\ufffd$/);
 
+    // The console's test send stores its payload as typed, cleaned the same way: an escaped
+    // NUL in the email, and a lone surrogate that the API's own JSON carried into the text.
+    const typed = JSON.stringify({ ...sampleEvent('post_purchase', { email }), note: 'x' })
+      .replace(`"email":"${email}"`, `"email":"${local}\\u0000@${domain}"`)
+      .replace('"note":"x"', '"note":"\ud800"');
+    const consoleTest = await owner.client.post('/api/test-webhooks/post_purchase', { payload: typed, dryRun: true });
+    expect(consoleTest.status, consoleTest.text).toBe(202);
+    const storedTest = await eventById(consoleTest.json.eventId);
+    expect(storedTest.shopper_email).toBe(email);
+    expect(storedTest.raw_body).toBe(typed.replace('\ud800', '\ufffd'));
+
     // A raw NUL byte is not JSON: 400, and the rejection is still recorded for the owner.
     const withNulByte = Buffer.concat([Buffer.from('{"event_id": "a'), Buffer.from([0]), Buffer.from('b"}')]);
     const nulAnswer = await fetch(url(owner.flows.abandoned_cart.webhookPath), { method: 'POST', headers: { 'content-type': 'application/json' }, body: withNulByte });

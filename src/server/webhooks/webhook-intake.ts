@@ -163,7 +163,7 @@ function asObject(value: unknown): Record<string, unknown> | null {
 /** Emails are keys here: trimmed and lower-cased, as Klaviyo compares them. */
 export function emailText(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const email = value.trim().toLowerCase();
+  const email = storableText(value).trim().toLowerCase();
   return email.includes('@') && email.length <= 254 ? email : null;
 }
 
@@ -206,8 +206,9 @@ export function newAcceptedEvent(
     source: details.source,
     topic: details.topic,
     status: !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received',
-    contentType: body.contentType,
-    rawBody: body.rawBody,
+    // Whatever the caller parsed the body with, what is stored is text PostgreSQL can hold.
+    contentType: body.contentType === null ? null : storableText(body.contentType),
+    rawBody: storableText(body.rawBody),
     headers: body.headers,
     shopifyEventId: details.shopifyEventId,
     shopifyWebhookId: details.shopifyWebhookId,

@@ -197,7 +197,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
 
       const payload = await parsedObject(request, flow, text);
       const details = readIntakeDetails(claim, request.headers, payload, flow, app.clock.now());
-      const stored = await storeAccepted(request, flow, details, storableText(text));
+      const stored = await storeAccepted(request, flow, details, text);
       return reply.status(202).send({ eventId: stored.id, status: stored.status, duplicate: !stored.inserted });
     },
   );
@@ -348,7 +348,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
       const receivedAt = app.clock.now();
       const details = readPixelIntakeDetails(pixel.data, flow, receivedAt);
       const trusted = trustedPixelEvent(pixel.data, details.occurredAt ?? receivedAt);
-      const stored = await storeAccepted(request, flow, details, storableText(JSON.stringify(trusted)));
+      const stored = await storeAccepted(request, flow, details, JSON.stringify(trusted));
       return reply.status(202).send({ eventId: stored.id, status: stored.status, duplicate: !stored.inserted });
     },
   );
