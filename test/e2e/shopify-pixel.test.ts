@@ -7,7 +7,6 @@ import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeShopify } from '../fakes/fake-shopify.ts';
 import { credentialsInput, defaultAssistants } from '../fakes/engine-scenario.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
-import { pixelUrlOf } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
 import { pixelSnippet } from '../../src/shared/shopify-pixel/pixel-snippet.ts';
 import { pixelMessages } from '../../src/shared/shopify-pixel/pixel-messages.ts';
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
@@ -58,10 +57,14 @@ function registerInFakeStore(topic: string, uri: string): void {
 
 describe('the browsing pixel on the Browser Abandonment page', () => {
   it("shows this flow's pixel code with where to paste it, and copies it", async () => {
-    const { webhookUrls } = await ownerWithFlows({ browser_abandonment: 60 });
+    const { user, webhookUrls } = await ownerWithFlows({ browser_abandonment: 60 });
     const webhookUrl = webhookUrls.browser_abandonment;
     expect(webhookUrl).toMatch(new RegExp(`^${server.baseUrl}/api/webhooks/browser_abandonment/`));
-    const expectedSnippet = pixelSnippet(pixelUrlOf(webhookUrl));
+    const address = await user.client.get('/api/flows/browser_abandonment/pixel');
+    expect(address.status, address.text).toBe(200);
+    const pixelUrl = address.json.pixelUrl as string;
+    expect(pixelUrl).toMatch(new RegExp(`^${server.baseUrl}/api/pixel/[0-9a-f]{64}$`));
+    const expectedSnippet = pixelSnippet(pixelUrl);
 
     await page.goto('/flows/browser-abandonment');
     await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
@@ -74,7 +77,10 @@ describe('the browsing pixel on the Browser Abandonment page', () => {
     // The code block is labelled, and holds exactly the snippet for this flow's pixel URL.
     const code = page.getByRole('region', { name: pixelMessages.codeLabel });
     expect(await code.textContent()).toBe(expectedSnippet);
-    expect(await code.textContent()).toContain(JSON.stringify(`${webhookUrl}/pixel`));
+    expect(await code.textContent()).toContain(JSON.stringify(pixelUrl));
+    // The flow's webhook URL is a secret: it has no place in a storefront's code.
+    expect(await code.textContent()).not.toContain(webhookUrl);
+    expect(await code.textContent()).not.toContain(webhookUrl.split('/').at(-1)!);
     expect(await code.evaluate((element) => getComputedStyle(element).fontFamily)).toMatch(/mono/i);
 
     // Browser abandonment has no Shopify webhook topics, so no Connect store card here.

@@ -17,6 +17,7 @@ import {
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
+import { rejectionReasons } from '../../src/shared/events/event-messages.ts';
 import {
   flowSignatureMessages,
   signatureAnswerMessages,
@@ -197,7 +198,7 @@ describe('turning the requirement on', () => {
     expect(reasons).toEqual([
       signatureRejectionReasons.missing,
       signatureRejectionReasons.missing,
-      signatureRejectionReasons.missing,
+      rejectionReasons.shopifyUnsigned,
       signatureRejectionReasons.malformed,
       signatureRejectionReasons.mismatch,
       signatureRejectionReasons.mismatch,
@@ -232,7 +233,7 @@ describe('turning the requirement on', () => {
     expect(forged.status).toBe(401);
     expect(JSON.parse(forged.text).error).toBe('bad_signature');
 
-    const pixel = await fetch(`${baseUrl()}${owner.flows.browser_abandonment.webhookPath}/pixel`, {
+    const pixel = await fetch((await owner.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
       body: JSON.stringify(pixelEvent(uniqueEmail('pixel'))),

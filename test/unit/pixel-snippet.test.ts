@@ -1,9 +1,10 @@
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { pixelSnippet } from '../../src/shared/shopify-pixel/pixel-snippet.ts';
-import { pixelEventSchema, pixelUrlOf, type PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
+import { pixelEventSchema, pixelUrlOf, trustedPixelEvent, type PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
 
-const pixelUrl = pixelUrlOf('https://flows.example/api/webhooks/browser_abandonment/flow_abc123');
+const pixelKey = 'ab'.repeat(32);
+const pixelUrl = pixelUrlOf('https://flows.example', pixelKey);
 const origin = 'https://test-shop.myshopify.com';
 
 interface RecordedFetch {
@@ -134,13 +135,28 @@ const checkoutStarted = {
 
 const customer = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' };
 
+describe("the pixel's address", () => {
+  it('is the public URL with /api/pixel/{pixelKey}, and one /api when PUBLIC_URL ends in it', () => {
+    expect(pixelUrl).toBe(`https://flows.example/api/pixel/${pixelKey}`);
+    expect(pixelUrlOf('https://flows.example/', pixelKey)).toBe(`https://flows.example/api/pixel/${pixelKey}`);
+    expect(pixelUrlOf('https://flows.example/api', pixelKey)).toBe(`https://flows.example/api/pixel/${pixelKey}`);
+    expect(pixelUrlOf('https://example.com/flowsmith', pixelKey)).toBe(`https://example.com/flowsmith/api/pixel/${pixelKey}`);
+  });
+
+  it('is the only address in the snippet, and it is not a webhook URL', () => {
+    const snippet = pixelSnippet(pixelUrl);
+    expect(snippet.match(/https?:\/\/[^\s"'`]+/g)).toEqual([pixelUrl]);
+    expect(snippet).not.toContain('/api/webhooks/');
+  });
+});
+
 describe('the browsing pixel snippet in a Shopify-like sandbox', () => {
   it('subscribes to the three events the pixel endpoint accepts', () => {
     const { handlers } = runSnippet();
     expect([...handlers.keys()].sort()).toEqual(['checkout_started', 'product_added_to_cart', 'product_viewed']);
   });
 
-  it('sends a product view of a logged-in customer with an absolute product URL and the cart token of init', async () => {
+  it('sends a product view of a logged-in customer with ids, the email and the cart token of init, and nothing else', async () => {
     const { fire, cookieReads } = runSnippet({ customer, cart: { id: 'gid://shopify/Cart/c1-abc?key=k' } });
     const body = await fire(productViewed);
     expect(body).toEqual({
@@ -148,11 +164,12 @@ describe('the browsing pixel snippet in a Shopify-like sandbox', () => {
       id: 'sh-evt-view-1',
       timestamp: '2025-05-01T10:00:00.000Z',
       clientId: 'client-7f3a',
-      customer: { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace' },
+      customer: { email: 'ada@example.com' },
       cartToken: 'c1-abc',
-      url: `${origin}/products/x?variant=4410`,
-      product: { id: '8800', title: 'Linen Shirt', url: `${origin}/products/x`, price: 49.5, currencyCode: 'EUR', quantity: 1 },
+      product: { id: '8800', variantId: '4410', quantity: 1 },
     });
+    // What it sends is what the endpoint keeps: no title, price, URL or name travels.
+    expect(trustedPixelEvent(body, new Date(body.timestamp))).toEqual(body);
     // init already knew the cart, so the cookie was not needed.
     expect(cookieReads).toEqual([]);
   });
@@ -162,7 +179,7 @@ describe('the browsing pixel snippet in a Shopify-like sandbox', () => {
     const body = await fire(productViewed);
     expect(body.customer).toBeNull();
     expect(body.cartToken).toBe('c1-def');
-    expect(body.product?.url).toBe(`${origin}/products/x`);
+    expect(body.product).toEqual({ id: '8800', variantId: '4410', quantity: 1 });
     expect(cookieReads).toEqual(['cart']);
   });
 
@@ -181,11 +198,11 @@ describe('the browsing pixel snippet in a Shopify-like sandbox', () => {
       id: 'sh-evt-add-1',
       cartToken: 'c1-abc',
       customer: { email: 'ada@example.com' },
-      product: { id: '8800', title: 'Linen Shirt', url: `${origin}/products/x`, price: 49.5, currencyCode: 'EUR', quantity: 2 },
+      product: { id: '8800', variantId: '4410', quantity: 2 },
     });
   });
 
-  it('sends a started checkout with its token, email, total and lines', async () => {
+  it('sends a started checkout with its token, email and lines', async () => {
     const { fire } = runSnippet({ customer: null, cookie: 'c1-abc' });
     const body = await fire(checkoutStarted);
     expect(body.name).toBe('checkout_started');
@@ -195,34 +212,24 @@ describe('the browsing pixel snippet in a Shopify-like sandbox', () => {
     expect(body.checkout).toEqual({
       token: 'chk-token-42',
       email: 'checkout@example.com',
-      totalPrice: 128.4,
-      currencyCode: 'EUR',
       lineItems: [
-        { id: '8800', title: 'Linen Shirt', url: `${origin}/products/x`, price: 49.5, currencyCode: 'EUR', quantity: 2 },
-        { id: '9900', title: 'Canvas Tote', url: `${origin}/products/tote`, price: 29.4, currencyCode: 'EUR', quantity: 1 },
+        { id: '8800', variantId: '4410', quantity: 2 },
+        { id: '9900', variantId: '5510', quantity: 1 },
       ],
     });
+    expect(trustedPixelEvent(body, new Date(body.timestamp))).toEqual(body);
   });
 
-  it('falls back to the shop domain for product URLs when the event has no document location', async () => {
-    const { fire } = runSnippet({ customer });
-    const body = await fire({ ...productViewed, context: {} });
-    expect(body.url).toBeNull();
-    expect(body.product?.url).toBe('https://test-shop.myshopify.com/products/x');
-  });
-
-  it('sends what the endpoint accepts for a sparse event (guest, no prices, no checkout email)', async () => {
+  it('sends what the endpoint accepts for a sparse event (guest, no variant, no checkout email)', async () => {
     const { fire } = runSnippet();
     const body = await fire({
       ...checkoutStarted,
-      data: { checkout: { token: 'chk-1', lineItems: [{ quantity: 1, variant: { id: '1', product: { id: '2', title: '', url: '' } } }] } },
+      data: { checkout: { token: 'chk-1', lineItems: [{ quantity: 1, variant: { product: { id: '2', title: '', url: '' } } }] } },
     });
     expect(body.checkout).toEqual({
       token: 'chk-1',
       email: null,
-      totalPrice: null,
-      currencyCode: null,
-      lineItems: [{ id: '2', title: null, url: null, price: null, currencyCode: null, quantity: 1 }],
+      lineItems: [{ id: '2', variantId: null, quantity: 1 }],
     });
   });
 });

@@ -6,7 +6,7 @@ import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Engine } from '../engine/engine.ts';
 import { findFlowById, findFlowForUser } from '../flows/flow-queries.ts';
 import { insertEventOnce } from '../events/event-queries.ts';
-import { newAcceptedEvent, readIntakeDetails, TEST_SOURCE_HEADER } from '../webhooks/webhook-intake.ts';
+import { newAcceptedEvent, readIntakeDetails } from '../webhooks/webhook-intake.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import { latestChangeId, type EventChange } from './event-change-queries.ts';
 import { markDryRun } from './test-events.ts';
@@ -117,7 +117,7 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
         if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
           throw new HttpError(400, 'invalid_json', webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } });
         }
-        const details = readIntakeDetails({ [TEST_SOURCE_HEADER]: 'test' }, payload as Record<string, unknown>, flow);
+        const details = readIntakeDetails('test', {}, payload as Record<string, unknown>, flow, app.clock.now());
         const event = newAcceptedEvent(flow, details, { rawBody: request.body.payload, contentType: 'application/json', headers: {} }, app.clock.now());
         const stored = await inTransaction(pool, async (client) => {
           const result = await insertEventOnce(client, event);

@@ -7,6 +7,7 @@ import type { PixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
+import { storableText } from '../platform/json-text.ts';
 
 /**
  * What the receiving side reads from a request before storing it: where it came from, its
@@ -24,20 +25,40 @@ const keptHeaders = [
   'x-shopify-triggered-at',
 ] as const;
 
-/** The header the Webhook Test Console sends so its events are marked as tests. */
-export const TEST_SOURCE_HEADER = 'x-flowsmith-source';
+/** Who a request to a flow's webhook URL says it comes from: Shopify, or a generic sender. */
+export type ClaimedSource = 'shopify' | 'generic';
+
+/**
+ * The one place that decides which source a request to a webhook URL claims, before
+ * anything else reads it. Any `X-Shopify-…` header (Node gives the names lower-cased, and
+ * an empty or repeated header is still present) is a claim to be Shopify, and a claim is
+ * held to Shopify's signature: a sender cannot pick a source by leaving a header out or
+ * sending one empty, and nothing that looks like Shopify is read by the generic path.
+ */
+export function claimedSource(headers: IncomingHttpHeaders): ClaimedSource {
+  return Object.keys(headers).some((name) => name.toLowerCase().startsWith('x-shopify-')) ? 'shopify' : 'generic';
+}
+
+/** Where an accepted event comes from: a claim the route has verified, or the console's test send. */
+export type IntakeSource = ClaimedSource | 'test';
 
 function header(headers: IncomingHttpHeaders, name: string): string | null {
   const value = headers[name];
   const first = Array.isArray(value) ? value[0] : value;
-  return first?.trim() ? first.trim() : null;
+  const text = first === undefined ? '' : storableText(first).trim();
+  return text ? text : null;
+}
+
+/** The topic of a request that claims to be Shopify, lower-cased; null when it names none. */
+export function shopifyTopicOf(headers: IncomingHttpHeaders): string | null {
+  return header(headers, 'x-shopify-topic')?.toLowerCase().slice(0, 200) ?? null;
 }
 
 export function keptHeadersOf(headers: IncomingHttpHeaders): Record<string, string> {
   const kept: Record<string, string> = {};
   for (const name of keptHeaders) {
     const value = header(headers, name);
-    if (value) kept[name] = value.slice(0, 500);
+    if (value) kept[name] = storableText(value.slice(0, 500));
   }
   return kept;
 }
@@ -60,31 +81,43 @@ export interface IntakeDetails {
 
 function idText(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  if (typeof value === 'string' && value.trim()) return value.trim().slice(0, 200);
+  if (typeof value === 'string' && value.trim()) return storableText(value.trim().slice(0, 200));
   return null;
 }
 
+interface IntakeFlow {
+  flowType: FlowType;
+  waitMinutes: number | null;
+}
+
+/**
+ * What intake reads from an accepted request. `source` is stated by the caller: the
+ * webhook route passes the claim it has verified (claimedSource), and only the console's
+ * test send, behind sign-in, passes 'test', so nothing a public sender writes makes an
+ * event a test (test events are exempt from the shopper rules of real ones).
+ */
 export function readIntakeDetails(
+  source: IntakeSource,
   headers: IncomingHttpHeaders,
   payload: Record<string, unknown>,
-  flow: { flowType: FlowType; waitMinutes: number | null },
+  flow: IntakeFlow,
+  receivedAt: Date,
 ): IntakeDetails {
-  const shopifyTopic = header(headers, 'x-shopify-topic');
-  if (shopifyTopic) {
-    const topic = shopifyTopic.toLowerCase().slice(0, 200);
+  if (source === 'shopify') {
+    const topic = shopifyTopicOf(headers) ?? '';
     const customer = asObject(payload.customer);
     const isCart = topic.startsWith('carts/');
     return {
       source: 'shopify',
       topic,
-      shopifyEventId: header(headers, 'x-shopify-event-id'),
-      shopifyWebhookId: header(headers, 'x-shopify-webhook-id'),
+      shopifyEventId: header(headers, 'x-shopify-event-id')?.slice(0, 200) ?? null,
+      shopifyWebhookId: header(headers, 'x-shopify-webhook-id')?.slice(0, 200) ?? null,
       externalEventId: null,
-      checkoutToken: shopifyCheckoutToken(topic, payload),
+      checkoutToken: idText(shopifyCheckoutToken(topic, payload)),
       cartToken: idText(isCart ? (payload.token ?? payload.id) : payload.cart_token),
       objectId: idText(payload.id),
       shopperEmail: emailText(payload.email ?? payload.contact_email ?? customer?.email),
-      occurredAt: timeOf(payload.updated_at) ?? timeOf(header(headers, 'x-shopify-triggered-at')) ?? timeOf(payload.created_at),
+      occurredAt: timeOf(payload.updated_at, receivedAt) ?? timeOf(header(headers, 'x-shopify-triggered-at'), receivedAt) ?? timeOf(payload.created_at, receivedAt),
       // Checkouts and carts are "abandoned" only once the shopper has been quiet for the
       // flow's wait; each update restarts it (the newest state wins when the timer fires).
       waitMinutes: timerKindOf({ source: 'shopify', topic, flowType: flow.flowType }) ? (flow.waitMinutes ?? 0) : 0,
@@ -92,8 +125,8 @@ export function readIntakeDetails(
   }
   const properties = asObject(payload.properties);
   return {
-    source: header(headers, TEST_SOURCE_HEADER)?.toLowerCase() === 'test' ? 'test' : 'generic',
-    topic: typeof payload.event_type === 'string' ? payload.event_type.slice(0, 200) : null,
+    source: source === 'test' ? 'test' : 'generic',
+    topic: typeof payload.event_type === 'string' ? storableText(payload.event_type.slice(0, 200)) : null,
     shopifyEventId: null,
     shopifyWebhookId: null,
     externalEventId: idText(payload.event_id),
@@ -101,13 +134,13 @@ export function readIntakeDetails(
     cartToken: null,
     objectId: null,
     shopperEmail: emailText(asObject(properties?.customer)?.email ?? properties?.email ?? asObject(payload.customer)?.email ?? payload.email),
-    occurredAt: timeOf(payload.timestamp),
+    occurredAt: timeOf(payload.timestamp, receivedAt),
     waitMinutes: 0,
   };
 }
 
 /** What the browsing pixel's endpoint reads from a body that already passed pixelEventSchema. */
-export function readPixelIntakeDetails(pixel: PixelEvent, flow: { flowType: FlowType; waitMinutes: number | null }): IntakeDetails {
+export function readPixelIntakeDetails(pixel: PixelEvent, flow: IntakeFlow, receivedAt: Date): IntakeDetails {
   return {
     source: 'pixel',
     topic: pixel.name,
@@ -118,7 +151,7 @@ export function readPixelIntakeDetails(pixel: PixelEvent, flow: { flowType: Flow
     cartToken: pixel.cartToken ?? null,
     objectId: null,
     shopperEmail: emailText(pixel.customer?.email ?? pixel.checkout?.email),
-    occurredAt: timeOf(pixel.timestamp),
+    occurredAt: timeOf(pixel.timestamp, receivedAt),
     waitMinutes: timerKindOf({ source: 'pixel', topic: pixel.name, flowType: flow.flowType }) ? (flow.waitMinutes ?? 0) : 0,
   };
 }
@@ -130,16 +163,26 @@ function asObject(value: unknown): Record<string, unknown> | null {
 /** Emails are keys here: trimmed and lower-cased, as Klaviyo compares them. */
 export function emailText(value: unknown): string | null {
   if (typeof value !== 'string') return null;
-  const email = value.trim().toLowerCase();
+  const email = storableText(value).trim().toLowerCase();
   return email.includes('@') && email.length <= 254 ? email : null;
 }
 
-/** A payload's time, when it is one; a sender's clock far off (more than a day ahead) is not believed. */
-function timeOf(value: unknown): Date | null {
+/** No shop event is older than this; an earlier time is a sender's mistake (or a probe). */
+const EARLIEST_EVENT_TIME = Date.UTC(2000, 0, 1);
+/** A sender's clock may run a little ahead; further than this is not believed. */
+const MAX_CLOCK_AHEAD_MS = 86_400_000;
+
+/**
+ * A payload's time, when it is a believable one: from 2000 to a day after `receivedAt`.
+ * Anything else counts as absent, so a year like -271821 (still a valid JavaScript date)
+ * never reaches the database or a timer.
+ */
+export function timeOf(value: unknown, receivedAt: Date): Date | null {
   if (typeof value !== 'string' && typeof value !== 'number') return null;
+  if (typeof value === 'string' && (value.length > 40 || !value.trim())) return null;
   const date = typeof value === 'number' ? new Date(value < 1e12 ? value * 1000 : value) : new Date(value);
   const time = date.getTime();
-  if (Number.isNaN(time) || time > Date.now() + 86_400_000) return null;
+  if (Number.isNaN(time) || time < EARLIEST_EVENT_TIME || time > receivedAt.getTime() + MAX_CLOCK_AHEAD_MS) return null;
   return date;
 }
 
@@ -163,8 +206,9 @@ export function newAcceptedEvent(
     source: details.source,
     topic: details.topic,
     status: !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received',
-    contentType: body.contentType,
-    rawBody: body.rawBody,
+    // Whatever the caller parsed the body with, what is stored is text PostgreSQL can hold.
+    contentType: body.contentType === null ? null : storableText(body.contentType),
+    rawBody: storableText(body.rawBody),
     headers: body.headers,
     shopifyEventId: details.shopifyEventId,
     shopifyWebhookId: details.shopifyWebhookId,

@@ -20,11 +20,16 @@ export const webhookMessages = {
   bodyTooLarge: 'The request body is larger than 1 MB.',
   unsupportedMediaType: 'Send the event as application/json (or text/plain holding JSON).',
   badSignature: 'The X-Shopify-Hmac-Sha256 signature does not match this body.',
+  shopifyUnsigned: 'A request with X-Shopify- headers must be signed by Shopify (X-Shopify-Hmac-Sha256).',
+  shopifyTopicMissing: 'A Shopify webhook must name its topic in the X-Shopify-Topic header.',
+  tooDeep: (levels: number) => `The request body is nested more than ${levels} levels deep.`,
+  tooManyMembers: (members: number) => `The request body holds more than ${members.toLocaleString('en-US')} values.`,
   unavailable: 'The event could not be stored right now. Please retry.',
   pixelBodyTooLarge: 'A pixel event must be smaller than 32 KB.',
   notPixelEvent: 'The body is not an event of the Flowsmith browsing pixel.',
   pixelRateLimited: 'Too many pixel events from this address. Please retry later.',
-  pixelNotBrowseFlow: 'The browsing pixel sends to a Browser Abandonment flow only.',
+  pixelAddressRetired:
+    'This pixel address is no longer in use. Copy the pixel code from the Browser Abandonment flow page in Flowsmith and paste it into Shopify (Settings → Customer events) in place of the old code.',
 } as const;
 
 /** Reasons stored on rejected events, shown in the owner's event log. */
@@ -38,6 +43,11 @@ export const rejectionReasons = {
     'The Shopify signature (X-Shopify-Hmac-Sha256) did not match. Check that the signing secret saved in API settings is the one this webhook is signed with.',
   noSigningSecret:
     'The event carries a Shopify signature (X-Shopify-Hmac-Sha256), but no Shopify signing secret is saved in API settings, so it could not be checked.',
+  shopifyUnsigned:
+    'The request has Shopify headers (X-Shopify-…) but no Shopify signature (X-Shopify-Hmac-Sha256). Shopify signs every webhook, so it was not accepted: whatever sent it is not Shopify, or something on the way removed the signature.',
+  shopifyTopicMissing: 'The Shopify signature matched, but the request has no X-Shopify-Topic header, so it is not known what kind of event it is.',
+  tooDeep: (levels: number) => `The body is JSON nested more than ${levels} levels deep, deeper than any event.`,
+  tooManyMembers: (members: number) => `The body is JSON with more than ${members.toLocaleString('en-US')} values, more than any event holds.`,
   pixelBodyTooLarge: 'The pixel event was larger than 32 KB and was not stored.',
   notPixelEvent: (problems: string) => `The body is not an event of the Flowsmith browsing pixel (${problems}). Copy the pixel code from the flow page again.`,
   wrongFlowType: (sentTo: string, flowType: string) =>

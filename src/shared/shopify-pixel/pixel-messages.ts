@@ -14,6 +14,9 @@ export const pixelMessages = {
   cancelledBy: (wait: string | null) =>
     `When the shopper adds to cart, starts a checkout or places an order within the flow's wait${wait ? ` (${wait})` : ''}, no browse abandonment message is sent.`,
   codeLabel: 'Pixel code for this flow',
+  loading: 'Loading the pixel code',
+  loadFailed: 'Could not load the pixel code',
+  retry: 'Retry',
   copy: 'Copy pixel code',
   copied: 'Pixel code copied to clipboard',
   copyFailed: 'Failed to copy pixel code',

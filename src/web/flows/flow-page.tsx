@@ -70,7 +70,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
           browsing flow gets the pixel; the others get their store's webhook subscriptions. */}
       {flow?.webhookUrl ? (
         flowWebhookTopics[flowType].length === 0 ? (
-          <PixelSnippetCard webhookUrl={flow.webhookUrl} waitMinutes={flow.waitMinutes} />
+          <PixelSnippetCard waitMinutes={flow.waitMinutes} />
         ) : (
           <ConnectStoreCard flowType={flowType} />
         )

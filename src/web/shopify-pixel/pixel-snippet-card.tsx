@@ -1,12 +1,14 @@
 import { useId } from 'react';
 import { toast } from 'sonner';
 import { Copy, MousePointerClick } from 'lucide-react';
+import { Alert } from '../ui/alert.tsx';
 import { Button } from '../ui/button.tsx';
 import { Card } from '../ui/card.tsx';
+import { Spinner } from '../ui/spinner.tsx';
 import { describeWait } from '../../shared/flows/flow-wait.ts';
-import { pixelUrlOf } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { pixelSnippet } from '../../shared/shopify-pixel/pixel-snippet.ts';
 import { pixelMessages as m } from '../../shared/shopify-pixel/pixel-messages.ts';
+import { usePixelAddress } from './use-pixel-address.ts';
 
 async function copySnippet(snippet: string) {
   try {
@@ -19,10 +21,11 @@ async function copySnippet(snippet: string) {
 
 /**
  * The Browser Abandonment flow's event source (PRODUCT.md section 2): product views have
- * no Shopify webhook, so the owner pastes this custom pixel, built for this flow's URL.
+ * no Shopify webhook, so the owner pastes this custom pixel, built for the pixel's own
+ * public address (never the flow's secret webhook URL).
  */
-export function PixelSnippetCard({ webhookUrl, waitMinutes }: { webhookUrl: string; waitMinutes: number | null }) {
-  const snippet = pixelSnippet(pixelUrlOf(webhookUrl));
+export function PixelSnippetCard({ waitMinutes }: { waitMinutes: number | null }) {
+  const pixelAddress = usePixelAddress();
   const ids = { heading: useId(), code: useId() };
 
   return (
@@ -52,26 +55,45 @@ export function PixelSnippetCard({ webhookUrl, waitMinutes }: { webhookUrl: stri
           <li>{m.cancelledBy(waitMinutes !== null ? describeWait(waitMinutes) : null)}</li>
         </ul>
 
-        <div className="space-y-2">
-          <p id={ids.code} className="text-sm font-medium text-slate-700">
-            {m.codeLabel}
-          </p>
-          {/* Focusable so keyboard users can scroll it; a region so its label is announced. */}
-          <pre
-            role="region"
-            aria-labelledby={ids.code}
-            tabIndex={0}
-            data-testid="pixel-snippet-code"
-            className="max-h-80 overflow-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-relaxed text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-600"
-          >
-            <code>{snippet}</code>
-          </pre>
-          <Button variant="secondary" onClick={() => void copySnippet(snippet)}>
-            <Copy aria-hidden="true" className="h-4 w-4" />
-            {m.copy}
-          </Button>
-        </div>
+        {pixelAddress.isPending ? (
+          <Spinner label={m.loading} />
+        ) : pixelAddress.isError ? (
+          <div className="space-y-3">
+            <Alert tone="error" title={m.loadFailed}>
+              {pixelAddress.error.message}
+            </Alert>
+            <Button variant="secondary" onClick={() => void pixelAddress.refetch()}>
+              {m.retry}
+            </Button>
+          </div>
+        ) : (
+          <SnippetCode snippet={pixelSnippet(pixelAddress.data)} labelId={ids.code} />
+        )}
       </section>
     </Card>
+  );
+}
+
+function SnippetCode({ snippet, labelId }: { snippet: string; labelId: string }) {
+  return (
+    <div className="space-y-2">
+      <p id={labelId} className="text-sm font-medium text-slate-700">
+        {m.codeLabel}
+      </p>
+      {/* Focusable so keyboard users can scroll it; a region so its label is announced. */}
+      <pre
+        role="region"
+        aria-labelledby={labelId}
+        tabIndex={0}
+        data-testid="pixel-snippet-code"
+        className="max-h-80 overflow-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-relaxed text-slate-800 focus-visible:outline-2 focus-visible:outline-indigo-600"
+      >
+        <code>{snippet}</code>
+      </pre>
+      <Button variant="secondary" onClick={() => void copySnippet(snippet)}>
+        <Copy aria-hidden="true" className="h-4 w-4" />
+        {m.copy}
+      </Button>
+    </div>
   );
 }

@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { HttpError } from '../platform/http-errors.ts';
+import { rateLimited } from '../platform/user-rate-limit.ts';
+import { findFlowForUser } from '../flows/flow-queries.ts';
+import { pixelAddressResponseSchema, pixelUrlOf } from '../../shared/shopify-pixel/pixel-schemas.ts';
+import { requestMessages } from '../../shared/messages.ts';
+
+/**
+ * `GET /api/flows/browser_abandonment/pixel`, inside `app.signedIn`: the address the
+ * owner's pixel snippet sends to. Its own route rather than a field of the flow, because
+ * only the browsing flow has a pixel, and the pixel's address is public while the flow's
+ * webhook URL is a secret (docs/decisions/0013-who-may-send-what.md).
+ */
+export function pixelAddressRoutes(scope: FastifyInstance): void {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { pool } = app.database;
+
+  app.get(
+    '/browser_abandonment/pixel',
+    { schema: { response: { 200: pixelAddressResponseSchema } }, preHandler: rateLimited('read') },
+    async (request) => {
+      const flow = await findFlowForUser(pool, request.user.id, 'browser_abandonment');
+      if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
+      return { pixelUrl: pixelUrlOf(app.appConfig.publicUrl, flow.pixelKey) };
+    },
+  );
+}
