@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
@@ -10,6 +11,63 @@ const urlWithoutTrailingSlash = (name: string) =>
   z
     .url({ message: `${name} must be a URL such as https://example.com` })
     .transform((value) => value.replace(/\/+$/, ''));
+
+/**
+ * Which proxies in front may name the client in X-Forwarded-For (docs/decisions/0016):
+ * false (the socket's address is the client), true (any), the number of proxies in
+ * front, or the proxies' addresses and CIDR ranges (plus proxy-addr's names loopback,
+ * linklocal and uniquelocal). `true` and a number are safe only when nothing but those
+ * proxies can reach the app; a list of addresses is safe either way.
+ */
+export type TrustProxy = boolean | number | string[];
+
+/** The setting in the form Fastify's `trustProxy` takes. */
+export type FastifyTrustProxy = boolean | string[] | ((address: string, hop: number) => boolean);
+
+/**
+ * Fastify refuses a bare number (it cannot tell that the nearest peer is a proxy), so a
+ * count of proxies becomes the function proxy-addr calls for each hop, from the socket
+ * outwards: the first `count` hops are the proxies.
+ */
+export function fastifyTrustProxy(setting: TrustProxy): FastifyTrustProxy {
+  if (typeof setting !== 'number') return setting;
+  return (_address, hop) => hop < setting;
+}
+
+const MAX_PROXY_HOPS = 100;
+const namedProxyRanges = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const trustProxyHelp =
+  'TRUST_PROXY must be true, false, the number of proxies in front of the app (1, 2, …) or a comma-separated list of their addresses or CIDR ranges (e.g. 10.0.0.1,192.168.0.0/16)';
+
+function isProxyAddressOrRange(entry: string): boolean {
+  if (namedProxyRanges.has(entry)) return true;
+  const [address, prefix, ...rest] = entry.split('/');
+  const version = isIP(address ?? '');
+  if (version === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  if (!/^\d{1,3}$/.test(prefix)) return false;
+  return Number(prefix) <= (version === 4 ? 32 : 128);
+}
+
+const trustProxySchema = z.string().transform((value, context): TrustProxy => {
+  const text = value.trim().toLowerCase();
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  if (/^\d+$/.test(text)) {
+    const hops = Number(text);
+    if (hops >= 1 && hops <= MAX_PROXY_HOPS) return hops;
+    context.addIssue({ code: 'custom', message: `${trustProxyHelp}; a number of proxies must be between 1 and ${MAX_PROXY_HOPS}` });
+    return z.NEVER;
+  }
+  const entries = text.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !isProxyAddressOrRange(entry));
+  if (bad.length > 0) {
+    const shown = bad.map((entry) => (entry === '' ? '(an empty entry)' : JSON.stringify(entry.slice(0, 60)))).join(', ');
+    context.addIssue({ code: 'custom', message: `${trustProxyHelp}; not an address or range: ${shown}` });
+    return z.NEVER;
+  }
+  return entries;
+});
 
 const environmentSchema = z.object({
   PORT: z.coerce
@@ -41,6 +99,7 @@ const environmentSchema = z.object({
   SHOPIFY_BASE_URL: urlWithoutTrailingSlash('SHOPIFY_BASE_URL').optional(),
   ROLE: z.enum(['all', 'web', 'worker'], { message: 'ROLE must be all, web or worker' }).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: trustProxySchema.optional(),
 });
 
 export type AppRole = 'all' | 'web' | 'worker';
@@ -59,6 +118,10 @@ export interface AppConfig {
   shopifyBaseUrl: string | undefined;
   role: AppRole;
   logLevel: string;
+  /** TRUST_PROXY as set: whom to believe about the client's address. */
+  trustProxySetting: TrustProxy;
+  /** The same as Fastify's `trustProxy` option takes it (request.ip follows it). */
+  trustProxy: FastifyTrustProxy;
 }
 
 export class ConfigError extends Error {}
@@ -91,5 +154,7 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): AppCon
     shopifyBaseUrl: env.SHOPIFY_BASE_URL,
     role: env.ROLE,
     logLevel: env.LOG_LEVEL,
+    trustProxySetting: env.TRUST_PROXY ?? false,
+    trustProxy: fastifyTrustProxy(env.TRUST_PROXY ?? false),
   };
 }

@@ -5,8 +5,8 @@ import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e
 import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
-import { flowMessages, flowValidationMessages } from '../../src/shared/flows/flow-messages.ts';
-import { credentialsInput } from '../fakes/engine-scenario.ts';
+import { flowCapMessages, flowMessages, flowValidationMessages, webhookUrlRotationMessages as rotation } from '../../src/shared/flows/flow-messages.ts';
+import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
@@ -138,6 +138,92 @@ describe('flow pages', () => {
     await page.goto('/flows/post-purchase');
     await saveButton(page).waitFor();
     expect(await page.getByLabel('Wait amount').count()).toBe(0);
+
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it('says that the URL lets anyone send events, rotates it with a grace period and shows until when the old one works', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    const saved = await user.client.put('/api/flows/abandoned_checkout', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null, waitMinutes: 0 });
+    expect(saved.status, saved.text).toBe(200);
+    const oldUrl = saved.json.flow.webhookUrl as string;
+
+    await page.goto('/flows/abandoned-checkout');
+    await page.getByText(rotation.secretNotice, { exact: true }).waitFor();
+    expect(await page.getByTestId('flow-webhook-url').innerText()).toBe(oldUrl);
+    // The caps are shown in the status, with their defaults.
+    expect(await page.getByTestId('flow-caps').innerText()).toBe(`${flowCapMessages.shopperCooldown(24)} ${flowCapMessages.dailyGenerationCap(2000)}`);
+
+    // Nothing happens before the owner confirms; Cancel leaves the URL as it was.
+    await page.getByRole('button', { name: rotation.rotate }).click();
+    const dialog = page.getByRole('group', { name: rotation.rotateTitle });
+    await dialog.getByText(rotation.graceLegend).waitFor();
+    expect(await dialog.getByRole('radio', { name: 'After 24 hours' }).isChecked()).toBe(true);
+    await checkAccessibility(page);
+    await dialog.getByRole('button', { name: rotation.cancel }).click();
+    await dialog.waitFor({ state: 'detached' });
+    expect(await page.getByTestId('flow-webhook-url').innerText()).toBe(oldUrl);
+
+    await page.getByRole('button', { name: rotation.rotate }).click();
+    await dialog.getByRole('radio', { name: 'After 1 hour' }).check();
+    const before = Date.now();
+    await dialog.getByRole('button', { name: rotation.confirm }).click();
+    await toastOf(page, rotation.rotated).waitFor();
+    const webhookUrl = page.getByTestId('flow-webhook-url');
+    await expect.poll(() => webhookUrl.innerText()).not.toBe(oldUrl);
+    const newUrl = await webhookUrl.innerText();
+    expect(newUrl).toMatch(new RegExp(`^${server.baseUrl}/api/webhooks/abandoned_checkout/[A-Za-z0-9_-]{24}$`));
+
+    // Until when the old URL works, in the owner's local time, and how to move Shopify's webhooks.
+    const previous = page.getByTestId('flow-previous-webhook-url');
+    const shown = await previous.innerText();
+    const listed = (await user.client.get('/api/flows')).json.flows.find((flow: any) => flow.flowType === 'abandoned_checkout');
+    const validUntil = new Date(listed.previousWebhookUrlValidUntil as string);
+    expect(validUntil.getTime() - before).toBeGreaterThan(3_590_000);
+    expect(validUntil.getTime() - before).toBeLessThanOrEqual(3_600_000 + 60_000);
+    expect(shown).toContain(rotation.previousValidUntil(await page.evaluate((iso) => new Date(iso).toLocaleString(), validUntil.toISOString())));
+    expect(shown).toContain(rotation.moveShopifySubscriptions);
+
+    // Both URLs take events during the grace period; the page keeps the new one after a reload.
+    expect((await postEvent(server.baseUrl, new URL(newUrl).pathname, sampleEvent('abandoned_checkout'))).status).toBe(202);
+    expect((await postEvent(server.baseUrl, new URL(oldUrl).pathname, sampleEvent('abandoned_checkout'))).status).toBe(202);
+    await page.reload();
+    await page.getByTestId('flow-previous-webhook-url').waitFor();
+    expect(await page.getByTestId('flow-webhook-url').innerText()).toBe(newUrl);
+    await checkAccessibility(page);
+
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it('edits the caps in the configuration form with the server\'s rules and messages', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    await page.goto('/flows/post-purchase');
+    await saveButton(page).waitFor();
+    const cooldown = page.getByLabel(flowCapMessages.shopperCooldownLabel, { exact: true });
+    const dailyCap = page.getByLabel(flowCapMessages.dailyGenerationCapLabel, { exact: true });
+    expect(await cooldown.inputValue()).toBe('24');
+    expect(await dailyCap.inputValue()).toBe('2000');
+
+    await cooldown.fill('721');
+    await dailyCap.fill('0');
+    await saveButton(page).click();
+    await page.getByText(flowValidationMessages.shopperCooldownRange(720), { exact: true }).waitFor();
+    await page.getByText(flowValidationMessages.dailyGenerationCapRange(1_000_000), { exact: true }).waitFor();
+    await checkAccessibility(page);
+
+    await cooldown.fill('0');
+    await dailyCap.fill('150');
+    await saveAndSeeStatus(page, flowMessages.saved);
+    expect(await page.getByTestId('flow-caps').innerText()).toBe(`${flowCapMessages.shopperCooldownOff} ${flowCapMessages.dailyGenerationCap(150)}`);
+    const listed = (await user.client.get('/api/flows')).json.flows.find((flow: any) => flow.flowType === 'post_purchase');
+    expect(listed).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 150 });
 
     expectNoBrowserErrors(errors);
     await context.close();

@@ -3,16 +3,29 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { signUpAndVerify, strongPassword, uniqueEmail } from '../support/accounts.ts';
 import { authMessages, validationMessages } from '../../src/shared/messages.ts';
+import { ADDRESS_LOCKOUT_ATTEMPTS } from '../../src/server/auth/login-lockout.ts';
+import { LOGIN_LOCKOUT_ATTEMPTS } from '../../src/shared/constants.ts';
 
+// As behind a reverse proxy on the same machine: the app trusts the loopback peer's
+// X-Forwarded-For, so each test can sign in from client addresses of its own.
 let testApp: TestApp;
 beforeAll(async () => {
-  testApp = await startTestApp();
+  testApp = await startTestApp({ env: { TRUST_PROXY: 'loopback' } });
 });
 afterAll(async () => {
   await testApp?.close();
 });
 
 const client = () => new HttpClient(testApp.baseUrl);
+
+let addressCounter = 0;
+/** A client address no other test uses (TEST-NET-3), as the proxy names it. */
+function newClientAddress(): Record<string, string> {
+  addressCounter += 1;
+  return { 'x-forwarded-for': `203.0.113.${addressCounter}` };
+}
+
+const wrongPassword = 'Wrong-password-1';
 
 async function sessionRow(email: string) {
   const { rows } = await testApp.database.pool.query<{ expires_at: Date; created_at: Date }>(
@@ -102,8 +115,8 @@ describe('sign-up, verification and sessions', () => {
 describe('login lockout', () => {
   it('locks after 5 consecutive failures for 60 seconds, then resets', async () => {
     const { email } = await signUpAndVerify(testApp);
-    // A distinct client address per test keeps the address lock from touching other tests.
-    const from = { 'x-test-note': 'lockout' };
+    // A client address of its own keeps the address count from touching other tests.
+    const from = newClientAddress();
     for (let attempt = 1; attempt <= 4; attempt += 1) {
       const response = await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' }, from);
       expect(response.status).toBe(401);
@@ -119,27 +132,114 @@ describe('login lockout', () => {
     expect(locked.status).toBe(429);
 
     testApp.clock.advance(59_000);
-    expect((await client().post('/api/account/sign-in', { email, password: strongPassword })).status).toBe(429);
+    expect((await client().post('/api/account/sign-in', { email, password: strongPassword }, from)).status).toBe(429);
 
     testApp.clock.advance(1_500);
-    const released = await client().post('/api/account/sign-in', { email, password: strongPassword });
+    const released = await client().post('/api/account/sign-in', { email, password: strongPassword }, from);
     expect(released.status).toBe(200);
 
-    // The success reset the count: four more failures do not lock.
+    // The success reset the account's count: four more failures do not lock.
+    const elsewhere = newClientAddress();
     for (let attempt = 1; attempt <= 4; attempt += 1) {
-      expect((await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' })).status).toBe(401);
+      expect((await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' }, elsewhere)).status).toBe(401);
     }
-    expect((await client().post('/api/account/sign-in', { email, password: strongPassword })).status).toBe(200);
+    expect((await client().post('/api/account/sign-in', { email, password: strongPassword }, elsewhere)).status).toBe(200);
   });
 
   it('locks an unknown email the same way, revealing nothing', async () => {
     const email = uniqueEmail('ghost');
+    const from = newClientAddress();
     const statuses: number[] = [];
     for (let attempt = 1; attempt <= 5; attempt += 1) {
-      statuses.push((await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' })).status);
+      statuses.push((await client().post('/api/account/sign-in', { email, password: 'Wrong-password-1' }, from)).status);
     }
     expect(statuses).toEqual([401, 401, 401, 401, 429]);
     testApp.clock.advance(61_000);
+  });
+});
+
+describe('login lockout behind a proxy: per account and per client address', () => {
+  const signIn = (email: string, password: string, from: Record<string, string>) => client().post('/api/account/sign-in', { email, password }, from);
+
+  it("locks the account whose password was guessed, from every address, and no other owner", async () => {
+    const ada = await signUpAndVerify(testApp, 'Ada Owner');
+    const bob = await signUpAndVerify(testApp, 'Bob Owner');
+    const [address1, address2] = [newClientAddress(), newClientAddress()];
+
+    for (let attempt = 1; attempt < LOGIN_LOCKOUT_ATTEMPTS; attempt += 1) expect((await signIn(ada.email, wrongPassword, address1)).status).toBe(401);
+    const locking = await signIn(ada.email, wrongPassword, address1);
+    expect(locking.status).toBe(429);
+    expect(locking.json.message).toBe(authMessages.lockout);
+
+    // Bob is not locked out: not from his own address, nor from the one Ada's guesses came from.
+    expect((await signIn(bob.email, strongPassword, address2)).status).toBe(200);
+    expect((await signIn(bob.email, strongPassword, address1)).status).toBe(200);
+    // Ada's account is locked wherever she tries from, as SPEC.md's lock is the account's.
+    const adaElsewhere = await signIn(ada.email, strongPassword, address2);
+    expect(adaElsewhere.status).toBe(429);
+    expect(adaElsewhere.json.message).toBe(authMessages.lockout);
+
+    testApp.clock.advance(61_000);
+    expect((await signIn(ada.email, strongPassword, address2)).status).toBe(200);
+  });
+
+  it('limits one address failing across many accounts, without locking out owners at other addresses', async () => {
+    const carol = await signUpAndVerify(testApp, 'Carol Owner');
+    const mallory = await signUpAndVerify(testApp, 'Mallory Owner');
+    const [attacker, carolsAddress] = [newClientAddress(), newClientAddress()];
+
+    // One guess per account stays under every account's lock; signing in to an account
+    // of one's own in between does not start the address's count again.
+    const statuses: number[] = [];
+    for (let attempt = 1; attempt <= ADDRESS_LOCKOUT_ATTEMPTS; attempt += 1) {
+      statuses.push((await signIn(uniqueEmail('sprayed'), wrongPassword, attacker)).status);
+      if (attempt === ADDRESS_LOCKOUT_ATTEMPTS / 2) expect((await signIn(mallory.email, strongPassword, attacker)).status).toBe(200);
+    }
+    expect(statuses).toEqual([...Array<number>(ADDRESS_LOCKOUT_ATTEMPTS - 1).fill(401), 429]);
+
+    // That address is locked for every account; Carol at her own address is not.
+    const fromAttacker = await signIn(carol.email, strongPassword, attacker);
+    expect(fromAttacker.status).toBe(429);
+    expect(fromAttacker.json.message).toBe(authMessages.lockout);
+    expect((await signIn(carol.email, strongPassword, carolsAddress)).status).toBe(200);
+
+    testApp.clock.advance(61_000);
+    expect((await signIn(carol.email, strongPassword, attacker)).status).toBe(200);
+  });
+
+  it('starts an address count again after 15 quiet minutes', async () => {
+    const from = newClientAddress();
+    for (let attempt = 1; attempt < ADDRESS_LOCKOUT_ATTEMPTS; attempt += 1) expect((await signIn(uniqueEmail('slow'), wrongPassword, from)).status).toBe(401);
+    testApp.clock.advance(15 * 60_000 + 1_000);
+    expect((await signIn(uniqueEmail('slow'), wrongPassword, from)).status).toBe(401);
+  });
+
+  it('counts an IPv6 client by its /64, which one subscriber can fill with addresses', async () => {
+    const statuses: number[] = [];
+    for (let attempt = 1; attempt <= ADDRESS_LOCKOUT_ATTEMPTS; attempt += 1) {
+      statuses.push((await signIn(uniqueEmail('v6'), wrongPassword, { 'x-forwarded-for': `2001:db8:77:1::${attempt.toString(16)}` })).status);
+    }
+    expect(statuses.at(-1)).toBe(429);
+    expect((await signIn(uniqueEmail('v6'), wrongPassword, { 'x-forwarded-for': '2001:db8:77:2::1' })).status).toBe(401);
+    testApp.clock.advance(61_000);
+  });
+
+  it('ignores X-Forwarded-For when TRUST_PROXY is not set: every request counts as its socket address', async () => {
+    const direct = await startTestApp();
+    try {
+      const statuses: number[] = [];
+      for (let attempt = 1; attempt <= ADDRESS_LOCKOUT_ATTEMPTS; attempt += 1) {
+        const response = await new HttpClient(direct.baseUrl).post(
+          '/api/account/sign-in',
+          { email: uniqueEmail('direct'), password: wrongPassword },
+          { 'x-forwarded-for': `198.51.100.${attempt}` },
+        );
+        statuses.push(response.status);
+      }
+      expect(statuses.at(-1)).toBe(429);
+    } finally {
+      await direct.close();
+    }
   });
 });
 
@@ -247,6 +347,26 @@ describe('bad requests and boundaries', () => {
 });
 
 describe('rate limits on account requests', () => {
+  it('counts each client address apart behind a proxy, and ignores X-Forwarded-For without TRUST_PROXY', async () => {
+    const behindProxy = await startTestApp({ accountRateLimitPerMinute: 2, env: { TRUST_PROXY: '127.0.0.1' } });
+    const direct = await startTestApp({ accountRateLimitPerMinute: 2 });
+    try {
+      const forgot = (app: TestApp, address: string) =>
+        new HttpClient(app.baseUrl).post('/api/account/forgot-password', { email: uniqueEmail() }, { 'x-forwarded-for': address });
+      expect([(await forgot(behindProxy, '192.0.2.1')).status, (await forgot(behindProxy, '192.0.2.1')).status]).toEqual([200, 200]);
+      expect((await forgot(behindProxy, '192.0.2.1')).status).toBe(429);
+      expect((await forgot(behindProxy, '192.0.2.2')).status).toBe(200);
+
+      expect([(await forgot(direct, '192.0.2.1')).status, (await forgot(direct, '192.0.2.2')).status]).toEqual([200, 200]);
+      const third = await forgot(direct, '192.0.2.3');
+      expect(third.status).toBe(429);
+      expect(third.json.message).toBe('Rate limit exceeded');
+    } finally {
+      await behindProxy.close();
+      await direct.close();
+    }
+  });
+
   it('answers the 11th reset request from one address within a minute with 429 "Rate limit exceeded"', async () => {
     const limitedApp = await startTestApp({ accountRateLimitPerMinute: 10 });
     try {

@@ -71,6 +71,9 @@ describe('defaults', () => {
         generatedWebhookUrl: canonicalUrl(flow.flowType, flow.id),
         assistants: [defaultAssistant],
         klaviyoEventName: null,
+        shopperCooldownHours: 24,
+        dailyGenerationCap: 2000,
+        previousWebhookUrlValidUntil: null,
       });
       expect(flow.waitMinutes).toBe(flow.flowType === 'post_purchase' ? null : 30);
     }
@@ -280,6 +283,27 @@ describe('configuration', () => {
     expect(flowOf((await client.get('/api/flows')).json.flows, 'post_purchase').isActive).toBe(false);
   });
 
+  it('stores the limits on cost: hours between texts per shopper (0 = off) and events a day', async () => {
+    const { client, flows } = await initializedOwner();
+    const saved = await client.put('/api/flows/post_purchase', configuration({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 }));
+    expect(saved.status).toBe(200);
+    expect(saved.json.flow).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 });
+    expect(await findFlowById(testApp.database.pool, flowOf(flows, 'post_purchase').id)).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 });
+
+    const other = await client.put('/api/flows/abandoned_cart', configuration({ shopperCooldownHours: 720, dailyGenerationCap: 1 }));
+    expect(other.json.flow).toMatchObject({ shopperCooldownHours: 720, dailyGenerationCap: 1 });
+  });
+
+  it('keeps the limits when a save leaves them out', async () => {
+    const { client } = await initializedOwner();
+    await client.put('/api/flows/abandoned_checkout', configuration({ shopperCooldownHours: 6, dailyGenerationCap: 50 }));
+    const saved = await client.put('/api/flows/abandoned_checkout', configuration({ isActive: false }));
+    expect(saved.status).toBe(200);
+    expect(saved.json.flow).toMatchObject({ isActive: false, shopperCooldownHours: 6, dailyGenerationCap: 50 });
+    const partly = await client.put('/api/flows/abandoned_checkout', configuration({ dailyGenerationCap: 75 }));
+    expect(partly.json.flow).toMatchObject({ shopperCooldownHours: 6, dailyGenerationCap: 75 });
+  });
+
   it.each([0, 10_080])('accepts a wait of %i minutes', async (waitMinutes) => {
     const { client } = await initializedOwner();
     const saved = await client.put('/api/flows/abandoned_checkout', configuration({ waitMinutes }));
@@ -322,6 +346,14 @@ describe('validation (same messages as the form)', () => {
     ['a wait over 7 days', { waitMinutes: 10_081 }, 'waitMinutes', v.waitRange],
     ['a fractional wait', { waitMinutes: 1.5 }, 'waitMinutes', v.waitWholeNumber],
     ['an event name with a line break', { klaviyoEventName: 'AI\ncontent' }, 'klaviyoEventName', v.klaviyoEventNameCharacters],
+    ['negative hours between texts', { shopperCooldownHours: -1 }, 'shopperCooldownHours', v.shopperCooldownRange(720)],
+    ['hours between texts over 30 days', { shopperCooldownHours: 721 }, 'shopperCooldownHours', v.shopperCooldownRange(720)],
+    ['fractional hours between texts', { shopperCooldownHours: 1.5 }, 'shopperCooldownHours', v.shopperCooldownWholeNumber],
+    ['hours between texts as text', { shopperCooldownHours: '24' }, 'shopperCooldownHours', v.shopperCooldownWholeNumber],
+    ['hours between texts as null', { shopperCooldownHours: null }, 'shopperCooldownHours', v.shopperCooldownWholeNumber],
+    ['no events a day', { dailyGenerationCap: 0 }, 'dailyGenerationCap', v.dailyGenerationCapRange(1_000_000)],
+    ['over a million events a day', { dailyGenerationCap: 1_000_001 }, 'dailyGenerationCap', v.dailyGenerationCapRange(1_000_000)],
+    ['fractional events a day', { dailyGenerationCap: 2.5 }, 'dailyGenerationCap', v.dailyGenerationCapWholeNumber],
   ])('refuses %s', async (_case, overrides, field, message) => {
     const response = await client.put('/api/flows/abandoned_cart', configuration(overrides));
     expect(response.status).toBe(400);

@@ -13,6 +13,9 @@ const flow: Flow = {
   assistants: [defaultAssistant],
   waitMinutes: 120,
   klaviyoEventName: null,
+  shopperCooldownHours: 24,
+  dailyGenerationCap: 2000,
+  previousWebhookUrlValidUntil: null,
   updatedAt: new Date(0).toISOString(),
 };
 
@@ -26,6 +29,8 @@ describe('the configuration form', () => {
       assistants: [defaultAssistant],
       waitMinutes: 4320,
       klaviyoEventName: null,
+      shopperCooldownHours: 24,
+      dailyGenerationCap: 2000,
     });
   });
 
@@ -48,5 +53,33 @@ describe('the configuration form', () => {
 
   it('accepts 7 days exactly', () => {
     expect(flowFormSchema(true).safeParse({ ...toFormValues(flow), waitAmount: '7', waitUnit: 'days' }).success).toBe(true);
+  });
+});
+
+describe('the limits in the configuration form', () => {
+  it('shows the stored limits and sends what the owner typed as numbers', () => {
+    const values = toFormValues(flow);
+    expect(values).toMatchObject({ shopperCooldownHours: '24', dailyGenerationCap: '2000' });
+    const parsed = flowFormSchema(true).parse({ ...values, shopperCooldownHours: ' 0 ', dailyGenerationCap: '1000000' });
+    expect(toUpdateInput(parsed, true)).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 });
+  });
+
+  it.each([
+    ['shopperCooldownHours', '721', v.shopperCooldownRange(720)],
+    ['shopperCooldownHours', '-1', v.shopperCooldownRange(720)],
+    ['shopperCooldownHours', '2.5', v.shopperCooldownWholeNumber],
+    ['shopperCooldownHours', '', v.shopperCooldownWholeNumber],
+    ['dailyGenerationCap', '0', v.dailyGenerationCapRange(1_000_000)],
+    ['dailyGenerationCap', '1000001', v.dailyGenerationCapRange(1_000_000)],
+    ['dailyGenerationCap', 'many', v.dailyGenerationCapWholeNumber],
+  ])('refuses %s = %j with the server\'s message', (field, typed, message) => {
+    const result = flowFormSchema(true).safeParse({ ...toFormValues(flow), [field]: typed });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues).toEqual([expect.objectContaining({ path: [field], message })]);
+  });
+
+  it('words the ranges plainly', () => {
+    expect(v.shopperCooldownRange(720)).toBe('Hours between texts for one shopper must be between 0 (no limit) and 720');
+    expect(v.dailyGenerationCapRange(1_000_000)).toBe('Events a day must be between 1 and 1,000,000');
   });
 });

@@ -1,3 +1,4 @@
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { isAPIError } from 'better-auth/api';
@@ -17,14 +18,15 @@ import type { AuthLibrary } from './auth-library.ts';
 import type { Clock } from '../platform/clock.ts';
 import type pg from 'pg';
 import { forwardSetCookies, readSessionUser, toFetchHeaders } from './session.ts';
-import { clearFailedSignIns, lockoutKeys, recordFailedSignIn, secondsUntilUnlocked } from './login-lockout.ts';
+import { clearAccountFailures, recordFailedSignIn, secondsUntilUnlocked, signInCounters } from './login-lockout.ts';
+import { clientAddressKey } from './client-address.ts';
 import { findUserIdByResetToken, findUserById, markEmailVerified } from './account-queries.ts';
 
 export interface AuthRoutesOptions {
   auth: AuthLibrary;
   pool: pg.Pool;
   clock: Clock;
-  /** Requests per minute per client address on the mail-sending and sign-up routes. */
+  /** Requests per minute per client address (request.ip, see TRUST_PROXY) on the mail-sending and sign-up routes. */
   rateLimitPerMinute: number;
 }
 
@@ -36,7 +38,9 @@ const lockedOut = (seconds: number) =>
  * then calls better-auth; answers never reveal whether an email has an account.
  */
 export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, { auth, pool, clock, rateLimitPerMinute }) => {
-  const limited = { rateLimit: { max: rateLimitPerMinute, timeWindow: 60_000 } };
+  const limited = {
+    rateLimit: { max: rateLimitPerMinute, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => clientAddressKey(request.ip) },
+  };
   app.post(
     '/sign-up',
     { schema: { body: signUpSchema, response: { 200: messageResponseSchema } }, config: limited },
@@ -58,8 +62,8 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
     { schema: { body: signInSchema, response: { 200: sessionResponseSchema } } },
     async (request, reply) => {
       const { email, password, rememberMe } = request.body;
-      const keys = lockoutKeys(email, request.ip);
-      const lockedFor = await secondsUntilUnlocked(pool, keys, clock);
+      const counters = signInCounters(email, request.ip);
+      const lockedFor = await secondsUntilUnlocked(pool, counters, clock);
       if (lockedFor > 0) throw lockedOut(lockedFor);
       try {
         const result = await auth.api.signInEmail({
@@ -67,14 +71,14 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
           headers: toFetchHeaders(request),
           returnHeaders: true,
         });
-        await clearFailedSignIns(pool, keys);
+        await clearAccountFailures(pool, email);
         forwardSetCookies(reply, result.headers);
         const user = result.response.user;
         return { user: { id: user.id, email: user.email, fullName: user.name } };
       } catch (error) {
         if (isAPIError(error) && error.statusCode === 401) {
-          const nowLocked = await recordFailedSignIn(pool, keys, clock);
-          if (nowLocked) throw lockedOut(await secondsUntilUnlocked(pool, keys, clock));
+          const nowLocked = await recordFailedSignIn(pool, counters, clock);
+          if (nowLocked) throw lockedOut(await secondsUntilUnlocked(pool, counters, clock));
           throw new HttpError(401, 'invalid_credentials', authMessages.invalidCredentials);
         }
         if (isAPIError(error) && error.statusCode === 403) {
@@ -173,7 +177,7 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
       // Following the mailed link proves the address; then sign the owner in, as SPEC.md
       // sends them to the dashboard after a password update.
       await markEmailVerified(pool, user.id);
-      await clearFailedSignIns(pool, lockoutKeys(user.email, request.ip));
+      await clearAccountFailures(pool, user.email);
       const result = await auth.api.signInEmail({
         body: { email: user.email, password, rememberMe: false },
         headers: toFetchHeaders(request),

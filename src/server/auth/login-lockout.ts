@@ -1,48 +1,85 @@
 import type { Queryable } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { LOGIN_LOCKOUT_ATTEMPTS, LOGIN_LOCKOUT_SECONDS } from '../../shared/constants.ts';
+import { clientAddressKey } from './client-address.ts';
 
 /**
- * SPEC.md's lockout, enforced by the server: 5 consecutive failed sign-ins lock the
- * account and the client address for 60 seconds; the lock's end, or a success, resets
- * the count. Counted in the database so every server process sees the same lock.
+ * The login lockout, enforced by the server and counted in the database so every server
+ * process sees the same lock (docs/decisions/0016-client-address-and-lockout.md):
+ *
+ * - per account, SPEC.md's rule: 5 consecutive failed sign-ins lock that account for 60
+ *   seconds, from every address; the lock's end, or a success, resets the count.
+ * - per client address, across accounts: 10 failures from one address, each within 15
+ *   minutes of the one before, lock that address for 60 seconds, for every account. A
+ *   success does not reset this count, or signing in to one's own account between
+ *   guesses would undo the limit. Other addresses are never affected, and one owner's
+ *   five mistakes lock their account without locking colleagues behind the same address.
+ *
+ * Both locks last SPEC.md's 60 seconds, so its message ("try again in 1 minute") is true
+ * whichever lock holds.
  */
-export function lockoutKeys(email: string, clientAddress: string): string[] {
-  return [`account:${email.toLowerCase()}`, `address:${clientAddress}`];
+export const ADDRESS_LOCKOUT_ATTEMPTS = 10;
+export const ADDRESS_FAILURE_WINDOW_MS = 15 * 60_000;
+
+export interface LockoutCounter {
+  key: string;
+  /** The failure that reaches this count sets the lock. */
+  attempts: number;
+  /** A failure more than this long after the previous one starts a fresh count; null: never. */
+  windowMs: number | null;
 }
 
-/** Seconds until every lock on `keys` ends, or 0 when none holds. */
-export async function secondsUntilUnlocked(db: Queryable, keys: string[], clock: Clock): Promise<number> {
+export function accountLockoutKey(email: string): string {
+  return `account:${email.trim().toLowerCase()}`;
+}
+
+/** The counters a sign-in of `email` from the client at `clientIp` (request.ip) runs against. */
+export function signInCounters(email: string, clientIp: string): LockoutCounter[] {
+  return [
+    { key: accountLockoutKey(email), attempts: LOGIN_LOCKOUT_ATTEMPTS, windowMs: null },
+    { key: `address:${clientAddressKey(clientIp)}`, attempts: ADDRESS_LOCKOUT_ATTEMPTS, windowMs: ADDRESS_FAILURE_WINDOW_MS },
+  ];
+}
+
+/** Seconds until every lock on `counters` ends, or 0 when none holds. */
+export async function secondsUntilUnlocked(db: Queryable, counters: LockoutCounter[], clock: Clock): Promise<number> {
   const { rows } = await db.query<{ locked_until: Date | null }>(
     'SELECT locked_until FROM login_attempts WHERE key = ANY($1) AND locked_until IS NOT NULL',
-    [keys],
+    [counters.map((counter) => counter.key)],
   );
   const now = clock.now().getTime();
   const latest = Math.max(0, ...rows.map((row) => row.locked_until!.getTime()));
   return latest > now ? Math.ceil((latest - now) / 1000) : 0;
 }
 
-/** Counts one failure on each key; returns true when that failure set a lock. */
-export async function recordFailedSignIn(db: Queryable, keys: string[], clock: Clock): Promise<boolean> {
+/** Counts one failure on each counter; returns true when that failure set a lock. */
+export async function recordFailedSignIn(db: Queryable, counters: LockoutCounter[], clock: Clock): Promise<boolean> {
   const now = clock.now();
   const lockUntil = new Date(now.getTime() + LOGIN_LOCKOUT_SECONDS * 1000);
-  // An expired lock starts a fresh count, as SPEC.md's "unlocks and the counter resets".
-  const { rows } = await db.query<{ locked: boolean }>(
-    `INSERT INTO login_attempts AS a (key, failures, locked_until, updated_at)
-       SELECT k, 1, NULL, $2 FROM unnest($1::text[]) AS k
-     ON CONFLICT (key) DO UPDATE SET
-       failures = CASE WHEN a.locked_until IS NOT NULL AND a.locked_until <= $2 THEN 1 ELSE a.failures + 1 END,
-       locked_until = CASE
-         WHEN a.locked_until IS NOT NULL AND a.locked_until > $2 THEN a.locked_until
-         WHEN (CASE WHEN a.locked_until IS NOT NULL AND a.locked_until <= $2 THEN 1 ELSE a.failures + 1 END) >= $4 THEN $3
-         ELSE NULL END,
-       updated_at = $2
-     RETURNING locked_until IS NOT NULL AND locked_until = $3 AS locked`,
-    [keys, now, lockUntil, LOGIN_LOCKOUT_ATTEMPTS],
-  );
-  return rows.some((row) => row.locked);
+  let locked = false;
+  for (const counter of counters) {
+    const windowStart = counter.windowMs === null ? null : new Date(now.getTime() - counter.windowMs);
+    // An expired lock starts a fresh count, as SPEC.md's "unlocks and the counter resets";
+    // so does a failure after a quiet window, for counters that have one.
+    const { rows } = await db.query<{ locked: boolean }>(
+      `INSERT INTO login_attempts AS a (key, failures, locked_until, updated_at)
+       VALUES ($1, 1, NULL, $2)
+       ON CONFLICT (key) DO UPDATE SET
+         failures = CASE WHEN (a.locked_until IS NOT NULL AND a.locked_until <= $2) OR a.updated_at <= $5::timestamptz THEN 1 ELSE a.failures + 1 END,
+         locked_until = CASE
+           WHEN a.locked_until IS NOT NULL AND a.locked_until > $2 THEN a.locked_until
+           WHEN (CASE WHEN (a.locked_until IS NOT NULL AND a.locked_until <= $2) OR a.updated_at <= $5::timestamptz THEN 1 ELSE a.failures + 1 END) >= $4 THEN $3
+           ELSE NULL END,
+         updated_at = $2
+       RETURNING locked_until IS NOT NULL AND locked_until = $3 AS locked`,
+      [counter.key, now, lockUntil, counter.attempts, windowStart],
+    );
+    locked ||= rows.some((row) => row.locked);
+  }
+  return locked;
 }
 
-export async function clearFailedSignIns(db: Queryable, keys: string[]): Promise<void> {
-  await db.query('DELETE FROM login_attempts WHERE key = ANY($1)', [keys]);
+/** After a successful sign-in: the account's count starts again; the address's does not. */
+export async function clearAccountFailures(db: Queryable, email: string): Promise<void> {
+  await db.query('DELETE FROM login_attempts WHERE key = $1', [accountLockoutKey(email)]);
 }

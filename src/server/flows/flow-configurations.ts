@@ -1,15 +1,29 @@
 import type pg from 'pg';
-import { inTransaction } from '../database/database.ts';
+import { inTransaction, type Queryable } from '../database/database.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
 import type { Flow, UpdateFlow } from '../../shared/flows/flow-schemas.ts';
 import { flowMessages, flowValidationMessages } from '../../shared/flows/flow-messages.ts';
-import { createMissingFlows, findFlowForUser, listFlowsForUser, replaceWebhookUrl, saveFlowConfiguration, type FlowRecord } from './flow-queries.ts';
-import { webhookUrlFor } from './webhook-url.ts';
+import type { WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
+import {
+  createMissingFlows,
+  findFlowForUser,
+  listFlowsForUser,
+  replaceWebhookUrl,
+  rotateWebhookKey,
+  saveFlowConfiguration,
+  type FlowRecord,
+} from './flow-queries.ts';
+import { newWebhookKey, webhookUrlFor } from './webhook-url.ts';
 
-/** The API's view of a flow: the stored URL next to the one the server would generate now. */
-export function toApiFlow(flow: FlowRecord, publicUrl: string): Flow {
-  const generatedWebhookUrl = webhookUrlFor(publicUrl, flow.flowType, flow.id);
+/**
+ * The API's view of a flow: the stored URL next to the one the server would generate now,
+ * and until when (by the app's clock, `now`) the URL replaced by the last rotation works.
+ * The replaced key itself is never shown again.
+ */
+export function toApiFlow(flow: FlowRecord, publicUrl: string, now: Date): Flow {
+  const generatedWebhookUrl = webhookUrlFor(publicUrl, flow.flowType, flow.webhookKey);
+  const previousValidUntil = flow.previousWebhookKey !== null ? flow.previousWebhookKeyExpiresAt : null;
   return {
     id: flow.id,
     flowType: flow.flowType,
@@ -20,6 +34,9 @@ export function toApiFlow(flow: FlowRecord, publicUrl: string): Flow {
     assistants: flow.assistants,
     waitMinutes: flow.waitMinutes,
     klaviyoEventName: flow.klaviyoEventName,
+    shopperCooldownHours: flow.shopperCooldownHours,
+    dailyGenerationCap: flow.dailyGenerationCap,
+    previousWebhookUrlValidUntil: previousValidUntil && previousValidUntil.getTime() > now.getTime() ? previousValidUntil.toISOString() : null,
     updatedAt: flow.updatedAt.toISOString(),
   };
 }
@@ -53,13 +70,15 @@ export async function updateFlow(
     await createMissingFlows(client, userId);
     const current = await findFlowForUser(client, userId, flowType, { forUpdate: true });
     if (!current) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
-    const webhookUrl = webhookUrlFor(publicUrl, flowType, current.id);
+    const webhookUrl = webhookUrlFor(publicUrl, flowType, current.webhookKey);
     const flow = await saveFlowConfiguration(client, userId, flowType, {
       isActive: input.isActive,
       webhookUrl,
       assistants: input.assistants,
       waitMinutes: input.waitMinutes ?? null,
       klaviyoEventName: input.klaviyoEventName,
+      shopperCooldownHours: input.shopperCooldownHours ?? null,
+      dailyGenerationCap: input.dailyGenerationCap ?? null,
     });
     if (!flow) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
     return {
@@ -80,11 +99,33 @@ export async function fixWebhookUrls(pool: pg.Pool, publicUrl: string, userId: s
     await client.query('SELECT id FROM flows WHERE user_id = $1 FOR UPDATE', [userId]);
     let updated = 0;
     for (const flow of await listFlowsForUser(client, userId)) {
-      const canonical = webhookUrlFor(publicUrl, flow.flowType, flow.id);
+      const canonical = webhookUrlFor(publicUrl, flow.flowType, flow.webhookKey);
       if (flow.webhookUrl === null || flow.webhookUrl === canonical) continue;
       await replaceWebhookUrl(client, userId, flow.id, canonical);
       updated += 1;
     }
     return { updated, flows: await listFlowsForUser(client, userId) };
   });
+}
+
+/**
+ * "Rotate URL": the flow gets a new URL key, and the current one keeps working for
+ * `graceMinutes` more by the app's clock (0: it stops now). One UPDATE, so two rotations
+ * at once leave one previous key, never a mix of both.
+ */
+export async function rotateWebhookUrl(
+  db: Queryable,
+  publicUrl: string,
+  now: Date,
+  userId: string,
+  flowType: FlowType,
+  graceMinutes: WebhookUrlGraceMinutes,
+): Promise<FlowRecord> {
+  const flow = await rotateWebhookKey(db, userId, flowType, {
+    newKey: newWebhookKey(),
+    previousKeyExpiresAt: graceMinutes === 0 ? null : new Date(now.getTime() + graceMinutes * 60_000),
+    webhookUrlFor: (key) => webhookUrlFor(publicUrl, flowType, key),
+  });
+  if (!flow) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
+  return flow;
 }

@@ -6,7 +6,7 @@ import { defaultFlowValues } from './flow-defaults.ts';
 
 /** A flow as the engine and the routes read it. */
 export interface FlowRecord {
-  /** The flow id of the webhook URL. */
+  /** The flow's id, for the app's own references; its URL key was equal to it until first rotated. */
   id: string;
   userId: string;
   flowType: FlowType;
@@ -147,19 +147,71 @@ export async function createMissingFlows(db: Queryable, userId: string, newId: (
   throw new Error('Could not create the default flows: flow ids kept colliding');
 }
 
+/**
+ * Stores the owner's configuration of one flow. A null `waitMinutes`, `shopperCooldownHours`
+ * or `dailyGenerationCap` keeps the stored value (the owner's request left it out).
+ */
 export async function saveFlowConfiguration(
   db: Queryable,
   userId: string,
   flowType: FlowType,
-  values: { isActive: boolean; webhookUrl: string; assistants: Assistant[]; waitMinutes: number | null; klaviyoEventName: string | null },
+  values: {
+    isActive: boolean;
+    webhookUrl: string;
+    assistants: Assistant[];
+    waitMinutes: number | null;
+    klaviyoEventName: string | null;
+    shopperCooldownHours: number | null;
+    dailyGenerationCap: number | null;
+  },
 ): Promise<FlowRecord | null> {
   const { rows } = await db.query<FlowRow>(
     `UPDATE flows
         SET is_active = $3, webhook_url = $4, assistants = $5::jsonb,
-            wait_minutes = COALESCE($6, wait_minutes), klaviyo_event_name = $7, updated_at = now()
+            wait_minutes = COALESCE($6, wait_minutes), klaviyo_event_name = $7,
+            shopper_cooldown_hours = COALESCE($8, shopper_cooldown_hours),
+            daily_generation_cap = COALESCE($9, daily_generation_cap),
+            updated_at = now()
       WHERE user_id = $1 AND flow_type = $2
       RETURNING ${flowColumns}`,
-    [userId, flowType, values.isActive, values.webhookUrl, JSON.stringify(values.assistants), values.waitMinutes, values.klaviyoEventName],
+    [
+      userId,
+      flowType,
+      values.isActive,
+      values.webhookUrl,
+      JSON.stringify(values.assistants),
+      values.waitMinutes,
+      values.klaviyoEventName,
+      values.shopperCooldownHours,
+      values.dailyGenerationCap,
+    ],
+  );
+  return rows[0] ? toFlowRecord(rows[0]) : null;
+}
+
+/**
+ * Gives the owner's flow a new URL key. The current key becomes the previous one, accepted
+ * until `previousKeyExpiresAt` (null: refused from now on); a previous key still in its
+ * grace period is dropped, so at most two keys ever work. `webhookUrlFor` makes the
+ * stored URL from the new key; a flow never saved keeps no URL. Null when the owner has
+ * no such flow.
+ */
+export async function rotateWebhookKey(
+  db: Queryable,
+  userId: string,
+  flowType: FlowType,
+  values: { newKey: string; previousKeyExpiresAt: Date | null; webhookUrlFor: (key: string) => string },
+): Promise<FlowRecord | null> {
+  const { rows } = await db.query<FlowRow>(
+    `UPDATE flows
+        SET previous_webhook_key = webhook_key,
+            previous_webhook_key_expires_at = $4,
+            webhook_key = $3,
+            webhook_url = CASE WHEN webhook_url IS NULL THEN NULL ELSE $5 END,
+            updated_at = now()
+      WHERE user_id = $1 AND flow_type = $2
+      RETURNING ${flowColumns}`,
+    [userId, flowType, values.newKey, values.previousKeyExpiresAt, values.webhookUrlFor(values.newKey)],
   );
   return rows[0] ? toFlowRecord(rows[0]) : null;
 }

@@ -8,9 +8,10 @@ import {
   updateFlowResponseSchema,
   updateFlowSchema,
 } from '../../shared/flows/flow-schemas.ts';
+import { rotateWebhookUrlResponseSchema, rotateWebhookUrlSchema } from '../../shared/flows/webhook-url-rotation.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import { listFlowsForUser } from './flow-queries.ts';
-import { fixWebhookUrls, initializeFlows, toApiFlow, updateFlow } from './flow-configurations.ts';
+import { listFlowsForUser, type FlowRecord } from './flow-queries.ts';
+import { fixWebhookUrls, initializeFlows, rotateWebhookUrl, toApiFlow, updateFlow } from './flow-configurations.ts';
 import { registerFlowSignatureRoutes } from './flow-signature-routes.ts';
 
 /**
@@ -22,15 +23,16 @@ export async function flowRoutes(scope: FastifyInstance): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { pool } = app.database;
   const { publicUrl } = app.appConfig;
+  const toApi = (flow: FlowRecord) => toApiFlow(flow, publicUrl, app.clock.now());
 
   app.get('/', { schema: { response: { 200: flowListResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
     const flows = await listFlowsForUser(pool, request.user.id);
-    return { flows: flows.map((flow) => toApiFlow(flow, publicUrl)) };
+    return { flows: flows.map(toApi) };
   });
 
   app.post('/initialize', { schema: { response: { 200: initializeFlowsResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
     const { flows, created } = await initializeFlows(pool, request.user.id);
-    return { flows: flows.map((flow) => toApiFlow(flow, publicUrl)), created };
+    return { flows: flows.map(toApi), created };
   });
 
   app.put(
@@ -41,14 +43,29 @@ export async function flowRoutes(scope: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const result = await updateFlow(pool, publicUrl, request.user.id, request.params.flowType, request.body);
-      return { ...result, flow: toApiFlow(result.flow, publicUrl) };
+      return { ...result, flow: toApi(result.flow) };
     },
   );
 
   app.post('/fix-webhook-urls', { schema: { response: { 200: fixWebhookUrlsResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
     const { updated, flows } = await fixWebhookUrls(pool, publicUrl, request.user.id);
-    return { updated, flows: flows.map((flow) => toApiFlow(flow, publicUrl)) };
+    return { updated, flows: flows.map(toApi) };
   });
+
+  // The replaced URL works until the grace period's end by the app's clock; "at once" stops
+  // it now, apart from the intake's per-process flow cache, which holds an entry 1 s at most.
+  app.post(
+    '/:flowType/webhook-url/rotate',
+    {
+      schema: { params: flowParamsSchema, body: rotateWebhookUrlSchema, response: { 200: rotateWebhookUrlResponseSchema } },
+      preHandler: rateLimited('write'),
+    },
+    async (request) => {
+      const flow = await rotateWebhookUrl(pool, publicUrl, app.clock.now(), request.user.id, request.params.flowType, request.body.graceMinutes);
+      request.log.info({ flowId: flow.id, graceMinutes: request.body.graceMinutes }, 'flow webhook URL rotated');
+      return { flow: toApi(flow) };
+    },
+  );
 
   registerFlowSignatureRoutes(scope);
 }

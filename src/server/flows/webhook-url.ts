@@ -2,10 +2,16 @@ import { randomBytes } from 'node:crypto';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 
 /**
- * A new flow id: 144 random bits, base64url (24 characters). The id is the only secret in
- * a flow's webhook URL, so it must be unguessable and say nothing about other flows.
+ * A new flow id: 144 random bits, base64url (24 characters). A new flow's URL key is its
+ * id, the only secret in its webhook URL, so it must be unguessable and say nothing
+ * about other flows.
  */
 export function newFlowId(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+/** The URL key "Rotate URL" gives a flow: as unguessable as an id, and unrelated to it. */
+export function newWebhookKey(): string {
   return randomBytes(18).toString('base64url');
 }
 
@@ -23,9 +29,10 @@ export function isOldFormatWebhookUrl(url: string): boolean {
 }
 
 /**
- * The one canonical URL of a flow. Normalised so that a PUBLIC_URL that already ends in
- * /api (a common slip behind proxies) still gives a single /api segment.
+ * The one canonical URL of a flow, made from its current URL key (the flow id until the
+ * owner first rotates it). Normalised so that a PUBLIC_URL that already ends in /api (a
+ * common slip behind proxies) still gives a single /api segment.
  */
-export function webhookUrlFor(publicUrl: string, flowType: FlowType, flowId: string): string {
-  return normaliseWebhookUrl(`${publicUrl.replace(/\/+$/, '')}/api/webhooks/${flowType}/${encodeURIComponent(flowId)}`);
+export function webhookUrlFor(publicUrl: string, flowType: FlowType, webhookKey: string): string {
+  return normaliseWebhookUrl(`${publicUrl.replace(/\/+$/, '')}/api/webhooks/${flowType}/${encodeURIComponent(webhookKey)}`);
 }

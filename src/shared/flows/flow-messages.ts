@@ -46,4 +46,44 @@ export const flowValidationMessages = {
   waitNotApplicable: 'Post purchase flows generate content straight away and have no wait',
   klaviyoEventNameTooLong: (max: number) => `Klaviyo event name must be at most ${max} characters`,
   klaviyoEventNameCharacters: 'Klaviyo event name must not contain line breaks or control characters',
+  shopperCooldownWholeNumber: 'Hours between texts for one shopper must be a whole number',
+  shopperCooldownRange: (max: number) => `Hours between texts for one shopper must be between 0 (no limit) and ${max}`,
+  dailyGenerationCapWholeNumber: 'Events a day must be a whole number',
+  dailyGenerationCapRange: (max: number) => `Events a day must be between 1 and ${max.toLocaleString('en-US')}`,
+  graceChoice: 'Choose when the current URL stops working: at once, after 1 hour, after 24 hours or after 7 days',
+} as const;
+
+/** The limits on what a flow may cost (another part of the app enforces them per event). */
+export const flowCapMessages = {
+  shopperCooldownLabel: 'Hours between texts for one shopper',
+  shopperCooldownHint: (max: number) =>
+    `At most one text per shopper every N hours in this flow, so a shopper who keeps browsing is not written to again and again. 0 turns this limit off; at most ${max}.`,
+  dailyGenerationCapLabel: 'Events a day',
+  dailyGenerationCapHint: (max: number) =>
+    `At most N events a day (UTC) get AI texts in this flow; the rest are skipped and listed with the reason. It bounds what a flood of events can cost. From 1 to ${max.toLocaleString('en-US')}.`,
+  shopperCooldownOff: 'No limit per shopper.',
+  shopperCooldown: (hours: number) => `At most one text per shopper every ${hours === 1 ? 'hour' : `${hours} hours`}.`,
+  dailyGenerationCap: (cap: number) => `At most ${cap.toLocaleString('en-US')} ${cap === 1 ? 'event' : 'events'} a day get AI texts.`,
+} as const;
+
+/**
+ * The flow URL is the secret that lets anyone send events (PRODUCT.md section 4: "a
+ * flow's URL is a secret (rotatable)"); these texts say so by the URL and word Rotate URL.
+ */
+export const webhookUrlRotationMessages = {
+  secretNotice:
+    'Anyone who has this URL can send events to this flow, and each event can use your OpenAI and Klaviyo accounts. Give it only to the services that send events (your store, Klaviyo, Zapier, your scripts), never put it in storefront code, and rotate it if it may have leaked. Requiring a signature (below) also refuses requests that have only the URL.',
+  rotate: 'Rotate URL',
+  rotateTitle: 'Rotate the webhook URL',
+  rotateExplanation:
+    'Rotating gives this flow a new URL. Senders that still use the current one are refused once it stops working, so update each of them to the new URL.',
+  graceLegend: 'When should the current URL stop working?',
+  confirm: 'Yes, rotate the URL',
+  cancel: 'Cancel',
+  rotated: 'New webhook URL created. Use it in every sender.',
+  rotatedAtOnce: 'New webhook URL created. The previous URL no longer works.',
+  rotateFailed: (reason: string) => `Error rotating the webhook URL: ${reason}`,
+  previousValidUntil: (time: string) => `The previous URL still works until ${time}. Move every sender to the new URL before then.`,
+  moveShopifySubscriptions:
+    "Your store's Shopify webhooks for this flow still use the previous URL: press Connect store again to move them to the new one before the previous URL stops.",
 } as const;

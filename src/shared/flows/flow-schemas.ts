@@ -17,6 +17,10 @@ export const MAX_PROMPT_TEMPLATE_LENGTH = 4000;
 export const MAX_INSTRUCTIONS_LENGTH = 2000;
 export const MAX_MODEL_LENGTH = 100;
 export const MAX_KLAVIYO_EVENT_NAME_LENGTH = 128;
+/** The flows table's bounds (migration 011): 0 turns the per-shopper limit off; 720 hours is 30 days. */
+export const MAX_SHOPPER_COOLDOWN_HOURS = 720;
+export const MIN_DAILY_GENERATION_CAP = 1;
+export const MAX_DAILY_GENERATION_CAP = 1_000_000;
 
 /** docs/decisions/0006-assistant-properties.md */
 const klaviyoPropertyCharacters = /^[A-Za-z0-9_ .-]*$/;
@@ -92,16 +96,33 @@ export const klaviyoEventNameSchema = optionalText(
     .refine((value) => !controlCharacters.test(value), m.klaviyoEventNameCharacters),
 );
 
+/** "At most one text per shopper every N hours"; 0 turns the limit off. */
+export const shopperCooldownHoursSchema = z
+  .number({ error: m.shopperCooldownWholeNumber })
+  .int(m.shopperCooldownWholeNumber)
+  .min(0, m.shopperCooldownRange(MAX_SHOPPER_COOLDOWN_HOURS))
+  .max(MAX_SHOPPER_COOLDOWN_HOURS, m.shopperCooldownRange(MAX_SHOPPER_COOLDOWN_HOURS));
+
+/** "At most N events a day" get texts in the flow. */
+export const dailyGenerationCapSchema = z
+  .number({ error: m.dailyGenerationCapWholeNumber })
+  .int(m.dailyGenerationCapWholeNumber)
+  .min(MIN_DAILY_GENERATION_CAP, m.dailyGenerationCapRange(MAX_DAILY_GENERATION_CAP))
+  .max(MAX_DAILY_GENERATION_CAP, m.dailyGenerationCapRange(MAX_DAILY_GENERATION_CAP));
+
 /**
  * What the owner may change. The webhook URL is not among it: the server makes it from
- * PUBLIC_URL and the flow id. `waitMinutes` applies to the abandonment flows only;
- * absent means "keep the current value".
+ * PUBLIC_URL and the flow's URL key. `waitMinutes` applies to the abandonment flows only.
+ * For `waitMinutes` and the two caps, absent means "keep the current value", so an older
+ * page that does not know a field cannot reset it.
  */
 export const updateFlowSchema = z.object({
   isActive: z.boolean(),
   assistants: assistantsSchema,
   waitMinutes: waitMinutesSchema.optional(),
   klaviyoEventName: klaviyoEventNameSchema,
+  shopperCooldownHours: shopperCooldownHoursSchema.optional(),
+  dailyGenerationCap: dailyGenerationCapSchema.optional(),
 });
 export type UpdateFlowInput = z.input<typeof updateFlowSchema>;
 export type UpdateFlow = z.output<typeof updateFlowSchema>;
@@ -131,14 +152,20 @@ export const flowSchema = z.object({
   isActive: z.boolean(),
   /** The stored URL; null until the flow is first saved. */
   webhookUrl: z.string().nullable(),
-  /** The URL saving will store: {PUBLIC_URL}/api/webhooks/{flowType}/{id}. */
+  /** The URL saving will store: {PUBLIC_URL}/api/webhooks/{flowType}/{URL key}. */
   generatedWebhookUrl: z.string(),
   /** True when a stored URL differs from the generated one (old format or PUBLIC_URL changed). */
   webhookUrlOutdated: z.boolean(),
+  /** Until when the URL replaced by the last rotation still works; null when it no longer does. */
+  previousWebhookUrlValidUntil: z.string().nullable(),
   assistants: z.array(storedAssistantSchema),
   /** Null for post purchase, which has no wait. */
   waitMinutes: z.number().int().nullable(),
   klaviyoEventName: z.string().nullable(),
+  /** At most one text per shopper in this many hours; 0 = no such limit. */
+  shopperCooldownHours: z.number().int(),
+  /** At most this many events a day (UTC) get texts. */
+  dailyGenerationCap: z.number().int(),
   updatedAt: z.string(),
 });
 export type Flow = z.output<typeof flowSchema>;

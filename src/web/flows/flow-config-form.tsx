@@ -8,8 +8,8 @@ import { TextField } from '../ui/field.tsx';
 import { ApiRequestError } from '../app/api-client.ts';
 import { flowHasWait } from '../../shared/flows/flow-types.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
-import { MAX_ASSISTANTS_PER_FLOW } from '../../shared/flows/flow-schemas.ts';
-import { flowMessages } from '../../shared/flows/flow-messages.ts';
+import { MAX_ASSISTANTS_PER_FLOW, MAX_DAILY_GENERATION_CAP, MAX_SHOPPER_COOLDOWN_HOURS, MIN_DAILY_GENERATION_CAP } from '../../shared/flows/flow-schemas.ts';
+import { flowCapMessages, flowMessages } from '../../shared/flows/flow-messages.ts';
 import { waitUnits } from '../../shared/flows/flow-wait.ts';
 import { AssistantFields } from './assistant-fields.tsx';
 import { emptyAssistant, flowFormSchema, formFieldFor, toFormValues, toUpdateInput, type FlowFormOutput, type FlowFormValues } from './flow-form.ts';
@@ -138,6 +138,35 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
           error={errors.klaviyoEventName?.message}
           {...form.register('klaviyoEventName')}
         />
+
+        {/* Cost and abuse limits: whatever reaches the URL, the owner's OpenAI and Klaviyo bills stay bounded. */}
+        <fieldset className="space-y-4">
+          <legend className="text-sm font-semibold text-slate-800">Limits</legend>
+          <TextField
+            label={flowCapMessages.shopperCooldownLabel}
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={MAX_SHOPPER_COOLDOWN_HOURS}
+            step={1}
+            className="max-w-40"
+            hint={flowCapMessages.shopperCooldownHint(MAX_SHOPPER_COOLDOWN_HOURS)}
+            error={errors.shopperCooldownHours?.message}
+            {...form.register('shopperCooldownHours')}
+          />
+          <TextField
+            label={flowCapMessages.dailyGenerationCapLabel}
+            type="number"
+            inputMode="numeric"
+            min={MIN_DAILY_GENERATION_CAP}
+            max={MAX_DAILY_GENERATION_CAP}
+            step={1}
+            className="max-w-40"
+            hint={flowCapMessages.dailyGenerationCapHint(MAX_DAILY_GENERATION_CAP)}
+            error={errors.dailyGenerationCap?.message}
+            {...form.register('dailyGenerationCap')}
+          />
+        </fieldset>
 
         <section className="space-y-4" aria-labelledby={`${ids.active}-assistants`}>
           <div className="flex items-center justify-between">

@@ -1,11 +1,35 @@
 import { z } from 'zod';
-import { assistantsSchema, klaviyoEventNameSchema, type Flow, type UpdateFlowInput } from '../../shared/flows/flow-schemas.ts';
+import {
+  assistantsSchema,
+  dailyGenerationCapSchema,
+  klaviyoEventNameSchema,
+  shopperCooldownHoursSchema,
+  type Flow,
+  type UpdateFlowInput,
+} from '../../shared/flows/flow-schemas.ts';
 import { flowValidationMessages as m } from '../../shared/flows/flow-messages.ts';
 import { MAX_WAIT_MINUTES, splitWait, waitToMinutes, waitUnits } from '../../shared/flows/flow-wait.ts';
 
 export const emptyAssistant = { name: '', klaviyo_property: '', prompt_template: '', model: '', instructions: '' };
 
-/** The API's rules (shared schemas, same messages) plus the wait as the form holds it. */
+/**
+ * A whole number typed into a text box, judged by the API's own schema so the form shows
+ * the server's messages: blanks and fractions are "not a whole number", the rest its range.
+ */
+function typedWholeNumber(schema: z.ZodNumber, notWhole: string) {
+  return z.string().superRefine((typed, context) => {
+    const text = typed.trim();
+    const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (Number.isNaN(value)) {
+      context.addIssue({ code: 'custom', message: notWhole });
+      return;
+    }
+    const checked = schema.safeParse(value);
+    if (!checked.success) context.addIssue({ code: 'custom', message: checked.error.issues[0]!.message });
+  });
+}
+
+/** The API's rules (shared schemas, same messages) plus the wait and the caps as the form holds them. */
 export function flowFormSchema(hasWait: boolean) {
   return z
     .object({
@@ -14,6 +38,8 @@ export function flowFormSchema(hasWait: boolean) {
       waitAmount: z.string(),
       waitUnit: z.enum(waitUnits),
       klaviyoEventName: klaviyoEventNameSchema,
+      shopperCooldownHours: typedWholeNumber(shopperCooldownHoursSchema, m.shopperCooldownWholeNumber),
+      dailyGenerationCap: typedWholeNumber(dailyGenerationCapSchema, m.dailyGenerationCapWholeNumber),
     })
     .superRefine((values, context) => {
       if (!hasWait) return;
@@ -47,6 +73,8 @@ export function toFormValues(flow: Flow): FlowFormValues {
     waitAmount: String(wait.amount),
     waitUnit: wait.unit,
     klaviyoEventName: flow.klaviyoEventName ?? '',
+    shopperCooldownHours: String(flow.shopperCooldownHours),
+    dailyGenerationCap: String(flow.dailyGenerationCap),
   };
 }
 
@@ -56,6 +84,8 @@ export function toUpdateInput(values: FlowFormOutput, hasWait: boolean): UpdateF
     assistants: values.assistants,
     ...(hasWait ? { waitMinutes: waitToMinutes(Number(values.waitAmount.trim()), values.waitUnit) } : {}),
     klaviyoEventName: values.klaviyoEventName,
+    shopperCooldownHours: Number(values.shopperCooldownHours.trim()),
+    dailyGenerationCap: Number(values.dailyGenerationCap.trim()),
   };
 }
 

@@ -3,9 +3,10 @@ import { toast } from 'sonner';
 import { FlaskConical, Settings } from 'lucide-react';
 import { Button } from '../ui/button.tsx';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
-import { flowMessages } from '../../shared/flows/flow-messages.ts';
+import { flowCapMessages, flowMessages } from '../../shared/flows/flow-messages.ts';
 import { describeWait } from '../../shared/flows/flow-wait.ts';
 import { FlowSignatureSection } from './flow-signature-section.tsx';
+import { WebhookUrlRotation } from './webhook-url-rotation.tsx';
 
 const TEMPLATE_PREVIEW_LENGTH = 60;
 
@@ -42,6 +43,10 @@ export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure:
         {flow.klaviyoEventName ? (
           <p className="text-sm text-slate-700">Sends the Klaviyo event &ldquo;{flow.klaviyoEventName}&rdquo; once the content is ready.</p>
         ) : null}
+        <p className="text-sm text-slate-700" data-testid="flow-caps">
+          {flow.shopperCooldownHours === 0 ? flowCapMessages.shopperCooldownOff : flowCapMessages.shopperCooldown(flow.shopperCooldownHours)}{' '}
+          {flowCapMessages.dailyGenerationCap(flow.dailyGenerationCap)}
+        </p>
       </section>
 
       <section aria-labelledby="flow-webhook-heading" className="space-y-2">
@@ -64,6 +69,7 @@ export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure:
               <FlaskConical aria-hidden="true" className="h-4 w-4" />
               Test Webhook
             </Link>
+            <WebhookUrlRotation flow={flow} />
           </>
         ) : (
           <p className="text-sm text-slate-700">{flowMessages.noWebhookUrl}</p>

@@ -11,6 +11,7 @@ import {
   type UpdateFlowResponse,
 } from '../../shared/flows/flow-schemas.ts';
 import { flowMessages } from '../../shared/flows/flow-messages.ts';
+import { rotateWebhookUrlResponseSchema, type WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
 
 export const flowsQueryKey = ['flows'] as const;
 
@@ -95,6 +96,18 @@ export function useSaveFlow(flowType: FlowType) {
   return useMutation({
     mutationFn: (input: UpdateFlowInput) => api.put<UpdateFlowResponse>(`/api/flows/${flowType}`, input),
     onSuccess: ({ flow }) => {
+      queryClient.setQueryData<Flow[]>(flowsQueryKey, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
+    },
+  });
+}
+
+/** "Rotate URL": the flow gets a new webhook URL; the local copy of that flow is replaced. */
+export function useRotateWebhookUrl(flowType: FlowType) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: async (graceMinutes: WebhookUrlGraceMinutes) =>
+      rotateWebhookUrlResponseSchema.parse(await api.post(`/api/flows/${flowType}/webhook-url/rotate`, { graceMinutes })).flow,
+    onSuccess: (flow) => {
       queryClient.setQueryData<Flow[]>(flowsQueryKey, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
     },
   });
