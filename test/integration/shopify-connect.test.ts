@@ -105,6 +105,21 @@ describe('connecting the store', () => {
     const response = await fetch(`${scenario.testApp.baseUrl}/api/shopify/subscriptions`);
     expect(response.status).toBe(401);
   });
+
+  it('moves the subscriptions to the new URL after the owner rotates it, and never registers the old one', async () => {
+    const rotated = await owner.client.post('/api/flows/post_purchase/webhook-url/rotate', { graceMinutes: 60 });
+    expect(rotated.status, rotated.text).toBe(200);
+    const newUrl: string = rotated.json.flow.webhookUrl;
+    expect(newUrl).not.toContain(owner.flows.post_purchase.id);
+    const moved = await owner.client.post('/api/shopify/connect');
+    expect(moved.json).toMatchObject({ created: 0, updated: 1, deleted: 0 });
+    const ownersOrders = [...scenario.shopify.webhookSubscriptions.values()].filter(
+      (subscription) => subscription.topic === 'ORDERS_CREATE' && (subscription.uri === newUrl || subscription.uri.endsWith(`/${owner.flows.post_purchase.id}`)),
+    );
+    expect(ownersOrders.map((subscription) => subscription.uri)).toEqual([newUrl]);
+    const again = await owner.client.post('/api/shopify/connect');
+    expect(again.json).toMatchObject({ created: 0, updated: 0, deleted: 0 });
+  });
 });
 
 describe('a PUBLIC_URL Shopify cannot reach', () => {

@@ -1,4 +1,5 @@
 import type { FlowRecord } from '../flows/flow-queries.ts';
+import { webhookUrlFor } from '../flows/webhook-url.ts';
 import type { ShopifyAdminConnection } from '../integrations/shopify/shopify-admin.ts';
 import { flowWebhookTopics, type ConnectResponse, type RegisteredSubscription } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 import { flowTypeSchema, type FlowType } from '../../shared/flows/flow-types.ts';
@@ -10,9 +11,22 @@ import {
   type ShopSubscription,
 } from './webhook-subscriptions.ts';
 
-/** Where Shopify delivers one flow's events: the flow's webhook URL under PUBLIC_URL. */
-export function flowWebhookUrl(publicUrl: string, flow: { flowType: FlowType; id: string }): string {
-  return `${publicUrl}/api/webhooks/${flow.flowType}/${flow.id}`;
+/** Where Shopify delivers one flow's events: the flow's current webhook URL under PUBLIC_URL. */
+export function flowWebhookUrl(publicUrl: string, flow: { flowType: FlowType; webhookKey: string }): string {
+  return webhookUrlFor(publicUrl, flow.flowType, flow.webhookKey);
+}
+
+/**
+ * Every path key that names one of the flows: the current key, the key a rotation
+ * replaced, and the flow id (the key of every flow before its first rotation), so that a
+ * subscription left at a rotated URL is recognised as the flow's and moved.
+ */
+function flowsByPathKey(flows: FlowRecord[]): Map<string, FlowRecord> {
+  const byKey = new Map<string, FlowRecord>();
+  for (const flow of flows) {
+    for (const key of [flow.id, flow.previousWebhookKey, flow.webhookKey]) if (key) byKey.set(key, flow);
+  }
+  return byKey;
 }
 
 /**
@@ -29,7 +43,7 @@ function flowOf(subscription: ShopSubscription, flows: Map<string, FlowRecord>):
   }
   const match = /^\/api\/webhooks\/([a-z_]+)\/([^/]+)$/.exec(path);
   if (!match || !flowTypeSchema.safeParse(match[1]).success) return null;
-  const flow = flows.get(match[2]!);
+  const flow = flows.get(decodeURIComponent(match[2]!));
   return flow && flow.flowType === match[1] ? flow : null;
 }
 
@@ -39,7 +53,7 @@ function registered(subscription: ShopSubscription, flow: FlowRecord): Registere
 
 /** The shop's subscriptions that deliver to the owner's flows. */
 export async function listFlowSubscriptions(connection: ShopifyAdminConnection, flows: FlowRecord[], signal: AbortSignal): Promise<RegisteredSubscription[]> {
-  const byId = new Map(flows.map((flow) => [flow.id, flow]));
+  const byId = flowsByPathKey(flows);
   return (await listShopSubscriptions(connection, signal)).flatMap((subscription) => {
     const flow = flowOf(subscription, byId);
     return flow ? [registered(subscription, flow)] : [];
@@ -53,7 +67,7 @@ export async function listFlowSubscriptions(connection: ShopifyAdminConnection, 
  * Shopify's limits for the handful a store needs.
  */
 export async function connectStore(connection: ShopifyAdminConnection, publicUrl: string, flows: FlowRecord[], signal: AbortSignal): Promise<ConnectResponse> {
-  const byId = new Map(flows.map((flow) => [flow.id, flow]));
+  const byId = flowsByPathKey(flows);
   const existing = (await listShopSubscriptions(connection, signal)).flatMap((subscription) => {
     const flow = flowOf(subscription, byId);
     return flow ? [{ subscription, flow }] : [];
