@@ -510,3 +510,24 @@ describe("the pixel's own address", () => {
     expect(deep.json.error).toBe('too_deep');
   });
 });
+
+describe("the pixel's rate limit without TRUST_PROXY", () => {
+  it('counts the connecting address, so a forged X-Forwarded-For buys no new budget', async () => {
+    const limited = await startEngineScenario({ pixelRateLimitPerMinute: 2 });
+    try {
+      const limitedOwner = await ownerWithFlows(limited, { browser_abandonment: { waitMinutes: WAIT_MINUTES } });
+      const address = (await limitedOwner.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+      const send = (forwardedFor: string) =>
+        fetch(address, {
+          method: 'POST',
+          headers: { 'content-type': 'text/plain', 'x-forwarded-for': forwardedFor },
+          body: JSON.stringify({ name: 'product_viewed', id: randomUUID(), timestamp: new Date().toISOString(), product: { id: '1' } }),
+        });
+      const statuses: number[] = [];
+      for (const forged of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4']) statuses.push((await send(forged)).status);
+      expect(statuses).toEqual([202, 202, 429, 429]);
+    } finally {
+      await limited.close();
+    }
+  });
+});

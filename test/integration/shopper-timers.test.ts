@@ -430,7 +430,7 @@ describe('the pixel endpoint', () => {
 
 describe('the pixel endpoint\'s rate limit', () => {
   it('turns a source away with 429 and Retry-After once it has sent its budget for the minute', async () => {
-    const limited = await startEngineScenario({ pixelRateLimitPerMinute: 5 });
+    const limited = await startEngineScenario({ pixelRateLimitPerMinute: 5, env: { TRUST_PROXY: 'loopback' } });
     try {
       const limitedOwner = await ownerWithFlows(limited, { browser_abandonment: { waitMinutes: WAIT_MINUTES } });
       const limitedPixelUrl = await pixelUrl(limitedOwner);
@@ -449,8 +449,8 @@ describe('the pixel endpoint\'s rate limit', () => {
       const stored = await limited.testApp.database.pool.query('SELECT count(*)::int AS count FROM events WHERE flow_id = $1', [limitedOwner.flows.browser_abandonment.id]);
       expect(stored.rows[0].count).toBe(5);
 
-      // Behind the operator's proxy (a loopback peer here), each shopper address has its own
-      // budget; a shopper cannot pick one by writing the header's first entry.
+      // Behind the operator's proxy (a loopback peer here, trusted by TRUST_PROXY), each shopper
+      // address has its own budget; a shopper cannot pick one by writing the header's first entry.
       expect((await send('203.0.113.7')).status).toBe(202);
       expect((await send('198.51.100.1, 203.0.113.8')).status).toBe(202);
 

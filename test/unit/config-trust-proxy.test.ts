@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import Fastify from 'fastify';
 import { ConfigError, loadConfig } from '../../src/server/config.ts';
-import { clientAddressKey } from '../../src/server/auth/client-address.ts';
+import { clientAddressKey } from '../../src/server/platform/client-address.ts';
 
 const load = (trustProxy?: string) => loadConfig({ DATA_DIR: '/tmp/flowsmith-config-test', ...(trustProxy === undefined ? {} : { TRUST_PROXY: trustProxy }) });
 

@@ -19,7 +19,7 @@ import type { Clock } from '../platform/clock.ts';
 import type pg from 'pg';
 import { forwardSetCookies, readSessionUser, toFetchHeaders } from './session.ts';
 import { clearAccountFailures, recordFailedSignIn, secondsUntilUnlocked, signInCounters } from './login-lockout.ts';
-import { clientAddressKey } from './client-address.ts';
+import { clientAddressKey } from '../platform/client-address.ts';
 import { findUserIdByResetToken, findUserById, markEmailVerified } from './account-queries.ts';
 
 export interface AuthRoutesOptions {

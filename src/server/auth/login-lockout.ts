@@ -1,7 +1,7 @@
 import type { Queryable } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { LOGIN_LOCKOUT_ATTEMPTS, LOGIN_LOCKOUT_SECONDS } from '../../shared/constants.ts';
-import { clientAddressKey } from './client-address.ts';
+import { clientAddressKey } from '../platform/client-address.ts';
 
 /**
  * The login lockout, enforced by the server and counted in the database so every server

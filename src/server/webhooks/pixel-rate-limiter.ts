@@ -1,10 +1,9 @@
-import { isIP } from 'node:net';
 import type { Clock } from '../platform/clock.ts';
-import { isPublicAddress } from '../shopify-connect/public-address.ts';
 
 /**
  * The browsing pixel's endpoint is public (INTEGRATIONS.md: treat it as untrusted), so
- * each source address gets a budget of events per minute. Counted in this process's
+ * each client address (request.ip: behind a proxy, what TRUST_PROXY lets it name; an
+ * IPv6 client as its /64) gets a budget of events per minute. Counted in this process's
  * memory, not the database: the point is to turn a flood away before it costs a query,
  * and a real shopper's browser sends a few events a minute, far below any budget
  * (docs/decisions/0011-shopper-timers.md). A sliding window over two fixed minutes keeps
@@ -54,19 +53,4 @@ export class PixelRateLimiter {
     this.sources.set(source, window);
     if (this.sources.size > MAX_TRACKED_SOURCES) this.sources.delete(this.sources.keys().next().value!);
   }
-}
-
-/**
- * The address a pixel event came from. A request from a public address is its own source.
- * One from a loopback or private address came through the operator's own reverse proxy,
- * so the last X-Forwarded-For entry (the one that proxy appended, which a shopper cannot
- * forge) names the shopper's address; without it, every shopper would share the proxy's
- * budget. The app's trustProxy stays off: this reading is only for counting.
- */
-export function pixelSourceOf(socketAddress: string, forwardedFor: string | string[] | undefined): string {
-  const host = socketAddress.includes(':') ? `http://[${socketAddress}]` : `http://${socketAddress}`;
-  if (isPublicAddress(host)) return socketAddress;
-  const header = Array.isArray(forwardedFor) ? forwardedFor.join(',') : (forwardedFor ?? '');
-  const last = header.split(',').map((entry) => entry.trim()).filter(Boolean).at(-1);
-  return last && isIP(last) ? last : socketAddress;
 }

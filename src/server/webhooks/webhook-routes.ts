@@ -18,7 +18,8 @@ import {
   shopifyTopicOf,
   type IntakeDetails,
 } from './webhook-intake.ts';
-import { PixelRateLimiter, pixelSourceOf } from './pixel-rate-limiter.ts';
+import { PixelRateLimiter } from './pixel-rate-limiter.ts';
+import { clientAddressKey } from '../platform/client-address.ts';
 import { MAX_PIXEL_BODY_BYTES, pixelEventSchema, pixelKeyPattern, trustedPixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { PixelFlowCache } from './pixel-flow-cache.ts';
 import { pixelAddressRoutes } from './pixel-address-routes.ts';
@@ -325,7 +326,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
       schema: { params: pixelParamsSchema, response: { 202: webhookAcceptedSchema } },
       onRequest: async (request, reply) => {
         reply.header('access-control-allow-origin', '*');
-        const retryAfterSeconds = pixelLimiter.take(pixelSourceOf(request.socket.remoteAddress ?? request.ip, request.headers['x-forwarded-for']));
+        const retryAfterSeconds = pixelLimiter.take(clientAddressKey(request.ip));
         if (retryAfterSeconds !== null) {
           request.log.info({ reason: 'pixel rate limit' }, 'webhook rejected');
           throw new HttpError(429, 'rate_limited', webhookMessages.pixelRateLimited, { retryAfterSeconds });
