@@ -22,11 +22,11 @@ export type Queryable = Pick<pg.Pool, 'query'> | pg.PoolClient;
  */
 export const databaseTimeouts = {
   /** Opening a connection, and waiting for a free one when the pool is full. */
-  connectMs: 2_000,
+  connectMs: 1_500,
   /** The server cancels a statement after this (a slow or locked database). */
-  statementMs: 3_000,
+  statementMs: 2_500,
   /** The client gives up on an answer after this (a frozen server or network). */
-  queryMs: 3_500,
+  queryMs: 3_000,
   /** The server ends a transaction left idle this long (a client that stopped mid-way). */
   idleInTransactionMs: 10_000,
   /**
@@ -145,6 +145,8 @@ export async function openDatabase(options: {
   };
 }
 
+const ROLLBACK_TIMEOUT_MS = 1_000;
+
 /**
  * Runs `work` in one transaction, committing on success and rolling back on any error. A
  * connection that failed or timed out is not given back to the pool: it may still be
@@ -162,7 +164,9 @@ export async function inTransaction<T>(pool: pg.Pool, work: (client: pg.PoolClie
     if (isDatabaseUnavailable(error)) {
       broken = error instanceof Error ? error : new Error(String(error));
     } else {
-      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+      // Briefly: a healthy server rolls back at once, and an error a library wrapped beyond
+      // recognition may still hide a connection that no longer answers.
+      await client.query({ text: 'ROLLBACK', query_timeout: ROLLBACK_TIMEOUT_MS } as pg.QueryConfig).catch((rollbackError: unknown) => {
         broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       });
     }
