@@ -13,6 +13,7 @@ import type { Mailer } from './mail/mailer.ts';
 import { systemClock, type Clock } from './platform/clock.ts';
 import { registerErrorHandler } from './platform/error-handler.ts';
 import { registerCsrfGuard } from './platform/request-guards.ts';
+import { registerJsonBodyParser, registerRequestAddressGuard } from './platform/input-guards.ts';
 import { HttpError } from './platform/http-errors.ts';
 import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
 import { authRoutes } from './auth/auth-routes.ts';
@@ -84,11 +85,19 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: 1_048_576,
     trustProxy: config.trustProxy,
+    // Every GET route answers HEAD too (headers only); the live stream handles it itself.
+    exposeHeadRoutes: true,
+    // A path the router cannot decode (a stray %) gets the shared error body, not Fastify's.
+    frameworkErrors: (_error, _request, reply) => {
+      void (reply as FastifyReply).status(400).send({ error: 'malformed_address', message: requestMessages.malformedAddress });
+    },
   }).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   registerErrorHandler(app);
+  registerRequestAddressGuard(app);
+  registerJsonBodyParser(app);
 
   const auth = createAuthLibrary({
     pool: database.pool,
@@ -130,12 +139,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
-    try {
-      await database.pool.query('SELECT 1');
-      return { status: 'ok', database: 'reachable' };
-    } catch {
-      return reply.status(503).send({ status: 'unavailable', database: 'unreachable' });
-    }
+    if (await database.availability.isReachable(2_000)) return { status: 'ok', database: 'reachable' };
+    return reply.status(503).header('retry-after', '5').send({ status: 'unavailable', database: 'unreachable' });
   });
 
   await app.register(authRoutes, { prefix: '/api/account', auth, pool: database.pool, clock, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });

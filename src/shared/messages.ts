@@ -46,4 +46,16 @@ export const requestMessages = {
   internal: 'An unexpected error occurred',
   rateLimited: 'Rate limit exceeded',
   invalidInput: 'Some fields are invalid.',
+  databaseUnavailable: 'The service is briefly unavailable. Please try again in a few seconds.',
+  tooDeeplyNested: 'The request body is nested too deeply.',
+  tooManyMembers: 'The request body has too many fields.',
+  controlCharacters: 'The request address contains characters that are not allowed.',
+  malformedAddress: 'The request address is not valid.',
+  unreadableValue: 'A value in the request cannot be stored (an invalid character, number or date).',
+} as const;
+
+/** What the live console shows in place of an event it cannot show in full. */
+export const streamMessages = {
+  payloadTruncated: (shown: number, total: number) => `(The payload is too large or too deeply nested to show here: its first ${shown} of ${total} characters follow.)`,
+  changeUnreadable: 'This event could not be shown here; open it in the event log.',
 } as const;

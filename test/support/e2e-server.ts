@@ -17,6 +17,8 @@ export interface E2EServer {
   smtp: SmtpCapture;
   /** Everything the server wrote to stdout and stderr so far (pino JSON lines). */
   output(): string;
+  /** True once the process has ended, by itself or by `stop`. */
+  exited(): boolean;
   stop(): Promise<void>;
 }
 
@@ -24,9 +26,11 @@ export interface E2EServer {
  * The real server as a separate process (`node src/server/main.ts`), exactly as an owner
  * starts it: embedded PGlite in a fresh temporary DATA_DIR, mail to an in-test SMTP
  * server. `env` adds or overrides variables, e.g. OPENAI_BASE_URL pointing at a fake.
+ * `requireWebApp: false` starts it without the built web app (its pages then answer 503),
+ * for tests of the API alone.
  */
-export async function startE2EServer(options: { env?: Record<string, string> } = {}): Promise<E2EServer> {
-  if (!existsSync(builtIndex)) {
+export async function startE2EServer(options: { env?: Record<string, string>; requireWebApp?: boolean } = {}): Promise<E2EServer> {
+  if ((options.requireWebApp ?? true) && !existsSync(builtIndex)) {
     throw new Error(`The web app is not built (${builtIndex} is missing): run \`npx vite build\` first (npm test does it for you).`);
   }
   const smtp = await startSmtpCapture();
@@ -74,6 +78,7 @@ export async function startE2EServer(options: { env?: Record<string, string> } =
     smtp,
     output: () => output,
     stop: () => (stopped ??= cleanUp()),
+    exited: () => child.exitCode !== null || child.signalCode !== null,
   };
 }
 

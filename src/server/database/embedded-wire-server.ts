@@ -20,6 +20,19 @@ const CANCEL_REQUEST_CODE = 80877102;
 const PROTOCOL_3 = 196608;
 /** Message types after which a client waits for the server's answer. */
 const EXCHANGE_ENDS = new Set(['S', 'Q', 'H']);
+/** Every message type a client may send after start-up (PostgreSQL's frontend protocol 3). */
+const FRONTEND_MESSAGE_TYPES = new Set(['B', 'C', 'd', 'c', 'f', 'D', 'E', 'H', 'F', 'p', 'P', 'Q', 'S', 'X']);
+/** A start-up packet is a few hundred bytes; PostgreSQL refuses ones over 10,000. */
+const MAX_STARTUP_BYTES = 10_000;
+/** PostgreSQL's own limit for one message (1 GB); a larger length is garbage. */
+const MAX_MESSAGE_BYTES = 0x3fffffff;
+/**
+ * A transaction open this long with no new statement while other connections wait behind
+ * it is ended (its connection closed and the transaction rolled back), as a server's
+ * idle_in_transaction_session_timeout would: a client that stopped mid-transaction must
+ * not hold every other connection of the single session for ever.
+ */
+export const EMBEDDED_IDLE_IN_TRANSACTION_MS = 10_000;
 
 interface Exchange {
   connectionId: number;
@@ -33,10 +46,19 @@ class SerialSession {
   private running = false;
   /** The connection whose transaction is open, if any. */
   private transactionOwner: number | null = null;
+  /** The connection whose exchange is running now, if any. */
+  private current: number | null = null;
+  /** Connections that closed while their exchange ran: their transaction, if it began one, is rolled back after. */
+  private readonly closedWhileRunning = new Set<number>();
+  private idleTransactionTimer: NodeJS.Timeout | null = null;
   private readonly database: PGlite;
+  private readonly endConnection: (connectionId: number) => void;
+  private readonly idleInTransactionMs: number;
 
-  constructor(database: PGlite) {
+  constructor(database: PGlite, endConnection: (connectionId: number) => void, idleInTransactionMs: number) {
     this.database = database;
+    this.endConnection = endConnection;
+    this.idleInTransactionMs = idleInTransactionMs;
   }
 
   submit(exchange: Exchange): void {
@@ -49,13 +71,21 @@ class SerialSession {
     for (let index = this.queue.length - 1; index >= 0; index -= 1) {
       if (this.queue[index]!.connectionId === connectionId) this.queue.splice(index, 1)[0]!.done();
     }
-    if (this.transactionOwner === connectionId) {
+    if (this.transactionOwner === connectionId) await this.rollBackOwner();
+    else if (this.current === connectionId) this.closedWhileRunning.add(connectionId);
+    void this.pump();
+  }
+
+  /** Ends the open transaction of a connection that is gone. */
+  private async rollBackOwner(): Promise<void> {
+    try {
       // `exec` takes PGlite's own lock (runExclusive would deadlock on it), so it waits
       // for any exchange still running.
       if (this.database.isInTransaction()) await this.database.exec('ROLLBACK');
-      this.transactionOwner = null;
+    } catch {
+      // A session that cannot even roll back is past saving by this connection.
     }
-    void this.pump();
+    this.transactionOwner = null;
   }
 
   private async pump(): Promise<void> {
@@ -68,7 +98,9 @@ class SerialSession {
             ? 0
             : this.queue.findIndex((exchange) => exchange.connectionId === this.transactionOwner);
         if (index === -1 || this.queue.length === 0) break;
+        this.clearIdleTransactionTimer();
         const exchange = this.queue.splice(index, 1)[0]!;
+        this.current = exchange.connectionId;
         try {
           await this.database.runExclusive(() =>
             this.database.execProtocolRawStream(exchange.bytes, { onRawData: exchange.send }),
@@ -77,25 +109,51 @@ class SerialSession {
           // PGlite reports SQL errors inside the protocol stream; a throw here means the
           // exchange could not run at all, and the client sees its connection end.
         } finally {
+          this.current = null;
           exchange.done();
         }
         this.transactionOwner = this.database.isInTransaction() ? exchange.connectionId : null;
+        // The connection closed while its exchange ran: release() found no transaction
+        // of it then, but the exchange may just have begun one.
+        if (this.closedWhileRunning.delete(exchange.connectionId) && this.transactionOwner !== null) await this.rollBackOwner();
       }
+      if (this.transactionOwner !== null && this.queue.length > 0) this.startIdleTransactionTimer(this.transactionOwner);
     } finally {
       this.running = false;
     }
   }
+
+  private startIdleTransactionTimer(owner: number): void {
+    if (this.idleTransactionTimer) return;
+    this.idleTransactionTimer = setTimeout(() => {
+      this.idleTransactionTimer = null;
+      if (this.transactionOwner === owner && !this.queue.some((exchange) => exchange.connectionId === owner)) this.endConnection(owner);
+    }, this.idleInTransactionMs);
+    this.idleTransactionTimer.unref();
+  }
+
+  private clearIdleTransactionTimer(): void {
+    if (this.idleTransactionTimer) clearTimeout(this.idleTransactionTimer);
+    this.idleTransactionTimer = null;
+  }
 }
 
-export async function serveEmbeddedDatabase(database: PGlite): Promise<{ port: number; close(): Promise<void> }> {
+/**
+ * Serves `database` on a random loopback port. A client that sends garbage or goes away
+ * mid-exchange loses its own connection (and open transaction) only.
+ */
+export async function serveEmbeddedDatabase(
+  database: PGlite,
+  options: { idleInTransactionMs?: number } = {},
+): Promise<{ port: number; close(): Promise<void> }> {
   await database.waitReady;
-  const session = new SerialSession(database);
-  const sockets = new Set<Socket>();
+  const sockets = new Map<number, Socket>();
+  const session = new SerialSession(database, (connectionId) => sockets.get(connectionId)?.destroy(), options.idleInTransactionMs ?? EMBEDDED_IDLE_IN_TRANSACTION_MS);
   let nextConnectionId = 1;
 
   const server: Server = createServer((socket) => {
     const connectionId = nextConnectionId++;
-    sockets.add(socket);
+    sockets.set(connectionId, socket);
     socket.setNoDelay(true);
     let buffer: Buffer = Buffer.alloc(0);
     let startupDone = false;
@@ -112,12 +170,15 @@ export async function serveEmbeddedDatabase(database: PGlite): Promise<{ port: n
       });
     };
 
-    socket.on('data', (chunk: Buffer) => {
-      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+    const readMessages = () => {
       for (;;) {
         if (!startupDone) {
           if (buffer.length < 8) return;
           const length = buffer.readInt32BE(0);
+          if (length < 8 || length > MAX_STARTUP_BYTES) {
+            socket.destroy();
+            return;
+          }
           if (buffer.length < length) return;
           const code = buffer.readInt32BE(4);
           const message = buffer.subarray(0, length);
@@ -140,7 +201,13 @@ export async function serveEmbeddedDatabase(database: PGlite): Promise<{ port: n
         }
         if (buffer.length < 5) return;
         const type = String.fromCharCode(buffer[0]!);
-        const length = 1 + buffer.readInt32BE(1);
+        const declared = buffer.readInt32BE(1);
+        if (!FRONTEND_MESSAGE_TYPES.has(type) || declared < 4 || declared > MAX_MESSAGE_BYTES) {
+          // What PostgreSQL does with an invalid message: end the connection.
+          socket.destroy();
+          return;
+        }
+        const length = 1 + declared;
         if (buffer.length < length) return;
         const message = buffer.subarray(0, length);
         buffer = buffer.subarray(length);
@@ -154,9 +221,18 @@ export async function serveEmbeddedDatabase(database: PGlite): Promise<{ port: n
           pending = [];
         }
       }
+    };
+
+    socket.on('data', (chunk: Buffer) => {
+      buffer = buffer.length === 0 ? chunk : Buffer.concat([buffer, chunk]);
+      try {
+        readMessages();
+      } catch {
+        socket.destroy();
+      }
     });
     const closed = () => {
-      if (!sockets.delete(socket)) return;
+      if (!sockets.delete(connectionId)) return;
       void session.release(connectionId);
     };
     socket.on('close', closed);
@@ -172,7 +248,7 @@ export async function serveEmbeddedDatabase(database: PGlite): Promise<{ port: n
   return {
     port: address.port,
     async close() {
-      for (const socket of sockets) socket.destroy();
+      for (const socket of sockets.values()) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type pg from 'pg';
+import pg from 'pg';
 
 const migrationsDirectory = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 
@@ -9,9 +9,16 @@ const migrationsDirectory = path.join(path.dirname(fileURLToPath(import.meta.url
  * Applies the numbered SQL files in ./migrations that have not run yet, each in its own
  * transaction. An advisory lock keeps two processes starting at once (web + worker)
  * from applying the same file twice.
+ *
+ * On a connection of its own, without the statement timeouts of the app's pool: a
+ * migration may rightly take long, and so may waiting for another process's migrations.
  */
-export async function runMigrations(pool: pg.Pool): Promise<string[]> {
-  const client = await pool.connect();
+export async function runMigrations(settings: pg.ClientConfig): Promise<string[]> {
+  const client = new pg.Client({ ...settings, statement_timeout: undefined, query_timeout: undefined, idle_in_transaction_session_timeout: undefined });
+  // Without a listener, a connection lost while migrating would end the process instead
+  // of failing the start with the statement's error.
+  client.on('error', () => undefined);
+  await client.connect();
   const applied: string[] = [];
   try {
     await client.query('SELECT pg_advisory_lock(727274)');
@@ -39,7 +46,7 @@ export async function runMigrations(pool: pg.Pool): Promise<string[]> {
     }
   } finally {
     await client.query('SELECT pg_advisory_unlock(727274)').catch(() => undefined);
-    client.release();
+    await client.end().catch(() => undefined);
   }
   return applied;
 }

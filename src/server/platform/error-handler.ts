@@ -1,18 +1,57 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { HttpError } from './http-errors.ts';
+import { isDatabaseInputError, isDatabaseUnavailable } from '../database/database-errors.ts';
 import { requestMessages } from '../../shared/messages.ts';
+
+/** What a 503 for an unavailable database asks the client to wait before trying again. */
+export const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** The answer while the database cannot be reached: senders retry, nothing is lost. */
+export function databaseUnavailableError(): HttpError {
+  return new HttpError(503, 'database_unavailable', requestMessages.databaseUnavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
+}
+
+function sendHttpError(reply: FastifyReply, error: HttpError) {
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  return reply.status(error.statusCode).send(error.toBody());
+}
+
+/** Only what identifies a database failure: its message and code, never the statement or its values. */
+function databaseFailureOf(error: unknown): { message: string; code?: unknown } {
+  const record = (error ?? {}) as { message?: unknown; code?: unknown };
+  return { message: typeof record.message === 'string' ? record.message.slice(0, 300) : String(error), code: record.code };
+}
+
+/**
+ * An unexpected error while the database does not answer is the outage showing through
+ * a library that hid the database's own error (better-auth answers its own 500): the
+ * client should retry, so it gets the 503 too.
+ */
+async function databaseIsDown(request: FastifyRequest): Promise<boolean> {
+  const availability = (request.server as Partial<FastifyInstance>).database?.availability;
+  if (!availability) return false;
+  try {
+    return !(await availability.isReachable());
+  } catch {
+    return false;
+  }
+}
 
 /**
  * One place that turns every error into the shared error body. Client mistakes get a
- * 4xx with a readable message and per-field errors; anything unexpected is logged and
- * answered with a bare 500 that reveals nothing.
+ * 4xx with a readable message and per-field errors; a database that cannot be reached
+ * gets a 503 with Retry-After (docs/decisions/0017-staying-up.md); anything else
+ * unexpected is logged and answered with a bare 500 that reveals nothing.
  */
 export function registerErrorHandler(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+  app.setErrorHandler(async (error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
-      if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-      return reply.status(error.statusCode).send(error.toBody());
+      if (error.statusCode >= 500 && error.statusCode !== 503 && (await databaseIsDown(request))) {
+        request.log.warn({ status: error.statusCode }, 'request failed while the database is unavailable');
+        return sendHttpError(reply, databaseUnavailableError());
+      }
+      return sendHttpError(reply, error);
     }
     if (hasZodFastifySchemaValidationErrors(error)) {
       const fieldErrors: Record<string, string> = {};
@@ -23,11 +62,20 @@ export function registerErrorHandler(app: FastifyInstance): void {
       const first = Object.values(fieldErrors)[0] ?? requestMessages.invalidInput;
       return reply.status(400).send({ error: 'validation', message: first, fieldErrors });
     }
-    const statusCode = error.statusCode ?? 500;
+    if (isDatabaseUnavailable(error)) {
+      request.server.database?.availability.noteFailure(error);
+      request.log.warn({ err: databaseFailureOf(error) }, 'database unavailable');
+      return sendHttpError(reply, databaseUnavailableError());
+    }
+    if (isDatabaseInputError(error)) {
+      request.log.info({ err: databaseFailureOf(error) }, 'the database refused a value of the request');
+      return reply.status(400).send({ error: 'invalid_value', message: requestMessages.unreadableValue });
+    }
+    const statusCode = typeof error?.statusCode === 'number' ? error.statusCode : 500;
     if (statusCode === 413) {
       return reply.status(413).send({ error: 'body_too_large', message: requestMessages.bodyTooLarge });
     }
-    if (error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (statusCode === 400 && error instanceof SyntaxError)) {
+    if (error?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (statusCode === 400 && error instanceof SyntaxError)) {
       return reply.status(400).send({ error: 'malformed_json', message: requestMessages.malformedJson });
     }
     if (statusCode === 415) {
@@ -38,6 +86,10 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (statusCode >= 400 && statusCode < 500) {
       return reply.status(statusCode).send({ error: 'bad_request', message: error.message });
+    }
+    if (await databaseIsDown(request)) {
+      request.log.warn({ err: databaseFailureOf(error) }, 'request failed while the database is unavailable');
+      return sendHttpError(reply, databaseUnavailableError());
     }
     request.log.error({ err: error }, 'request failed');
     return reply.status(500).send({ error: 'internal', message: requestMessages.internal });

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type pg from 'pg';
 import { HttpError } from './http-errors.ts';
 import type { Clock } from './clock.ts';
+import { inTransaction } from '../database/database.ts';
 import { requestMessages } from '../../shared/messages.ts';
 
 /** SPEC.md section 9: 30 data writes, 60 reads and checks, per user per 60 seconds. */
@@ -18,9 +19,10 @@ export type UserRateLimitKind = keyof typeof userRateLimits;
 export async function consumeUserRateLimit(pool: pg.Pool, clock: Clock, userId: string, kind: UserRateLimitKind): Promise<void> {
   const now = clock.now();
   const windowStart = new Date(now.getTime() - windowMs);
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  // The refusal is decided inside the transaction and thrown after its commit, so that the
+  // transaction's error handling (a lost connection is closed, not reused) sees only
+  // database errors.
+  const retryAfterSeconds = await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rate:${userId}:${kind}`]);
     await client.query('DELETE FROM user_rate_limit_uses WHERE user_id = $1 AND kind = $2 AND used_at <= $3', [userId, kind, windowStart]);
     const { rows } = await client.query<{ uses: number; oldest: Date | null }>(
@@ -29,18 +31,12 @@ export async function consumeUserRateLimit(pool: pg.Pool, clock: Clock, userId: 
     );
     const { uses, oldest } = rows[0]!;
     if (uses >= userRateLimits[kind]) {
-      await client.query('COMMIT');
-      const retryAfterSeconds = Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + windowMs - now.getTime()) / 1000));
-      throw new HttpError(429, 'rate_limited', requestMessages.rateLimited, { retryAfterSeconds });
+      return Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + windowMs - now.getTime()) / 1000));
     }
     await client.query('INSERT INTO user_rate_limit_uses (user_id, kind, used_at) VALUES ($1, $2, $3)', [userId, kind, now]);
-    await client.query('COMMIT');
-  } catch (error) {
-    if (!(error instanceof HttpError)) await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+    return null;
+  });
+  if (retryAfterSeconds !== null) throw new HttpError(429, 'rate_limited', requestMessages.rateLimited, { retryAfterSeconds });
 }
 
 /**

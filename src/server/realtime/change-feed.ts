@@ -23,6 +23,10 @@ export interface ChangeFeedOptions {
   batchSize: number;
 }
 
+/** Pauses before listening again after a lost LISTEN connection: 1 s, doubling up to 30 s. */
+const RELISTEN_FIRST_DELAY_MS = 1_000;
+const RELISTEN_MAX_DELAY_MS = 30_000;
+
 export const defaultChangeFeedOptions: ChangeFeedOptions = { pollIntervalMs: 500, cleanupIntervalMs: 3_600_000, batchSize: 500 };
 
 /**
@@ -35,19 +39,21 @@ export const defaultChangeFeedOptions: ChangeFeedOptions = { pollIntervalMs: 500
 export class ChangeFeed {
   private readonly subscriptions = new Set<ChangeSubscription>();
   private readonly pool: pg.Pool;
-  private readonly connectionString: string;
+  private readonly clientConfig: pg.ClientConfig;
   private readonly logger: FastifyBaseLogger;
   private readonly options: ChangeFeedOptions;
   private pollTimer: NodeJS.Timeout | null = null;
   private cleanupTimer: NodeJS.Timeout | null = null;
   private listener: pg.Client | null = null;
+  private relistenTimer: NodeJS.Timeout | null = null;
+  private relistenDelayMs = RELISTEN_FIRST_DELAY_MS;
   private polling: Promise<void> | null = null;
   private pollAgain = false;
   private stopped = false;
 
-  constructor(dependencies: { pool: pg.Pool; connectionString: string; logger: FastifyBaseLogger; options?: Partial<ChangeFeedOptions> }) {
+  constructor(dependencies: { pool: pg.Pool; clientConfig: pg.ClientConfig; logger: FastifyBaseLogger; options?: Partial<ChangeFeedOptions> }) {
     this.pool = dependencies.pool;
-    this.connectionString = dependencies.connectionString;
+    this.clientConfig = dependencies.clientConfig;
     this.logger = dependencies.logger.child({ module: 'change-feed' });
     this.options = { ...defaultChangeFeedOptions, ...dependencies.options };
   }
@@ -88,32 +94,63 @@ export class ChangeFeed {
   private idle(): void {
     if (this.pollTimer) clearInterval(this.pollTimer);
     if (this.cleanupTimer) clearInterval(this.cleanupTimer);
+    if (this.relistenTimer) clearTimeout(this.relistenTimer);
     this.pollTimer = null;
     this.cleanupTimer = null;
+    this.relistenTimer = null;
+    this.relistenDelayMs = RELISTEN_FIRST_DELAY_MS;
     const listener = this.listener;
     this.listener = null;
     void listener?.end().catch(() => undefined);
   }
 
+  /**
+   * Opens the LISTEN connection. When it fails or is lost (the database restarted, say),
+   * the poll carries the streams meanwhile and listening is tried again with growing
+   * pauses, for as long as a stream is open.
+   */
   private async listen(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.connectionString });
-    client.on('error', (error) => {
-      // The poll keeps streams going; the next stream opened listens again.
-      this.logger.warn({ err: error }, 'change feed: the LISTEN connection failed');
-      if (this.listener === client) this.listener = null;
-    });
+    const client = new pg.Client(this.clientConfig);
+    let lost = false;
+    const lose = (error: unknown) => {
+      if (lost) return;
+      lost = true;
+      // A connection this feed closed itself (no stream left) is not lost.
+      if (this.listener !== client) return;
+      this.logger.warn({ err: { message: (error as Error | undefined)?.message } }, 'change feed: the LISTEN connection failed; polling meanwhile');
+      this.listener = null;
+      this.scheduleRelisten();
+      void client.end().catch(() => undefined);
+    };
+    client.on('error', lose);
+    client.on('end', () => lose(new Error('the LISTEN connection ended')));
     client.on('notification', () => this.requestPoll());
     this.listener = client;
     try {
       await client.connect();
       await client.query(`LISTEN ${EVENT_CHANGES_CHANNEL}`);
     } catch (error) {
-      this.logger.warn({ err: error }, 'change feed: could not LISTEN; polling only');
-      if (this.listener === client) this.listener = null;
+      lose(error);
+      return;
+    }
+    if (this.listener !== client) {
       await client.end().catch(() => undefined);
       return;
     }
-    if (this.listener !== client) await client.end().catch(() => undefined);
+    this.relistenDelayMs = RELISTEN_FIRST_DELAY_MS;
+    // Notifications sent while nobody listened are gone; the poll finds their changes.
+    this.requestPoll();
+  }
+
+  private scheduleRelisten(): void {
+    if (this.stopped || this.subscriptions.size === 0 || this.relistenTimer) return;
+    const delay = this.relistenDelayMs;
+    this.relistenDelayMs = Math.min(this.relistenDelayMs * 2, RELISTEN_MAX_DELAY_MS);
+    this.relistenTimer = setTimeout(() => {
+      this.relistenTimer = null;
+      if (!this.stopped && this.subscriptions.size > 0 && !this.listener) void this.listen();
+    }, delay);
+    this.relistenTimer.unref();
   }
 
   private async cleanup(): Promise<void> {
@@ -131,13 +168,15 @@ export class ChangeFeed {
       this.pollAgain = true;
       return;
     }
-    this.polling = this.poll().finally(() => {
-      this.polling = null;
-      if (this.pollAgain) {
-        this.pollAgain = false;
-        this.requestPoll();
-      }
-    });
+    this.polling = this.poll()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'change feed: a poll failed'))
+      .finally(() => {
+        this.polling = null;
+        if (this.pollAgain) {
+          this.pollAgain = false;
+          this.requestPoll();
+        }
+      });
   }
 
   private async poll(): Promise<void> {
@@ -158,7 +197,12 @@ export class ChangeFeed {
       const mine = changes.filter((change) => change.flowId === subscription.flowId && BigInt(change.changeId) > BigInt(subscription.after));
       if (mine.length === 0) continue;
       subscription.after = mine[mine.length - 1]!.changeId;
-      subscription.send(mine);
+      try {
+        subscription.send(mine);
+      } catch (error) {
+        // One stream's failure must not keep the others from their changes.
+        this.logger.warn({ err: error, flowId: subscription.flowId }, 'change feed: a stream could not take its changes');
+      }
     }
     if (changes.length === this.options.batchSize) this.pollAgain = true;
   }

@@ -1,4 +1,6 @@
 import type { Queryable } from '../database/database.ts';
+import { JsonTextError, parseJsonText, storableText } from '../platform/json-text.ts';
+import { streamMessages } from '../../shared/messages.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
 import type { GeneratedText, StreamChange } from '../../shared/webhooks/webhook-schemas.ts';
@@ -32,13 +34,24 @@ export interface EventChange extends StreamChange {
 /** Statuses after which the flow's assistants have run (or were meant to). */
 const generatedStatuses = new Set<EventStatus>(['delivered', 'failed', 'skipped']);
 
-function payloadOf(rawBody: string | null): unknown {
+/**
+ * What the console may show of a body: parsed JSON while it is small and shallow enough to
+ * serialise (again) safely and cheaply for every open stream, else the start of its text.
+ */
+export const payloadPreviewLimits = { maxChars: 65_536, maxDepth: 32, maxMembers: 5_000, previewChars: 4_096 } as const;
+
+export function payloadOf(rawBody: string | null): unknown {
   if (rawBody === null) return null;
-  try {
-    return JSON.parse(rawBody);
-  } catch {
-    return rawBody;
+  if (rawBody.length <= payloadPreviewLimits.maxChars) {
+    try {
+      return parseJsonText(rawBody, { maxDepth: payloadPreviewLimits.maxDepth, maxMembers: payloadPreviewLimits.maxMembers });
+    } catch (error) {
+      // Text that is not JSON at all is shown as it is; JSON beyond the limits as a preview.
+      if (error instanceof JsonTextError && error.problem === 'malformed') return storableText(rawBody);
+    }
   }
+  const shown = Math.min(rawBody.length, payloadPreviewLimits.previewChars);
+  return `${streamMessages.payloadTruncated(shown, rawBody.length)}\n${storableText(rawBody.slice(0, shown))}`;
 }
 
 /** The newest change of a flow, "0" when it has none: where a fresh stream starts. */
@@ -104,8 +117,20 @@ async function listGeneratedTexts(db: Queryable, keys: Array<{ eventId: string; 
   return byEvent;
 }
 
-/** Streams resume within a day at most; older changes are dropped so the table stays small. */
-export async function deleteOldChanges(db: Queryable): Promise<number> {
-  const result = await db.query("DELETE FROM event_changes WHERE created_at < now() - interval '1 day'");
-  return result.rowCount ?? 0;
+/**
+ * Streams resume within a day at most; older changes are dropped so the table stays small.
+ * In slices, oldest first along the primary key, so that a day of heavy traffic is never one
+ * statement longer than the statement timeout.
+ */
+export async function deleteOldChanges(db: Queryable, sliceSize = 5_000): Promise<number> {
+  let deleted = 0;
+  for (;;) {
+    const result = await db.query(
+      `DELETE FROM event_changes WHERE id IN (
+         SELECT id FROM event_changes WHERE created_at < now() - interval '1 day' ORDER BY id LIMIT $1)`,
+      [sliceSize],
+    );
+    deleted += result.rowCount ?? 0;
+    if ((result.rowCount ?? 0) < sliceSize) return deleted;
+  }
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { inTransaction } from '../database/database.ts';
 import { HttpError } from '../platform/http-errors.ts';
+import { JsonTextError, parseJsonText } from '../platform/json-text.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Engine } from '../engine/engine.ts';
 import { findFlowById, findFlowForUser } from '../flows/flow-queries.ts';
@@ -11,7 +12,7 @@ import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import { latestChangeId, type EventChange } from './event-change-queries.ts';
 import { markDryRun } from './test-events.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
-import { requestMessages } from '../../shared/messages.ts';
+import { requestMessages, streamMessages } from '../../shared/messages.ts';
 import {
   changeIdPattern,
   consoleParamsSchema,
@@ -34,9 +35,23 @@ export interface RealtimeOptions {
   feed?: Partial<ChangeFeedOptions>;
 }
 
-function sseMessage(change: EventChange): string {
+/**
+ * One change as an SSE message. Never throws: a change that cannot be serialised (a
+ * payload beyond what payloadOf bounds, say) goes out with a short placeholder instead
+ * of its payload and texts, so the stream, and the process, carry on.
+ */
+export function sseMessage(change: EventChange): string {
   const { flowId: _flowId, ...data } = change;
-  return `id: ${change.changeId}\nevent: ${streamChangeEventName}\ndata: ${JSON.stringify(data)}\n\n`;
+  const frame = (json: string) => `id: ${change.changeId}\nevent: ${streamChangeEventName}\ndata: ${json}\n\n`;
+  try {
+    return frame(JSON.stringify(data));
+  } catch {
+    try {
+      return frame(JSON.stringify({ ...data, payload: streamMessages.changeUnreadable, generations: [], error: typeof data.error === 'string' ? data.error.slice(0, 1_000) : null }));
+    } catch {
+      return `: ${streamMessages.changeUnreadable}\n\n`;
+    }
+  }
 }
 
 /**
@@ -45,8 +60,8 @@ function sseMessage(change: EventChange): string {
  * stream's change feed is started with the first stream and closed before the server.
  */
 export function registerRealtime(root: FastifyInstance, options: RealtimeOptions): void {
-  const { pool, connectionString } = root.database;
-  const feed = new ChangeFeed({ pool, connectionString, logger: root.log, options: options.feed });
+  const { pool, clientConfig } = root.database;
+  const feed = new ChangeFeed({ pool, clientConfig, logger: root.log, options: options.feed });
   // preClose: open streams would otherwise keep the server from closing.
   root.addHook('preClose', () => feed.stop());
 
@@ -60,20 +75,24 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
       const header = request.headers['last-event-id'];
       const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : request.query.lastEventId;
       const resumeFrom = lastEventId && changeIdPattern.test(lastEventId) ? lastEventId : null;
+      const streamHeaders = {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      };
+      // HEAD asks whether the stream is there: its headers, and no stream to hold open.
+      if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
       const after = resumeFrom ?? (await latestChangeId(pool, flow.id));
 
       reply.hijack();
       const raw = reply.raw;
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
+      raw.writeHead(200, { ...streamHeaders, connection: 'keep-alive' });
       // The first id tells the browser where it is, so even a reconnect before any event
       // resumes from here rather than from "now".
       raw.write(`retry: ${RECONNECT_MS}\nid: ${after}\nevent: ready\ndata: {}\n\n`);
-      const heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), HEARTBEAT_MS);
+      const heartbeat = setInterval(() => {
+        if (!raw.writableEnded && !raw.destroyed) raw.write(': heartbeat\n\n');
+      }, HEARTBEAT_MS);
       heartbeat.unref();
       let unsubscribe = () => {};
       const end = () => {
@@ -84,7 +103,7 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
         flowId: flow.id,
         after,
         send: (changes) => {
-          raw.write(changes.map(sseMessage).join(''));
+          if (!raw.writableEnded && !raw.destroyed) raw.write(changes.map(sseMessage).join(''));
         },
         close: () => {
           end();
@@ -92,6 +111,7 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
         },
       });
       raw.on('close', end);
+      raw.on('error', end);
     });
   }, '/api/stream');
 
@@ -110,8 +130,12 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
         if (!flow.webhookUrl) throw new HttpError(409, 'no_webhook_url', webhookConsoleMessages.noWebhookUrl);
         let payload: unknown;
         try {
-          payload = JSON.parse(request.body.payload);
-        } catch {
+          payload = parseJsonText(request.body.payload);
+        } catch (error) {
+          if (error instanceof JsonTextError && error.problem !== 'malformed') {
+            const message = error.problem === 'too_deep' ? requestMessages.tooDeeplyNested : requestMessages.tooManyMembers;
+            throw new HttpError(400, error.problem, message, { fieldErrors: { payload: message } });
+          }
           payload = null;
         }
         if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {

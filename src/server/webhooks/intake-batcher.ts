@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { inTransaction } from '../database/database.ts';
+import { isDatabaseUnavailable } from '../database/database-errors.ts';
 import { findDuplicateOf, insertEventsOnce, type NewEvent } from '../events/event-queries.ts';
 import type { Engine } from '../engine/engine.ts';
 import type { EventStatus } from '../../shared/events/event-schemas.ts';
@@ -71,6 +72,12 @@ export class IntakeBatcher {
       const inserted = await this.commit(batch);
       await this.settle(batch, inserted);
     } catch (error) {
+      // An unreachable database fails every event alike, the ones still queued too: trying
+      // again would keep senders waiting past their deadline for a 503 (docs/decisions/0017-staying-up.md).
+      if (isDatabaseUnavailable(error)) {
+        for (const pending of [...batch, ...this.queue.splice(0)]) pending.reject(error);
+        return;
+      }
       if (batch.length === 1) {
         batch[0]!.reject(error);
         return;
