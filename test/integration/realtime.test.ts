@@ -272,4 +272,16 @@ describe('the webhook handler page check', () => {
       expect((await missing.json()).message).toBe(webhookHandlerMessages.notFound);
     }
   });
+
+  it("follows the flow's URL key through a rotation: the new URL is known, the old one not once it stops", async () => {
+    const owner = await newOwner();
+    const rotated = await owner.client.post('/api/flows/abandoned_cart/webhook-url/rotate', { graceMinutes: 0 });
+    expect(rotated.status, rotated.text).toBe(200);
+    const newKey = new URL(rotated.json.flow.webhookUrl as string).pathname.split('/').at(-1)!;
+    const current = await fetch(`${scenario.testApp.baseUrl}/api/webhook-status/abandoned_cart/${newKey}`);
+    expect(current.status).toBe(200);
+    expect(await current.json()).toMatchObject({ success: true, flowId: newKey });
+    const old = await fetch(`${scenario.testApp.baseUrl}/api/webhook-status/abandoned_cart/${owner.flows.abandoned_cart.id}`);
+    expect(old.status).toBe(404);
+  });
 });

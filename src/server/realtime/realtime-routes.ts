@@ -5,7 +5,7 @@ import { HttpError } from '../platform/http-errors.ts';
 import { JsonTextError, parseJsonText } from '../platform/json-text.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Engine } from '../engine/engine.ts';
-import { findFlowById, findFlowForUser } from '../flows/flow-queries.ts';
+import { findFlowByWebhookKey, findFlowForUser } from '../flows/flow-queries.ts';
 import { insertEventOnce } from '../events/event-queries.ts';
 import { newAcceptedEvent, readIntakeDetails } from '../webhooks/webhook-intake.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
@@ -167,13 +167,15 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
     async (request) => {
       const { flowType, flowId } = request.params;
       const known = (flowTypes as readonly string[]).includes(flowType);
-      const flow = known ? await findFlowById(pool, flowId) : null;
+      // The URL names the flow by its key, as the webhook route reads it: a rotated-away key
+      // is unknown here as soon as the webhook route stops taking it.
+      const flow = known ? await findFlowByWebhookKey(pool, flowId, app.clock.now()) : null;
       if (!flow || flow.flowType !== flowType) throw new HttpError(404, 'not_found', webhookHandlerMessages.notFound);
       return {
         success: flow.isActive,
         message: flow.isActive ? webhookHandlerMessages.active : webhookHandlerMessages.inactive,
         flowType: flow.flowType as FlowType,
-        flowId: flow.id,
+        flowId,
         timestamp: app.clock.now().toISOString(),
       };
     },
