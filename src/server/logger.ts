@@ -18,6 +18,30 @@ export const redactedLogPaths = [
   '*.secret',
 ];
 
+/**
+ * A flow's webhook URL is a secret (anyone holding it can send events), so its key is cut
+ * to a recognisable prefix in every logged request URL, as is the handler page's check.
+ */
+export function loggableUrl(url: string): string {
+  return url.replace(/^(\/api\/(?:webhooks|webhook-status)\/[^/?#]+\/)([^/?#]{1,4})[^/?#]*/, '$1$2…');
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  return pino({ level, redact: { paths: redactedLogPaths, censor: '[redacted]' } }, destination);
+  return pino(
+    {
+      level,
+      redact: { paths: redactedLogPaths, censor: '[redacted]' },
+      // Fastify's own request serializer, with the URL made loggable.
+      serializers: {
+        req: (request: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
+          method: request.method,
+          url: loggableUrl(request.url ?? ''),
+          host: request.host,
+          remoteAddress: request.ip,
+          remotePort: request.socket?.remotePort,
+        }),
+      },
+    },
+    destination,
+  );
 }
