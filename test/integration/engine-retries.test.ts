@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, startEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { randomUUID } from 'node:crypto';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 /**
@@ -12,9 +14,8 @@ let scenario: EngineScenario;
 let owner: Owner;
 beforeAll(async () => {
   scenario = await startEngineScenario();
-  owner = await ownerWithFlows(scenario, {
-    abandoned_cart: { assistants: [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {description}' }] },
-  });
+  const oneAssistant = { assistants: [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {description}' }] };
+  owner = await ownerWithFlows(scenario, { abandoned_cart: oneAssistant, post_purchase: oneAssistant, abandoned_checkout: { ...oneAssistant, waitMinutes: 30 } });
 });
 afterAll(async () => {
   await scenario?.close();
@@ -129,5 +130,44 @@ describe('a failed try is scheduled, not slept', () => {
       .toBe(2);
     expect((await row(eventId)).status).toBe('waiting');
     expect(profileWrites(email)).toHaveLength(1);
+    expect((await settleOnTheAppClock(scenario, [eventId])).get(eventId)).toMatchObject({ status: 'delivered' });
+    expect(profileWrites(email)).toHaveLength(2);
+  });
+
+  it('still counts an order waiting for its next try: orders/paid of the same order is not followed up again', async () => {
+    const email = uniqueEmail('order-retry');
+    const order = { ...shopifyCheckoutPayload(email), id: 7_000_000_000_000_000 + Math.floor(Math.random() * 1e9), checkout_token: `chk_${randomUUID()}` };
+    scenario.klaviyo.failNext({ kind: 'status', status: 503, on: 'profile-import' });
+    const created = await sendShopify(owner.flows.post_purchase.webhookPath, 'orders/create', order);
+    await scheduled(created);
+    const paid = await sendShopify(owner.flows.post_purchase.webhookPath, 'orders/paid', order);
+    expect(await waitForEvent(db(), paid)).toMatchObject({ status: 'skipped', error: outcome.orderFollowedUp });
+    expect((await settleOnTheAppClock(scenario, [created], { stepMs: 2_000 })).get(created)).toMatchObject({ status: 'delivered' });
+    expect(profileWrites(email)).toHaveLength(2);
+  });
+
+  it('does not let the shopper timers end a replay waiting for its next try: replaying is the owner\'s wish', async () => {
+    const email = uniqueEmail('replay-retry');
+    const checkout = shopifyCheckoutPayload(email);
+    const checkoutEvent = await sendShopify(owner.flows.abandoned_checkout.webhookPath, 'checkouts/update', checkout);
+    scenario.testApp.clock.advance(31 * 60_000);
+    expect((await settleOnTheAppClock(scenario, [checkoutEvent])).get(checkoutEvent)).toMatchObject({ status: 'delivered' });
+
+    // Klaviyo asks for two minutes, so the replay is still waiting when the order comes.
+    scenario.klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 120, on: 'profile-import' });
+    expect((await owner.client.post(`/api/events/${checkoutEvent}/replay`)).status).toBe(202);
+    await scheduled(checkoutEvent);
+    // The order would end a pending abandonment timer of this checkout; the replay is none.
+    const order = await sendShopify(owner.flows.post_purchase.webhookPath, 'orders/create', { ...checkout, id: 8_000_000_000 + Math.floor(Math.random() * 1e6), checkout_token: checkout.token });
+    await waitForEvent(db(), order);
+    expect(await row(checkoutEvent)).toMatchObject({ status: 'waiting' });
+    expect((await settleOnTheAppClock(scenario, [checkoutEvent], { stepMs: 30_000 })).get(checkoutEvent)).toMatchObject({ status: 'delivered' });
   });
 });
+
+async function sendShopify(path: string, topic: string, payload: unknown): Promise<string> {
+  scenario.testApp.clock.advance(1_000);
+  const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${path}`, topic, payload, shopifySecret);
+  expect(sent.status, sent.text).toBe(202);
+  return JSON.parse(sent.text).eventId as string;
+}

@@ -116,6 +116,21 @@ describe('product details from the shop', () => {
     expect(owners.rows.map((row) => row.user_id)).toEqual([owner.userId, other.userId].sort());
   });
 
+  it("keeps Shopify's 64-bit product ids exact from the stored body to the shop's lookup", async () => {
+    const bigId = '788032119674292922';
+    scenario.shopify.setProduct(bigId, { title: 'Summit Pack', description: 'A pack for long days', onlineStoreUrl: null, featuredImage: null });
+    const email = uniqueEmail('big-id');
+    // The id as Shopify writes it: a bare 64-bit integer in the JSON text.
+    const body = JSON.stringify(order(email, 1)).replace('"product_id":1,', `"product_id":${bigId},`);
+    const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', body, shopifySecret);
+    expect(sent.status, sent.text).toBe(202);
+    const eventId = JSON.parse(sent.text).eventId as string;
+    expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
+    const detail = await owner.client.get(`/api/events/${eventId}`);
+    expect(detail.json.event.normalized.products[0].id).toBe(bigId);
+    expect(scenario.klaviyo.profiles.get(email)?.properties.body_copy).toContain('A pack for long days');
+  });
+
   it('spaces requests to one shop about 2 per second, across callers, and each shop on its own', async () => {
     const now = new Date(Date.now() + 3_600_000);
     const waits = await Promise.all([1, 2, 3].map(() => reserveShopifyRequestSlot(db(), 'spaced.myshopify.com', now)));
