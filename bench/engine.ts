@@ -90,6 +90,8 @@ async function run(name: string, events: number, limited: boolean): Promise<void
     engine,
   });
   const { flowId } = await seedOwnerWithFlow(db.pool, { flowType: 'abandoned_cart', assistants });
+  // The flow's daily cap (2,000 by default) would skip part of a larger run.
+  await db.pool.query('UPDATE flows SET daily_generation_cap = 1000000 WHERE id = $1', [flowId]);
   await app.listen({ port, host: '127.0.0.1' });
   try {
     const url = `http://127.0.0.1:${port}/api/webhooks/abandoned_cart/${flowId}`;
