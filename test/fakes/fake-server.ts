@@ -14,6 +14,8 @@ export interface RecordedRequest {
   receivedAt: number;
   /** When the fake finished sending its answer; null while the request is open (or hangs). */
   answeredAt: number | null;
+  /** The status the fake answered with; null while the request is open (or hangs). */
+  status: number | null;
 }
 
 export interface FakeReply {
@@ -75,10 +77,12 @@ export async function startFakeServer(handler: FakeHandler) {
         body: parseBody(rawBody, incoming.headers['content-type']),
         receivedAt: Date.now(),
         answeredAt: null,
+        status: null,
       };
       requests.push(recorded);
       const reply = await handler(recorded);
       if (reply === hang) return;
+      recorded.status = reply.status;
       response.once('finish', () => {
         recorded.answeredAt = Date.now();
       });

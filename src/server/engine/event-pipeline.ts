@@ -42,7 +42,7 @@ export interface PipelineContext {
   openaiBaseUrl: string;
   klaviyoBaseUrl: string;
   loadCredentials: CredentialsLoader;
-  /** Fills in product details from the owner's shop; without it, events go as they came. */
+  /** Product details from the owner's shop; without it, events go as they came, and pixel events (which need them) are skipped. */
   shopifyTokens?: ShopifyAccessTokenProvider;
   options: PipelineOptions;
   sleep: Sleep;
