@@ -8,6 +8,7 @@ import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from './f
 import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
 import type { Queryable } from '../../src/server/database/database.ts';
 import type { EngineOptions } from '../../src/server/engine/engine.ts';
+import type { CredentialsLoader } from '../../src/server/engine/engine-credentials.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
 
@@ -36,6 +37,7 @@ export async function startEngineScenario(
     engine?: Partial<EngineOptions>;
     env?: Record<string, string>;
     pixelRateLimitPerMinute?: number;
+    loadEngineCredentials?: CredentialsLoader;
   } = {},
 ): Promise<EngineScenario> {
   const openai = await startFakeOpenAI(options.openai);
@@ -45,6 +47,7 @@ export async function startEngineScenario(
     env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl, ...options.env },
     engine: options.engine,
     ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
+    ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
   });
   return {
     testApp,
@@ -217,4 +220,35 @@ export async function waitForEvents(db: Queryable, eventIds: string[], options: 
 
 export async function waitForEvent(db: Queryable, eventId: string, options: { statuses?: EventStatus[]; timeoutMs?: number } = {}) {
   return (await waitForEvents(db, [eventId], options)).get(eventId)!;
+}
+
+/**
+ * Waits for events to settle while moving the app's manual clock on by `stepMs` at a time
+ * and running the timer sweep, so scheduled retries (and timers) fall due without any
+ * real waiting. Polls the database between steps.
+ */
+export async function settleOnTheAppClock(
+  scenario: EngineScenario,
+  eventIds: string[],
+  options: { stepMs?: number; timeoutMs?: number; statuses?: EventStatus[] } = {},
+) {
+  const { testApp } = scenario;
+  const statuses = options.statuses ?? settledStatuses;
+  let rows: Array<{ id: string; status: EventStatus; error: string | null }> = [];
+  await expect
+    .poll(
+      async () => {
+        rows = (await testApp.database.pool.query<{ id: string; status: EventStatus; error: string | null }>('SELECT id, status, error FROM events WHERE id = ANY($1)', [eventIds]))
+          .rows;
+        if (rows.length === eventIds.length && rows.every((row) => statuses.includes(row.status))) return true;
+        if (rows.some((row) => row.status === 'waiting')) {
+          testApp.clock.advance(options.stepMs ?? 5_000);
+          await testApp.app.engine.fireDueTimers();
+        }
+        return false;
+      },
+      { timeout: options.timeoutMs ?? 20_000, interval: 50 },
+    )
+    .toBe(true);
+  return new Map(rows.map((row) => [row.id, row]));
 }

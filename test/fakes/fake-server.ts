@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -11,6 +12,10 @@ export interface RecordedRequest {
   /** The JSON or form body parsed; the raw text when it is neither; undefined when empty. */
   body: unknown;
   receivedAt: number;
+  /** When the fake finished sending its answer; null while the request is open (or hangs). */
+  answeredAt: number | null;
+  /** The status the fake answered with; null while the request is open (or hangs). */
+  status: number | null;
 }
 
 export interface FakeReply {
@@ -71,10 +76,16 @@ export async function startFakeServer(handler: FakeHandler) {
         rawBody,
         body: parseBody(rawBody, incoming.headers['content-type']),
         receivedAt: Date.now(),
+        answeredAt: null,
+        status: null,
       };
       requests.push(recorded);
       const reply = await handler(recorded);
       if (reply === hang) return;
+      recorded.status = reply.status;
+      response.once('finish', () => {
+        recorded.answeredAt = Date.now();
+      });
       send(response, reply);
     })().catch((error: unknown) => {
       if (!response.headersSent) send(response, { status: 500, body: { fakeError: String(error) } });
@@ -122,4 +133,32 @@ export class SlidingWindow {
     this.hits.set(key, list);
     return list;
   }
+}
+
+/**
+ * Fails a share of requests at random, but reproducibly: whether the n-th request with a
+ * given key fails is decided by a hash of (seed, key, n), so the same calls fail whatever
+ * order concurrent workers send them in. `keyOf` names what a request is about (an email,
+ * a prompt) and returns null for requests the rule leaves alone. The fakes check rules
+ * before they apply anything, so a failed write changes nothing.
+ */
+export function seededFaults<F>(options: { seed: string; rate: number; keyOf: (request: RecordedRequest) => string | null; failure: F }) {
+  const calls = new Map<string, number>();
+  const injected = new Map<string, number>();
+  return {
+    rule(request: RecordedRequest): F | undefined {
+      const key = options.keyOf(request);
+      if (key === null) return undefined;
+      const call = (calls.get(key) ?? 0) + 1;
+      calls.set(key, call);
+      const digest = createHash('sha256').update(`${options.seed}\u0000${key}\u0000${call}`).digest();
+      if (digest.readUInt32BE(0) / 2 ** 32 >= options.rate) return undefined;
+      injected.set(key, (injected.get(key) ?? 0) + 1);
+      return options.failure;
+    },
+    /** Failures injected so far, per key. */
+    injected,
+    /** Requests seen so far, per key. */
+    calls,
+  };
 }

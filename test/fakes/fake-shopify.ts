@@ -21,6 +21,8 @@ export interface FakeShopifyProduct {
   description: string;
   onlineStoreUrl: string | null;
   featuredImage: { url: string } | null;
+  /** Answered as is; absent means the product has no price range to show. */
+  priceRangeV2?: { minVariantPrice: { amount: string; currencyCode: string } };
 }
 
 export interface FakeWebhookSubscription {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/server/database/database.ts';
 import { insertEventOnce } from '../../src/server/events/event-queries.ts';
 import { eventOutcomeMessages, eventLogMessages } from '../../src/shared/events/event-messages.ts';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 let scenario: EngineScenario;
@@ -126,10 +126,11 @@ describe('missing setup', () => {
 });
 
 describe('retries', () => {
-  it('retries OpenAI 5xx and succeeds', async () => {
+  it('retries OpenAI 5xx on the app\'s clock and succeeds', async () => {
     scenario.openai.failNext({ kind: 'status', status: 503 }, { kind: 'status', status: 500 });
     const mark = openaiMark();
-    const row = await waitForEvent(db(), await send());
+    const eventId = await send();
+    const row = (await settleOnTheAppClock(scenario, [eventId])).get(eventId)!;
     expect(row.status).toBe('delivered');
     expect(responsesSince(mark)).toHaveLength(4);
   });
@@ -167,8 +168,9 @@ describe('retries', () => {
     scenario.klaviyo.failWhen((request) =>
       (request.body as any)?.data?.attributes?.email === email ? { kind: 'status', status: 502, detail: 'Upstream is down' } : undefined,
     );
-    const row = await waitForEvent(db(), await send(sampleEvent('abandoned_cart', { email })));
-    expect(row).toMatchObject({ status: 'failed', error: 'Klaviyo: Upstream is down' });
+    const eventId = await send(sampleEvent('abandoned_cart', { email }));
+    const row = (await settleOnTheAppClock(scenario, [eventId])).get(eventId)!;
+    expect(row).toMatchObject({ status: 'failed', error: eventOutcomeMessages.triesUsedUp('Klaviyo: Upstream is down', 3) });
     expect(profileWritesFor(email)).toHaveLength(3);
   });
 });
@@ -179,7 +181,7 @@ describe('replay', () => {
     scenario.klaviyo.failWhen((request) => ((request.body as any)?.data?.attributes?.email === email ? { kind: 'status', status: 500 } : undefined));
     const mark = openaiMark();
     const eventId = await send(sampleEvent('abandoned_cart', { email }));
-    expect((await waitForEvent(db(), eventId)).status).toBe('failed');
+    expect((await settleOnTheAppClock(scenario, [eventId])).get(eventId)!.status).toBe('failed');
     expect(responsesSince(mark)).toHaveLength(2);
 
     scenario.klaviyo.clearFailures();

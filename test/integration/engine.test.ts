@@ -53,8 +53,12 @@ describe('generic events end on the shopper profile', () => {
       expect(profile!.first_name).toBe('Sam');
       expect(profile!.last_name).toBe('Shopper');
       expect(Object.keys(profile!.properties).sort()).toEqual(['body_copy', 'subject_line1']);
-      expect(profile!.properties.subject_line1).toBe('AI(gpt-5-mini): Write a subject line for A light trail running shoe');
-      expect(profile!.properties.body_copy).toContain('Write an email for Sam about Trail Shoe at 89.5');
+      // The owner's template is the task; the event's values follow it as delimited data.
+      expect(profile!.properties.subject_line1).toBe(
+        'AI(gpt-5-mini): Write a subject line for {description}\n\n<shop_data>\n{\n  "description": "A light trail running shoe"\n}\n</shop_data>',
+      );
+      expect(profile!.properties.body_copy).toContain('Write an email for {first_name} about {name} at {price}');
+      expect(profile!.properties.body_copy).toContain('"first_name": "Sam"');
       const writes = scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === emails[flowType]);
       expect(writes).toHaveLength(1);
       expect(writes[0]!.headers.revision).toBe('2026-07-15');

@@ -54,7 +54,9 @@ describe('product details from the shop', () => {
     const before = scenario.shopify.operationCounts.product ?? 0;
     const first = uniqueEmail('first');
     expect((await sendOrder(first, 7001)).status).toBe('delivered');
-    expect(scenario.klaviyo.profiles.get(first)?.properties.body_copy).toContain('About Trail Shoe: A light shoe for rocky trails at https://shop.example/products/trail-shoe');
+    const firstText = scenario.klaviyo.profiles.get(first)?.properties.body_copy;
+    expect(firstText).toContain('"description": "A light shoe for rocky trails"');
+    expect(firstText).toContain('"product_url": "https://shop.example/products/trail-shoe"');
 
     const second = uniqueEmail('second');
     expect((await sendOrder(second, 7001)).status).toBe('delivered');
@@ -66,6 +68,7 @@ describe('product details from the shop', () => {
       description: 'A light shoe for rocky trails',
       url: 'https://shop.example/products/trail-shoe',
       imageUrl: 'https://cdn.example/trail-shoe.png',
+      price: null,
     });
   });
 
@@ -76,7 +79,7 @@ describe('product details from the shop', () => {
     await db().query(`UPDATE shopify_product_cache SET fetched_at = fetched_at - interval '25 hours' WHERE product_id = $1`, ['gid://shopify/Product/7002']);
     const email = uniqueEmail('new');
     expect((await sendOrder(email, 7002)).status).toBe('delivered');
-    expect(scenario.klaviyo.profiles.get(email)?.properties.body_copy).toContain('About Trail Shoe: New text');
+    expect(scenario.klaviyo.profiles.get(email)?.properties.body_copy).toContain('"description": "New text"');
   });
 
   it('delivers without the description when Shopify is down, rate-limits or has no such product', async () => {
@@ -93,7 +96,8 @@ describe('product details from the shop', () => {
 
     const missing = uniqueEmail('missing');
     expect((await sendOrder(missing, 7999)).status).toBe('delivered');
-    expect(scenario.klaviyo.profiles.get(missing)?.properties.body_copy).toContain('About Trail Shoe:  at');
+    expect(scenario.klaviyo.profiles.get(missing)?.properties.body_copy).toContain('About {name}:  at');
+    expect(scenario.klaviyo.profiles.get(missing)?.properties.body_copy).toContain('"name": "Trail Shoe"');
     const cached = await db().query('SELECT product_id FROM shopify_product_cache WHERE product_id = ANY($1)', [['gid://shopify/Product/7003', 'gid://shopify/Product/7999']]);
     expect(cached.rows).toEqual([]);
   });
@@ -110,6 +114,21 @@ describe('product details from the shop', () => {
       'gid://shopify/Product/7004',
     ]);
     expect(owners.rows.map((row) => row.user_id)).toEqual([owner.userId, other.userId].sort());
+  });
+
+  it("keeps Shopify's 64-bit product ids exact from the stored body to the shop's lookup", async () => {
+    const bigId = '788032119674292922';
+    scenario.shopify.setProduct(bigId, { title: 'Summit Pack', description: 'A pack for long days', onlineStoreUrl: null, featuredImage: null });
+    const email = uniqueEmail('big-id');
+    // The id as Shopify writes it: a bare 64-bit integer in the JSON text.
+    const body = JSON.stringify(order(email, 1)).replace('"product_id":1,', `"product_id":${bigId},`);
+    const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', body, shopifySecret);
+    expect(sent.status, sent.text).toBe(202);
+    const eventId = JSON.parse(sent.text).eventId as string;
+    expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
+    const detail = await owner.client.get(`/api/events/${eventId}`);
+    expect(detail.json.event.normalized.products[0].id).toBe(bigId);
+    expect(scenario.klaviyo.profiles.get(email)?.properties.body_copy).toContain('A pack for long days');
   });
 
   it('spaces requests to one shop about 2 per second, across callers, and each shop on its own', async () => {

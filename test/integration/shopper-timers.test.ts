@@ -21,6 +21,8 @@ beforeAll(async () => {
   scenario = await startEngineScenario({ pixelRateLimitPerMinute: PIXEL_LIMIT_PER_MINUTE });
   const wait = { waitMinutes: WAIT_MINUTES };
   owner = await ownerWithFlows(scenario, { abandoned_checkout: wait, abandoned_cart: wait, browser_abandonment: wait, post_purchase: {} });
+  // The pixel's views are written about only with the shop's own product details.
+  scenario.shopify.setProduct('7001', { title: 'Rain Jacket', description: 'Keeps the rain out', onlineStoreUrl: 'https://shop.example/products/rain-jacket', featuredImage: null });
 });
 afterAll(async () => {
   await scenario?.close();
@@ -310,6 +312,7 @@ describe('abandoned carts', () => {
     passTheWait();
     expect((await waitForEvents(db(), [cart])).get(cart)).toMatchObject({ status: 'delivered' });
     const detail = await owner.client.get(`/api/events/${cart}`);
+    // The pixel's name for the shopper is not taken; Klaviyo's is (docs/decisions/0014).
     expect(detail.json.event.normalized.shopper).toMatchObject({ email, firstName: null });
     expect(profileWrites(email)).toHaveLength(1);
   });
@@ -326,7 +329,7 @@ describe('abandoned carts', () => {
 describe('browse abandonment through the pixel', () => {
   it('turns a logged-in shopper\'s product view into a delivery after the wait', async () => {
     const email = uniqueEmail('viewer');
-    scenario.klaviyo.addProfile(email);
+    scenario.klaviyo.addProfile(email, { first_name: 'Pia' });
     const view = await pixel(pixelEvent('product_viewed', email));
     await armed(view);
     expect(await statusOf(view)).toMatchObject({ status: 'waiting' });
@@ -335,7 +338,9 @@ describe('browse abandonment through the pixel', () => {
     expect(scenario.klaviyo.profiles.get(email)?.first_name ?? null).toBeNull();
     const detail = await owner.client.get(`/api/events/${view}`);
     expect(detail.json.event).toMatchObject({ source: 'pixel', topic: 'product_viewed' });
+    // Stored as the pixel named it: by id only; its details come from the shop when prompts are made.
     expect(detail.json.event.normalized.products).toMatchObject([{ id: '7001', name: null, price: null }]);
+    expect(detail.json.event.generations.map((generation: { prompt: string }) => generation.prompt).join()).toContain('"description": "Keeps the rain out"');
   });
 
   it('sends no browse content when the shopper adds to cart within the wait', async () => {

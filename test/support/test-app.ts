@@ -15,9 +15,12 @@ import type { Database } from '../../src/server/database/database.ts';
 import type { EngineOptions } from '../../src/server/engine/engine.ts';
 import type { CredentialsLoader } from '../../src/server/engine/engine-credentials.ts';
 
-/** Engine timings for tests: millisecond backoff, quick supervision of lost jobs. */
+/**
+ * Engine timings for tests: quick supervision of lost jobs, and three tries a second or
+ * two apart on the app's clock (a test moves the manual clock to reach the next try).
+ */
 export const testEngineOptions: Partial<EngineOptions> = {
-  retry: { attempts: 3, baseDelayMs: 5, maxDelayMs: 50, maxRetryAfterMs: 5_000 },
+  retry: { tries: 3, delaysMs: [1_000, 2_000], jitter: 0, maxInPlaceWaitMs: 1_000, maxRetryAfterMs: 60 * 60_000 },
   pollIntervalMs: 100,
   retryDelaySeconds: 1,
   heartbeatSeconds: 10,

@@ -89,3 +89,25 @@ export async function listDeliveries(db: Queryable, eventId: string): Promise<De
   const { rows } = await db.query<DeliveryRow>(`SELECT ${deliveryColumns} FROM event_deliveries WHERE event_id = $1 ORDER BY attempt DESC`, [eventId]);
   return rows.map(toDelivery);
 }
+
+/** Ends this attempt's delivery, if one was started and is not finished, as failed with the event's reason. */
+export async function failPendingDelivery(db: Queryable, eventId: string, attempt: number, error: string): Promise<void> {
+  await db.query(`UPDATE event_deliveries SET status = 'failed', error = $3, updated_at = now() WHERE event_id = $1 AND attempt = $2 AND status = 'pending'`, [
+    eventId,
+    attempt,
+    error,
+  ]);
+}
+
+/**
+ * How far an attempt has got: texts stored plus Klaviyo steps done. A failed try that got
+ * further than the one before is a new step failing, so its count of tries starts again.
+ */
+export async function progressOf(db: Queryable, eventId: string, attempt: number): Promise<number> {
+  const { rows } = await db.query<{ progress: number }>(
+    `SELECT (SELECT count(*) FROM event_generations WHERE event_id = $1 AND attempt = $2 AND status = 'succeeded')::int
+          + (SELECT count(profile_written_at) + count(event_sent_at) FROM event_deliveries WHERE event_id = $1 AND attempt = $2)::int AS progress`,
+    [eventId, attempt],
+  );
+  return rows[0]?.progress ?? 0;
+}

@@ -31,7 +31,7 @@ export interface EventJobOptions {
   concurrency: number;
   /** How often an idle worker looks for new jobs (other processes' sends). */
   pollIntervalMs: number;
-  /** Retries of a job whose handler crashed (service errors are retried inside the handler). */
+  /** Retries of a job whose handler crashed (a failed service call is not a crash: its next try is scheduled on the event). */
   retryLimit: number;
   retryDelaySeconds: number;
   /** A job whose worker stops sending heartbeats (a killed process) is retried after this. */

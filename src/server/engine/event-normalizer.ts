@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { EventSource, NormalizedEvent, NormalizedProduct } from '../../shared/events/event-schemas.ts';
-import { pixelEventSchema, type PixelProduct } from '../../shared/shopify-pixel/pixel-schemas.ts';
+import { pixelEventNames } from '../../shared/shopify-pixel/pixel-schemas.ts';
 
 /**
  * Turns each source's payload into the one event shape the assistants read (PRODUCT.md
@@ -164,32 +164,54 @@ function normalizeShopify(topic: string, payload: unknown, receivedAt: Date): No
   };
 }
 
-/** The browsing pixel's events; the endpoint accepted only this shape (pixel-schemas.ts). */
+/**
+ * What the engine reads of a browsing-pixel event. Its endpoint is public, so anyone can
+ * post any title, price, URL or name under it: those fields are allowed in the shape but
+ * never read. Products are known by id only (their details come from the owner's shop),
+ * the shopper by email only (their name comes from the owner's Klaviyo profile), so
+ * nothing the pixel says reaches a prompt (docs/decisions/0014-patient-retries-and-caps.md).
+ */
+const ignored = z.unknown().optional();
+const pixelProductIds = z
+  .object({ id: z.string().trim().min(1).max(100), title: ignored, url: ignored, price: ignored, currencyCode: ignored, quantity: ignored })
+  .strict();
+const pixelFields = z
+  .object({
+    name: z.enum(pixelEventNames),
+    id: ignored,
+    timestamp: z.string().max(40),
+    clientId: ignored,
+    customer: z.object({ email: z.string().max(254), firstName: ignored, lastName: ignored }).strict().nullish(),
+    cartToken: ignored,
+    url: ignored,
+    product: pixelProductIds.nullish(),
+    checkout: z
+      .object({
+        token: z.string().max(200).nullish(),
+        email: z.string().max(254).nullish(),
+        totalPrice: ignored,
+        currencyCode: ignored,
+        lineItems: z.array(pixelProductIds).max(100).nullish(),
+      })
+      .strict()
+      .nullish(),
+  })
+  .strict();
+
 function normalizePixel(payload: unknown, receivedAt: Date): NormalizeResult {
-  const parsed = pixelEventSchema.safeParse(payload);
+  const parsed = pixelFields.safeParse(payload);
   if (!parsed.success) return { ok: false, reason: describeProblems(parsed.error) };
   const body = parsed.data;
-  const fromPixel = (product: PixelProduct): NormalizedProduct => ({
-    id: clean(product.id),
-    name: clean(product.title),
-    description: null,
-    price: amountText(product.price),
-    quantity: product.quantity ?? null,
-    url: clean(product.url),
-  });
-  const products = [...(body.product ? [body.product] : []), ...(body.checkout?.lineItems ?? [])].map(fromPixel);
+  const byId = (product: { id: string }): NormalizedProduct => ({ id: product.id, name: null, description: null, price: null, quantity: null, url: null });
+  const products = [...(body.product ? [body.product] : []), ...(body.checkout?.lineItems ?? [])].map(byId);
   return {
     ok: true,
     event: {
       eventType: body.name,
-      shopper: {
-        email: clean(body.customer?.email ?? body.checkout?.email),
-        firstName: clean(body.customer?.firstName),
-        lastName: clean(body.customer?.lastName),
-      },
+      shopper: { email: clean(body.customer?.email ?? body.checkout?.email), firstName: null, lastName: null },
       products,
-      total: amountText(body.checkout?.totalPrice),
-      currency: clean(body.checkout?.currencyCode ?? body.product?.currencyCode),
+      total: null,
+      currency: null,
       time: timeText(body.timestamp, receivedAt),
       checkoutUrl: null,
       checkoutToken: clean(body.checkout?.token),

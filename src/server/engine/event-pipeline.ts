@@ -1,26 +1,30 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
-import { findEventById, hasEarlierOrderEvent, saveNormalizedEvent, setEventStatus, type EventRecord } from '../events/event-queries.ts';
+import { findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
 import type { Clock } from '../platform/clock.ts';
 import { endTimersEndedBy, findCartShopper, findReasonTimerEnded, signalOnlyReason, timerKindOf, type TimerKind } from './shopper-timers.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import { createResponse } from '../integrations/openai/openai-responses.ts';
-import { createEvent, importProfile, profileExists } from '../integrations/klaviyo/klaviyo-profiles.ts';
+import { createEvent, findProfileByEmail, importProfile, type KnownProfile } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { normalizeEvent } from './event-normalizer.ts';
 import { composeInstructions, renderPrompt } from './prompt-rendering.ts';
 import { findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
-import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
+import { failPendingDelivery, finishDelivery, progressOf, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
 import { waitForKlaviyoSlot, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
-import { withRetries, type RetryPolicy, type Sleep } from './retry-policy.ts';
-import { ServiceCallError } from './service-call-error.ts';
+import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy, type Sleep } from './retry-policy.ts';
+import { ServiceCallError, type ServiceErrorCode } from './service-call-error.ts';
+import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { isDryRunEvent } from '../realtime/test-events.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
-import { fillProductDetails } from '../integrations/shopify/shopify-products.ts';
+import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
+import { IntegrationError, type IntegrationErrorCode } from '../integrations/integration-error.ts';
+import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
+import { parseJsonText } from '../platform/json-text.ts';
 
 export interface PipelineOptions {
   retry: RetryPolicy;
@@ -38,7 +42,7 @@ export interface PipelineContext {
   openaiBaseUrl: string;
   klaviyoBaseUrl: string;
   loadCredentials: CredentialsLoader;
-  /** Fills in product details from the owner's shop; without it, events go as they came. */
+  /** Product details from the owner's shop; without it, events go as they came, and pixel events (which need them) are skipped. */
   shopifyTokens?: ShopifyAccessTokenProvider;
   options: PipelineOptions;
   sleep: Sleep;
@@ -70,20 +74,53 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
   if (!event || event.attempt !== job.attempt || finalStatuses.has(event.status)) return;
   // An arming job that comes late (the timer already fired) has nothing left to do.
   if (job.arm && event.status !== 'waiting') return;
+  // A waiting event's job is sent by the timer sweep when it is due. A job that finds it
+  // waiting is one whose worker died after scheduling the next try: running it now would
+  // try early, and twice.
+  if (!job.arm && event.status === 'waiting') return;
   try {
     await runPipeline(context, event, signal, job.arm === true);
   } catch (error) {
     if (error instanceof EventOutcome) {
+      await failPendingDelivery(pool, event.id, event.attempt, error.message);
       await setEventStatus(pool, event.id, event.attempt, error.status, error.message);
       context.logger.info({ eventId: event.id, status: error.status }, 'event finished without delivery');
       return;
     }
     if (error instanceof ServiceCallError && !signal.aborted) {
-      await setEventStatus(pool, event.id, event.attempt, 'failed', error.message);
+      await retryLaterOrFail(context, event, error);
       return;
     }
     throw error;
   }
+}
+
+/**
+ * A service call failed: the event waits for its next try (the timer sweep sends its job
+ * when it is due, on the app's clock), unless the failure is permanent, the service asks
+ * for a longer wait than allowed, or the step has used its tries; then it fails with the
+ * service's message and the owner can replay it. Tries count per step: one that got
+ * further than the last failure starts the count again.
+ */
+async function retryLaterOrFail(context: PipelineContext, event: EventRecord, error: ServiceCallError): Promise<void> {
+  const { pool, options } = context;
+  const progress = await progressOf(pool, event.id, event.attempt);
+  const failedTries = progress > event.retryProgress ? 1 : event.retryCount + 1;
+  const refusal = retryRefusal(options.retry, error, failedTries);
+  if (refusal) {
+    const reason = refusal === 'tries_used_up' ? m.triesUsedUp(error.message, failedTries) : refusal === 'wait_too_long' ? m.retryTooLate(error.message) : error.message;
+    await failPendingDelivery(pool, event.id, event.attempt, reason);
+    await setEventStatus(pool, event.id, event.attempt, 'failed', reason);
+    return;
+  }
+  const nextTryAt = new Date(context.clock.now().getTime() + nextTryDelay(options.retry, failedTries, error.retryAfterMs));
+  await scheduleEventRetry(pool, event.id, event.attempt, {
+    nextTryAt,
+    retryCount: failedTries,
+    retryProgress: progress,
+    error: m.retrying(error.message, nextTryAt, failedTries + 1, options.retry.tries),
+  });
+  context.logger.info({ eventId: event.id, code: error.code, failedTries, nextTryAt }, 'service call failed; the next try is scheduled');
 }
 
 async function runPipeline(context: PipelineContext, event: EventRecord, signal: AbortSignal, arming: boolean): Promise<void> {
@@ -117,16 +154,47 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   const credentials = await context.loadCredentials(pool, event.userId);
   if (!credentials) throw new EventOutcome('failed', m.noCredentials);
 
-  // A cart's shopper always comes from the pixel, so it is held to the same rule.
-  if (event.source === 'pixel' || kind === 'cart') await requireKnownShopper(context, event, normalized.shopper.email!, credentials, signal);
+  // What the public pixel says is never used for content: its shopper's name comes from
+  // the owner's Klaviyo profile, its products from the owner's shop. A cart's shopper
+  // always comes from the pixel, so it is held to the same rule.
+  const fromPixel = event.source === 'pixel' || kind === 'cart';
+  let described: NormalizedEvent;
+  if (fromPixel) {
+    const profile = await requireKnownShopper(context, event, normalized.shopper.email!, credentials, signal);
+    const shopper = { ...normalized.shopper, firstName: profile.firstName, lastName: profile.lastName };
+    described = event.source === 'pixel' ? await withShopProductsOnly(context, event, { ...normalized, shopper }, signal) : await withProductDetails(context, event, { ...normalized, shopper }, signal);
+  } else {
+    described = await withProductDetails(context, event, normalized, signal);
+  }
 
+  await requireRoomUnderCaps(context, event, flow, normalized.shopper.email!);
   await setEventStatus(pool, event.id, event.attempt, 'generating');
-  const described = await withProductDetails(context, event, normalized, signal);
   const generations = await generateTexts(context, event, flow, described, credentials, signal);
   if (event.source === 'test' && (await isDryRunEvent(pool, event.id))) throw new EventOutcome('skipped', dryRunOutcome);
   const properties = Object.fromEntries(generations.map((generation) => [generation.klaviyoProperty, generation.text!]));
-  await deliver(context, event, flow, normalized, credentials, properties, signal);
+  // Names the profile already has (pixel shoppers' come from it) are not written back.
+  const names = fromPixel ? { firstName: null, lastName: null } : { firstName: normalized.shopper.firstName, lastName: normalized.shopper.lastName };
+  await deliver(context, event, flow, normalized.shopper.email!, names, credentials, properties, signal);
   await setEventStatus(pool, event.id, event.attempt, 'delivered');
+}
+
+/**
+ * The flow's caps, before any OpenAI call: one generation per shopper per cooldown (not
+ * for replays, the owner's explicit wish, nor for console test sends) and a daily number
+ * of generating events per flow, replays included.
+ */
+async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord, flow: FlowRecord, email: string): Promise<void> {
+  const perShopper = event.attempt === 1 && event.source !== 'test';
+  const refusal = await reserveGenerationCaps(context.pool, {
+    eventId: event.id,
+    attempt: event.attempt,
+    flowId: flow.id,
+    shopperEmail: perShopper ? email : null,
+    shopperCooldownHours: flow.shopperCooldownHours,
+    dailyGenerationCap: flow.dailyGenerationCap,
+    now: context.clock.now(),
+  });
+  if (refusal) throw new EventOutcome('skipped', refusal.rule === 'shopper' ? m.shopperCooldown(refusal.hours) : m.dailyCapReached(refusal.cap));
 }
 
 /**
@@ -135,18 +203,72 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
  * the owner's Klaviyo account already has, never create a profile, and are checked
  * before any AI runs (docs/decisions/0011-shopper-timers.md).
  */
-async function requireKnownShopper(context: PipelineContext, event: EventRecord, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<void> {
+async function requireKnownShopper(context: PipelineContext, event: EventRecord, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<KnownProfile> {
   const { options } = context;
   const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
-  const known = await withRetries(
+  const profile = await withQuickRetry(
     async () => {
       await waitForKlaviyoSlot(context.pool, credentials.klaviyoApiKey, 'profiles', options.klaviyoLimits, { signal, sleep: context.sleep });
-      return profileExists(connection, email, signal);
+      return findProfileByEmail(connection, email, signal);
     },
     options.retry,
     { signal, sleep: context.sleep, onRetry: (error, delayMs) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') },
   );
-  if (!known) throw new EventOutcome('skipped', m.unknownPixelShopper);
+  if (!profile) throw new EventOutcome('skipped', m.unknownPixelShopper);
+  return profile;
+}
+
+/**
+ * The pixel's products as the owner's shop describes them, and nothing else: a product
+ * the shop does not know, or a shop that is not connected, skips the event with that
+ * reason; a shop that cannot be asked right now is tried again like any other service.
+ */
+async function withShopProductsOnly(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, signal: AbortSignal): Promise<NormalizedEvent> {
+  if (normalized.products.length === 0) throw new EventOutcome('skipped', m.pixelWithoutProduct);
+  const gids = normalized.products.map((product) => shopifyProductGid(product.id));
+  const notShopify = normalized.products.find((_, index) => gids[index] === null);
+  if (notShopify) throw new EventOutcome('skipped', m.unknownShopifyProduct(notShopify.id ?? ''));
+  if (!context.shopifyTokens) throw new EventOutcome('skipped', m.shopNotConnected);
+  const found = new Map<string, ShopifyProductDetails | null>();
+  try {
+    const outcome = await lookUpProducts({ db: context.pool, tokens: context.shopifyTokens, sleep: context.sleep, now: () => context.clock.now() }, event.userId, gids as string[], found, signal);
+    if (outcome === SHOP_NOT_CONNECTED) throw new EventOutcome('skipped', m.shopNotConnected);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    if (error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
+    if (error instanceof IntegrationError) throw asServiceCallError(error);
+    throw error;
+  }
+  const products = normalized.products.map((product, index) => {
+    const details = found.get(gids[index]!);
+    if (!details) throw new EventOutcome('skipped', m.unknownShopifyProduct(product.id ?? ''));
+    return { ...product, name: details.title, description: details.description, price: details.price?.amount ?? null, url: details.url };
+  });
+  const currency = found.get(gids[0]!)?.price?.currencyCode ?? null;
+  return { ...normalized, products, currency };
+}
+
+const serviceCodes: Record<IntegrationErrorCode, ServiceErrorCode> = {
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  not_found: 'not_found',
+  invalid_client: 'unauthorized',
+  payment_required: 'forbidden',
+  bad_request: 'bad_request',
+  rate_limited: 'rate_limited',
+  server_error: 'server_error',
+  timeout: 'timeout',
+  network: 'network',
+  invalid_response: 'invalid_response',
+};
+
+/** The Shopify module's error in the engine's terms, so it is retried (or not) like OpenAI's and Klaviyo's. */
+function asServiceCallError(error: IntegrationError): ServiceCallError {
+  return new ServiceCallError('shopify', serviceCodes[error.code], error.message.replace(/^Shopify: /, ''), {
+    retryable: error.retryable,
+    status: error.status,
+    retryAfterMs: error.retryAfterMs,
+  });
 }
 
 /**
@@ -164,7 +286,8 @@ async function withProductDetails(context: PipelineContext, event: EventRecord, 
 async function normalizeStored(context: PipelineContext, event: EventRecord): Promise<NormalizedEvent> {
   let payload: unknown;
   try {
-    payload = JSON.parse(event.rawBody ?? '');
+    // Shopify's 64-bit ids stay exact (as digit strings) through normalisation.
+    payload = parseJsonText(event.rawBody ?? '');
   } catch {
     throw new EventOutcome('failed', m.invalidPayload('the stored body is not JSON'));
   }
@@ -212,12 +335,17 @@ async function generateTexts(
   if (signal.aborted) throw signal.reason;
   const failures: string[] = [];
   const generations: GenerationRecord[] = [];
+  let tryAgain: ServiceCallError | null = null;
   for (const outcome of outcomes) {
-    if (outcome.status === 'rejected') throw outcome.reason;
-    if (outcome.value.status === 'succeeded') generations.push(outcome.value);
+    if (outcome.status === 'rejected') {
+      // A text that failed for now is tried again later; the texts that arrived are kept.
+      if (outcome.reason instanceof ServiceCallError && outcome.reason.retryable) tryAgain ??= outcome.reason;
+      else throw outcome.reason;
+    } else if (outcome.value.status === 'succeeded') generations.push(outcome.value);
     else failures.push(outcome.value.error ?? '');
   }
   if (failures.length > 0) throw new EventOutcome('failed', failures.join(' '));
+  if (tryAgain) throw tryAgain;
   return generations;
 }
 
@@ -264,7 +392,7 @@ async function generateOne(
   const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs };
   let generation: GenerationRecord;
   try {
-    const answer = await withRetries(
+    const answer = await withQuickRetry(
       () => createResponse(connection, { model, instructions: composeInstructions(assistant.instructions), input: prompt, maxOutputTokens: context.options.maxOutputTokens }, signal),
       context.options.retry,
       { signal, sleep: context.sleep, onRetry: (error, delayMs) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying OpenAI') },
@@ -284,7 +412,12 @@ async function generateOne(
   } catch (error) {
     if (!(error instanceof ServiceCallError) || signal.aborted) throw error;
     generation = { ...request, ...empty, durationMs: Date.now() - started, status: 'failed', text: null, error: m.generationFailed(assistant.name, error.message) };
+    // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
+    await saveGeneration(context.pool, generation);
+    if (error.retryable) throw error;
+    return generation;
   }
+  // Stored the moment it arrives, before any delivery: a crash from here on never pays for this text again.
   await saveGeneration(context.pool, generation);
   return generation;
 }
@@ -297,7 +430,8 @@ async function deliver(
   context: PipelineContext,
   event: EventRecord,
   flow: FlowRecord,
-  normalized: NormalizedEvent,
+  email: string,
+  names: { firstName: string | null; lastName: string | null },
   credentials: EngineCredentials,
   properties: Record<string, string>,
   signal: AbortSignal,
@@ -312,38 +446,34 @@ async function deliver(
   });
   if (delivery.status === 'delivered') return;
   const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
-  const email = normalized.shopper.email!;
   const retrying = { signal, sleep: context.sleep, onRetry: (error: ServiceCallError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') };
-  try {
-    if (!delivery.profileWrittenAt) {
-      const result = await withRetries(
-        async () => {
-          await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'profile-import', options.klaviyoLimits, { signal, sleep: context.sleep });
-          return importProfile(connection, { email, firstName: normalized.shopper.firstName, lastName: normalized.shopper.lastName, properties: delivery.properties }, signal);
-        },
-        options.retry,
-        retrying,
-      );
-      await recordProfileWritten(pool, delivery.id, result);
-    }
-    if (delivery.klaviyoEventName && !delivery.eventSentAt) {
-      await withRetries(
-        async () => {
-          await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'events', options.klaviyoLimits, { signal, sleep: context.sleep });
-          await createEvent(
-            connection,
-            { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: new Date().toISOString() },
-            signal,
-          );
-        },
-        options.retry,
-        retrying,
-      );
-      await recordKlaviyoEventSent(pool, delivery.id);
-    }
-  } catch (error) {
-    if (error instanceof ServiceCallError && !signal.aborted) await finishDelivery(pool, delivery.id, 'failed', error.message);
-    throw error;
+  // A failure goes up to processEvent, which schedules the next try (this delivery then
+  // resumes after its last recorded step) or fails the event and this delivery with it.
+  if (!delivery.profileWrittenAt) {
+    const result = await withQuickRetry(
+      async () => {
+        await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'profile-import', options.klaviyoLimits, { signal, sleep: context.sleep });
+        return importProfile(connection, { email, firstName: names.firstName, lastName: names.lastName, properties: delivery.properties }, signal);
+      },
+      options.retry,
+      retrying,
+    );
+    await recordProfileWritten(pool, delivery.id, result);
+  }
+  if (delivery.klaviyoEventName && !delivery.eventSentAt) {
+    await withQuickRetry(
+      async () => {
+        await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'events', options.klaviyoLimits, { signal, sleep: context.sleep });
+        await createEvent(
+          connection,
+          { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: new Date().toISOString() },
+          signal,
+        );
+      },
+      options.retry,
+      retrying,
+    );
+    await recordKlaviyoEventSent(pool, delivery.id);
   }
   await finishDelivery(pool, delivery.id, 'delivered');
 }

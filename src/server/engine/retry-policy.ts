@@ -1,20 +1,35 @@
 import { ServiceCallError } from './service-call-error.ts';
 
 /**
- * How often and how patiently a call to OpenAI or Klaviyo is tried: exponential backoff
- * with jitter, or exactly what the service asked for with Retry-After. Tests pass
- * millisecond delays through buildApp's dependencies.
+ * How patiently a failing call to OpenAI, Klaviyo or Shopify is tried again: like Shopify
+ * retries its own webhook deliveries, 8 tries over about 4 hours, each wait longer than
+ * the one before, or longer still when the service asks for it with Retry-After. The
+ * waits are not slept in a worker slot: the event waits (status `waiting`) and the timer
+ * sweep sends its job when the next try is due, on the app's clock
+ * (docs/decisions/0014-patient-retries-and-caps.md). Only a Retry-After of a second or so
+ * is waited in place, since scheduling would cost more than it saves.
  */
 export interface RetryPolicy {
-  /** Tries in all, the first included. */
-  attempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
+  /** Tries of a step that keeps failing without getting further, the first included. */
+  tries: number;
+  /** The wait before the 2nd, 3rd … try; the last one repeats if there are more tries. */
+  delaysMs: number[];
+  /** Each wait is spread by up to this fraction either way, so failed events do not all come back together. */
+  jitter: number;
+  /** A Retry-After up to this long is waited in the worker slot, once per call. */
+  maxInPlaceWaitMs: number;
   /** A service asking for a longer wait than this ends the tries: the event fails and can be replayed. */
   maxRetryAfterMs: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { attempts: 5, baseDelayMs: 1_000, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
+export const defaultRetryPolicy: RetryPolicy = {
+  tries: 8,
+  // 30 s, 2 min, 5 min, 15 min, 30 min, 1 h, 2 h: about 4 hours from the first try to the last.
+  delaysMs: [30_000, 120_000, 300_000, 900_000, 1_800_000, 3_600_000, 7_200_000],
+  jitter: 0.2,
+  maxInPlaceWaitMs: 1_000,
+  maxRetryAfterMs: 6 * 60 * 60_000,
+};
 
 export type Sleep = (milliseconds: number, signal?: AbortSignal) => Promise<void>;
 
@@ -32,31 +47,36 @@ export const sleep: Sleep = (milliseconds, signal) =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
-/** The wait before try number `retry + 1`: half fixed, half random, so workers spread out. */
-export function backoffDelay(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
-  return Math.round(ceiling / 2 + (ceiling / 2) * random());
+/**
+ * The wait before the next try, after `failedTries` tries in a row failed: the policy's
+ * step for it with jitter, but never shorter than what the service asked for.
+ */
+export function nextTryDelay(policy: RetryPolicy, failedTries: number, retryAfterMs: number | null, random: () => number = Math.random): number {
+  const step = policy.delaysMs[Math.min(Math.max(failedTries, 1), policy.delaysMs.length) - 1] ?? 0;
+  const spread = step * policy.jitter * (2 * random() - 1);
+  return Math.max(Math.round(step + spread), retryAfterMs ?? 0);
+}
+
+/** Why the next try is not worth scheduling, or null when it is. */
+export function retryRefusal(policy: RetryPolicy, error: ServiceCallError, failedTries: number): 'permanent' | 'tries_used_up' | 'wait_too_long' | null {
+  if (!error.retryable) return 'permanent';
+  if (failedTries >= policy.tries) return 'tries_used_up';
+  if (error.retryAfterMs !== null && error.retryAfterMs > policy.maxRetryAfterMs) return 'wait_too_long';
+  return null;
 }
 
 /**
- * Runs `call` until it succeeds, fails permanently, or the tries are used up. Only
- * retryable ServiceCallErrors are tried again; everything else goes straight up.
+ * Runs `call`; when it fails with a retryable error whose Retry-After is short enough to
+ * wait in place, waits that long and calls once more. Any other failure goes straight up,
+ * for the pipeline to schedule the next try or to fail the event.
  */
-export async function withRetries<T>(
-  call: () => Promise<T>,
-  policy: RetryPolicy,
-  options: { signal?: AbortSignal; sleep?: Sleep; onRetry?: (error: ServiceCallError, delayMs: number) => void } = {},
-): Promise<T> {
-  const wait = options.sleep ?? sleep;
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await call();
-    } catch (error) {
-      if (!(error instanceof ServiceCallError) || !error.retryable || attempt >= policy.attempts) throw error;
-      if (error.retryAfterMs !== null && error.retryAfterMs > policy.maxRetryAfterMs) throw error;
-      const delay = error.retryAfterMs !== null ? error.retryAfterMs : backoffDelay(policy, attempt);
-      options.onRetry?.(error, delay);
-      await wait(delay, options.signal);
-    }
+export async function withQuickRetry<T>(call: () => Promise<T>, policy: RetryPolicy, options: { signal?: AbortSignal; sleep?: Sleep; onRetry?: (error: ServiceCallError, delayMs: number) => void } = {}): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (!(error instanceof ServiceCallError) || !error.retryable || error.retryAfterMs === null || error.retryAfterMs > policy.maxInPlaceWaitMs) throw error;
+    options.onRetry?.(error, error.retryAfterMs);
+    await (options.sleep ?? sleep)(error.retryAfterMs, options.signal);
+    return call();
   }
 }

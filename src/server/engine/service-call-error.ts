@@ -1,10 +1,10 @@
 /**
- * The app's own error for a call to OpenAI or Klaviyo. The engine decides from
+ * The app's own error for a call to OpenAI, Klaviyo or (for the pixel's product details) Shopify. The engine decides from
  * `retryable` alone whether to try again, so each service module maps its service's
  * answers onto these codes once. The message is the service's own (for the owner's event
  * log) and never contains the API key.
  */
-export type ServiceName = 'openai' | 'klaviyo';
+export type ServiceName = 'openai' | 'klaviyo' | 'shopify';
 
 export type ServiceErrorCode =
   | 'timeout'
@@ -19,7 +19,7 @@ export type ServiceErrorCode =
   | 'server_error'
   | 'invalid_response';
 
-const serviceTitles: Record<ServiceName, string> = { openai: 'OpenAI', klaviyo: 'Klaviyo' };
+const serviceTitles: Record<ServiceName, string> = { openai: 'OpenAI', klaviyo: 'Klaviyo', shopify: 'Shopify' };
 const MAX_MESSAGE_LENGTH = 500;
 
 export class ServiceCallError extends Error {

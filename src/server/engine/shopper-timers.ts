@@ -217,14 +217,15 @@ export async function findReasonTimerEnded(db: Queryable, kind: TimerKind, event
 /**
  * Ends, at once, the owner's pending timers that `event` ends (in any of their flows):
  * each candidate sharing a key is judged by `reasonTimerEnded` and, if ended, skipped
- * with that reason. Each is its own statement so that only one flow's change-log lock is
+ * with that reason. A replay waiting for its next try is not a timer: replays skip the
+ * timer rules. Each is its own statement so that only one flow's change-log lock is
  * held at a time. Returns how many were ended.
  */
 export async function endTimersEndedBy(pool: pg.Pool, event: EventRecord, logger: Logger): Promise<number> {
   if (event.source === 'test' || activityOf(event) === null) return 0;
   const { rows } = await pool.query<TimerFactsRow & { user_id: string }>(
     `SELECT ${factsColumns} FROM events
-      WHERE user_id = $1 AND status = 'waiting' AND id <> $2
+      WHERE user_id = $1 AND status = 'waiting' AND attempt = 1 AND id <> $2
         AND (checkout_token = $3 OR cart_token = $4 OR object_id = $5 OR shopper_email = $6)
       LIMIT ${MAX_RELATED}`,
     [event.userId, event.id, event.checkoutToken, event.cartToken, event.objectId, event.shopperEmail],
@@ -250,34 +251,25 @@ export async function endTimersEndedBy(pool: pg.Pool, event: EventRecord, logger
 /**
  * A cart's shopper: the latest identified pixel event of the owner that carried the same
  * cart token (the pixel reads it from the storefront's cart). Shopify's cart webhooks
- * carry no customer, so without the pixel a cart reaches no one.
+ * carry no customer, so without the pixel a cart reaches no one. Only the email is taken:
+ * names the public pixel sent are not trusted, the shopper's come from Klaviyo.
  */
-export async function findCartShopper(db: Queryable, userId: string, cartToken: string | null): Promise<{ email: string; firstName: string | null; lastName: string | null } | null> {
+export async function findCartShopper(db: Queryable, userId: string, cartToken: string | null): Promise<{ email: string; firstName: null; lastName: null } | null> {
   if (!cartToken) return null;
-  const { rows } = await db.query<{ shopper_email: string; raw_body: string | null }>(
-    `SELECT shopper_email, raw_body FROM events
+  const { rows } = await db.query<{ shopper_email: string }>(
+    `SELECT shopper_email FROM events
       WHERE user_id = $1 AND cart_token = $2 AND source = 'pixel' AND shopper_email IS NOT NULL AND status <> 'rejected'
       ORDER BY received_at DESC LIMIT 1`,
     [userId, cartToken],
   );
   const row = rows[0];
-  if (!row) return null;
-  let names: { firstName?: unknown; lastName?: unknown } = {};
-  try {
-    names = (JSON.parse(row.raw_body ?? '{}') as { customer?: typeof names }).customer ?? {};
-  } catch {
-    // The body passed the pixel schema when it was stored; a name is only a nicety.
-  }
-  return {
-    email: row.shopper_email,
-    firstName: typeof names.firstName === 'string' ? names.firstName : null,
-    lastName: typeof names.lastName === 'string' ? names.lastName : null,
-  };
+  return row ? { email: row.shopper_email, firstName: null, lastName: null } : null;
 }
 
 /**
- * Fires the timers that are due: each moves from `waiting` to `received` together with its
- * job, in its own transaction (one flow lock at a time), and only if still waiting, so two
+ * Fires the timers that are due, and the next tries of events that wait after a failed
+ * service call (docs/decisions/0014-patient-retries-and-caps.md): each moves from
+ * `waiting` to `received` together with its job, in its own transaction (one flow lock at a time), and only if still waiting, so two
  * workers sweeping at once fire each timer once.
  */
 export async function fireDueTimers(

@@ -26,6 +26,10 @@ export interface EventRecord {
   receivedAt: Date;
   updatedAt: Date;
   finishedAt: Date | null;
+  /** Tries in a row that failed without getting further (patient retries, docs/decisions/0014). */
+  retryCount: number;
+  /** How far the event had got when it last failed: texts stored plus Klaviyo steps done. */
+  retryProgress: number;
 }
 
 interface EventRow {
@@ -51,10 +55,12 @@ interface EventRow {
   received_at: Date;
   updated_at: Date;
   finished_at: Date | null;
+  retry_count: number;
+  retry_progress: number;
 }
 
 export const eventColumns =
-  'id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers, normalized, shopper_email, error, attempt, checkout_token, cart_token, object_id, occurred_at, process_after, received_at, updated_at, finished_at';
+  'id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers, normalized, shopper_email, error, attempt, checkout_token, cart_token, object_id, occurred_at, process_after, received_at, updated_at, finished_at, retry_count, retry_progress';
 
 export function toEventRecord(row: EventRow): EventRecord {
   return {
@@ -80,6 +86,8 @@ export function toEventRecord(row: EventRow): EventRecord {
     receivedAt: row.received_at,
     updatedAt: row.updated_at,
     finishedAt: row.finished_at,
+    retryCount: row.retry_count,
+    retryProgress: row.retry_progress,
   };
 }
 
@@ -253,10 +261,31 @@ export async function setEventStatus(
   return (result.rowCount ?? 0) > 0;
 }
 
+/**
+ * Puts an event whose service call failed back to waiting until `nextTryAt`, when the
+ * timer sweep sends its job again; `error` tells the owner what failed and when the next
+ * try is. Only the same attempt, and only while it is not finished, so a late job can
+ * never reopen an event.
+ */
+export async function scheduleEventRetry(
+  db: Queryable,
+  eventId: string,
+  attempt: number,
+  retry: { nextTryAt: Date; retryCount: number; retryProgress: number; error: string },
+): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE events SET status = 'waiting', process_after = $3, retry_count = $4, retry_progress = $5, error = $6, finished_at = NULL, updated_at = now()
+      WHERE id = $1 AND attempt = $2 AND status NOT IN ('delivered', 'skipped', 'failed', 'rejected')`,
+    [eventId, attempt, retry.nextTryAt, retry.retryCount, retry.retryProgress, retry.error],
+  );
+  return (result.rowCount ?? 0) > 0;
+}
+
 /** Starts a new attempt of a failed or delivered event; null when it is in another state. */
 export async function startReplay(db: Queryable, userId: string, eventId: string): Promise<EventRecord | null> {
   const { rows } = await db.query<EventRow>(
-    `UPDATE events SET attempt = attempt + 1, status = 'received', error = NULL, finished_at = NULL, process_after = NULL, updated_at = now()
+    `UPDATE events SET attempt = attempt + 1, status = 'received', error = NULL, finished_at = NULL, process_after = NULL,
+            retry_count = 0, retry_progress = 0, updated_at = now()
       WHERE id = $1 AND user_id = $2 AND status IN ('failed', 'delivered')
       RETURNING ${eventColumns}`,
     [eventId, userId],
@@ -273,7 +302,7 @@ export async function hasEarlierOrderEvent(db: Queryable, event: EventRecord): P
   const { rows } = await db.query(
     `SELECT 1 FROM events
       WHERE user_id = $1 AND flow_id = $2 AND object_id = $3 AND id <> $4 AND source = 'shopify' AND topic LIKE 'orders/%'
-        AND status IN ('received', 'generating', 'delivered') AND (received_at, id) < ($5, $4)
+        AND status IN ('received', 'waiting', 'generating', 'delivered') AND (received_at, id) < ($5, $4)
       LIMIT 1`,
     [event.userId, event.flowId, event.objectId, event.id, event.receivedAt],
   );

@@ -86,6 +86,19 @@ export const eventOutcomeMessages = {
   signalOnly: (topic: string, flowType: FlowType) =>
     `The ${flowTypeDetails[flowType].title} flow writes content for ${contentTopics[flowType]} only; this ${topic} event was used to end pending abandonment messages of the shopper.`,
   processingFailed: 'Processing stopped unexpectedly. Replay the event to try again.',
+  pixelWithoutProduct: 'The browsing pixel named no product, so there is nothing to write about.',
+  unknownShopifyProduct: (productId: string) =>
+    `Your Shopify store has no product with the id "${productId}", so nothing is written about it. Browsing-pixel events take product details only from your store.`,
+  shopNotConnected:
+    'Your Shopify store is not connected: browsing-pixel events take product details only from your store. Save the Shopify credentials in API settings (Connect store), then replay the event.',
+  shopperCooldown: (hours: number) =>
+    `This shopper already got content from this flow within the last ${hours} ${hours === 1 ? 'hour' : 'hours'} (the flow's limit per shopper), so nothing was generated.`,
+  dailyCapReached: (cap: number) =>
+    `The flow reached its limit of ${cap} generated ${cap === 1 ? 'event' : 'events'} for today (UTC), so nothing was generated. Raise the limit in the flow's settings, then replay the event.`,
+  retrying: (problem: string, nextTryAt: Date, nextTry: number, tries: number) =>
+    `${problem} Trying again at ${nextTryAt.toISOString().slice(0, 16).replace('T', ' ')} UTC (try ${nextTry} of ${tries}).`,
+  triesUsedUp: (problem: string, tries: number) => `${problem} (gave up after ${tries} tries; replay the event to try again)`,
+  retryTooLate: (problem: string) => `${problem} (the service asked to wait longer than Flowsmith waits; replay the event to try again)`,
 } as const;
 
 export const eventLogMessages = {

@@ -90,19 +90,35 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
   return { profileId: answer.data.id, created: response.status === 201 };
 }
 
-const profileListSchema = z.looseObject({ data: z.array(z.looseObject({ id: z.string() })) });
+const profileListSchema = z.looseObject({
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      attributes: z.looseObject({ first_name: z.string().nullish(), last_name: z.string().nullish() }).nullish(),
+    }),
+  ),
+});
+
+/** A profile the account already has: its id and the names Klaviyo keeps for it. */
+export interface KnownProfile {
+  profileId: string;
+  firstName: string | null;
+  lastName: string | null;
+}
 
 /**
- * Whether the account already has a profile with this email (GET /api/profiles with an
- * equals filter). Klaviyo's filter strings quote with double quotes; a quote or backslash
- * in the email is escaped so it cannot end the string.
+ * The account's profile with this email, or null (GET /api/profiles with an equals
+ * filter). Klaviyo's filter strings quote with double quotes; a quote or backslash in the
+ * email is escaped so it cannot end the string.
  */
-export async function profileExists(connection: KlaviyoConnection, email: string, signal?: AbortSignal): Promise<boolean> {
+export async function findProfileByEmail(connection: KlaviyoConnection, email: string, signal?: AbortSignal): Promise<KnownProfile | null> {
   const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
-  const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email', 'page[size]': '1' });
+  const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': '1' });
   const response = await fetchWithTimeout('klaviyo', `${connection.baseUrl}/api/profiles?${query}`, { method: 'GET', headers: headers(connection.apiKey) }, connection.timeoutMs, signal);
   const answer = await readAnswer(response, profileListSchema, 'the profile lookup answer', connection.apiKey);
-  return answer.data.length > 0;
+  const profile = answer.data[0];
+  if (!profile) return null;
+  return { profileId: profile.id, firstName: profile.attributes?.first_name || null, lastName: profile.attributes?.last_name || null };
 }
 
 /** Records a Klaviyo event on the profile; 202 with no body is success. */

@@ -6,12 +6,17 @@ import { CredentialDecryptionError } from '../../credentials/credential-cipher.t
 import type { ShopifyAccessTokenProvider, ShopifyConnection } from '../../credentials/shopify-token-provider.ts';
 import type { NormalizedProduct } from '../../../shared/events/event-schemas.ts';
 
-/** What the prompts may use of a product the event did not describe. */
+/**
+ * What the prompts may use of a product, as the owner's shop describes it. Entries cached
+ * before `price` was kept do not match this shape and are fetched again.
+ */
 export const shopifyProductDetailsSchema = z.object({
   title: z.string(),
   description: z.string().nullable(),
   url: z.string().nullable(),
   imageUrl: z.string().nullable(),
+  /** The lowest variant price (priceRangeV2.minVariantPrice). */
+  price: z.object({ amount: z.string(), currencyCode: z.string() }).nullable(),
 });
 export type ShopifyProductDetails = z.infer<typeof shopifyProductDetailsSchema>;
 
@@ -26,7 +31,7 @@ export const PRODUCT_CACHE_FRESH_MS = 24 * 60 * 60_000;
 export const SHOPIFY_REQUEST_SPACING_MS = 500;
 
 const productQuery = `query ProductDetails($id: ID!) {
-  product(id: $id) { title description onlineStoreUrl featuredImage { url } }
+  product(id: $id) { title description onlineStoreUrl featuredImage { url } priceRangeV2 { minVariantPrice { amount currencyCode } } }
 }`;
 
 const productAnswerSchema = z.object({
@@ -36,6 +41,10 @@ const productAnswerSchema = z.object({
       description: z.string().nullable().optional(),
       onlineStoreUrl: z.string().nullable().optional(),
       featuredImage: z.object({ url: z.string() }).nullable().optional(),
+      priceRangeV2: z
+        .object({ minVariantPrice: z.object({ amount: z.union([z.string(), z.number()]).transform(String), currencyCode: z.string() }).nullable().optional() })
+        .nullable()
+        .optional(),
     })
     .nullable(),
 });
@@ -51,9 +60,10 @@ export function shopifyProductGid(id: string | null): string | null {
 export async function fetchShopifyProduct(connection: ShopifyAdminConnection, gid: string, signal: AbortSignal): Promise<ShopifyProductDetails | null> {
   const data = await shopifyAdminGraphql(connection, productQuery, { id: gid }, productAnswerSchema, signal);
   if (!data.product) return null;
-  const { title, description, onlineStoreUrl, featuredImage } = data.product;
+  const { title, description, onlineStoreUrl, featuredImage, priceRangeV2 } = data.product;
+  const price = priceRangeV2?.minVariantPrice ?? null;
   // `description` is Shopify's plain-text rendering of descriptionHtml.
-  return { title, description: description?.trim() || null, url: onlineStoreUrl ?? null, imageUrl: featuredImage?.url ?? null };
+  return { title, description: description?.trim() || null, url: onlineStoreUrl ?? null, imageUrl: featuredImage?.url ?? null, price };
 }
 
 export async function findCachedProduct(db: Queryable, userId: string, gid: string, now: Date): Promise<ShopifyProductDetails | null> {
@@ -96,6 +106,48 @@ export interface ProductDetailsDeps {
   now?: () => Date;
 }
 
+/** The owner has no Shopify credentials saved, so their shop cannot be asked. */
+export const SHOP_NOT_CONNECTED = 'not_connected';
+
+/**
+ * Each product's details by gid, from the cache or else from the shop, into `found`
+ * (null for a product the shop does not have; those are not cached, so a later event asks
+ * again). Throws IntegrationError or CredentialDecryptionError when the shop cannot be
+ * asked; `found` then holds what was looked up before.
+ */
+export async function lookUpProducts(
+  deps: ProductDetailsDeps,
+  userId: string,
+  gids: Iterable<string>,
+  found: Map<string, ShopifyProductDetails | null>,
+  signal: AbortSignal,
+): Promise<typeof SHOP_NOT_CONNECTED | null> {
+  const now = deps.now ?? (() => new Date());
+  let connection: ShopifyConnection | null = null;
+  for (const gid of gids) {
+    if (found.has(gid)) continue;
+    const cached = await findCachedProduct(deps.db, userId, gid, now());
+    if (cached) {
+      found.set(gid, cached);
+      continue;
+    }
+    connection ??= await deps.tokens.connectionFor(userId, signal);
+    if (!connection) return SHOP_NOT_CONNECTED;
+    const waitMs = await reserveShopifyRequestSlot(deps.db, connection.domain, now());
+    if (waitMs > 0) await deps.sleep(waitMs, signal);
+    let details: ShopifyProductDetails | null;
+    try {
+      details = await fetchShopifyProduct(connection, gid, signal);
+    } catch (error) {
+      if (error instanceof IntegrationError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
+      throw error;
+    }
+    if (details) await cacheProduct(deps.db, userId, gid, details, now());
+    found.set(gid, details);
+  }
+  return null;
+}
+
 /**
  * The event's products with missing descriptions and URLs filled in from the owner's
  * shop (cache first). Never throws for Shopify's sake: a product that could not be
@@ -107,42 +159,18 @@ export async function fillProductDetails(
   products: NormalizedProduct[],
   signal: AbortSignal,
 ): Promise<{ products: NormalizedProduct[]; problems: string[] }> {
-  const now = deps.now ?? (() => new Date());
   const wanted = new Set(products.filter((product) => !product.description || !product.url).map((product) => shopifyProductGid(product.id)).filter((gid) => gid !== null));
   if (wanted.size === 0) return { products, problems: [] };
   const problems: string[] = [];
-  const found = new Map<string, ShopifyProductDetails>();
-  let connection: ShopifyConnection | null = null;
+  const found = new Map<string, ShopifyProductDetails | null>();
   try {
-    for (const gid of wanted) {
-      const cached = await findCachedProduct(deps.db, userId, gid, now());
-      if (cached) {
-        found.set(gid, cached);
-        continue;
-      }
-      connection ??= await deps.tokens.connectionFor(userId, signal);
-      if (!connection) return { products, problems };
-      const waitMs = await reserveShopifyRequestSlot(deps.db, connection.domain, now());
-      if (waitMs > 0) await deps.sleep(waitMs, signal);
-      let details: ShopifyProductDetails | null;
-      try {
-        details = await fetchShopifyProduct(connection, gid, signal);
-      } catch (error) {
-        if (error instanceof IntegrationError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
-        throw error;
-      }
-      if (!details) {
-        problems.push(`Shopify has no product ${gid}.`);
-        continue;
-      }
-      await cacheProduct(deps.db, userId, gid, details, now());
-      found.set(gid, details);
-    }
+    if ((await lookUpProducts(deps, userId, wanted, found, signal)) === SHOP_NOT_CONNECTED) return { products, problems };
   } catch (error) {
     if (signal.aborted || !(error instanceof IntegrationError || error instanceof CredentialDecryptionError)) throw error;
     const retryAfter = error instanceof IntegrationError && error.retryAfterMs !== null ? ` (retry after ${Math.ceil(error.retryAfterMs / 1000)} s)` : '';
     problems.push(`Product details not fetched: ${error.message}${retryAfter}`);
   }
+  for (const [gid, details] of found) if (!details) problems.push(`Shopify has no product ${gid}.`);
   return {
     products: products.map((product) => {
       const gid = shopifyProductGid(product.id);
