@@ -55,7 +55,8 @@ function hostileView(email: string, productId: string): PixelEvent {
 
 async function view(body: PixelEvent, target: Owner = owner): Promise<string> {
   scenario.testApp.clock.advance(1_000);
-  const response = await fetch(`${scenario.testApp.baseUrl}${target.flows.browser_abandonment.webhookPath}/pixel`, {
+  const pixelAddress = (await target.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+  const response = await fetch(pixelAddress, {
     method: 'POST',
     headers: { 'content-type': 'text/plain;charset=UTF-8' },
     body: JSON.stringify(body),

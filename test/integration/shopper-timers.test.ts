@@ -335,7 +335,7 @@ describe('browse abandonment through the pixel', () => {
     expect(await statusOf(view)).toMatchObject({ status: 'waiting' });
     passTheWait();
     expect((await waitForEvents(db(), [view])).get(view)).toMatchObject({ status: 'delivered' });
-    expect(scenario.klaviyo.profiles.get(email)?.first_name ?? null).toBeNull();
+    expect(scenario.klaviyo.profiles.get(email)?.first_name).toBe('Pia');
     const detail = await owner.client.get(`/api/events/${view}`);
     expect(detail.json.event).toMatchObject({ source: 'pixel', topic: 'product_viewed' });
     // Stored as the pixel named it: by id only; its details come from the shop when prompts are made.

@@ -138,7 +138,7 @@ describe('browsing pixel events', () => {
     expect(result.ok && result.event).toEqual({
       eventType: 'product_viewed',
       shopper: { email: 'pia@example.com', firstName: null, lastName: null },
-      products: [{ id: '1', name: null, description: null, price: null, quantity: null, url: null }],
+      products: [{ id: '1', name: null, description: null, price: null, quantity: 1, url: null }],
       total: null,
       currency: null,
       time: '2026-11-20T09:45:00.000Z',

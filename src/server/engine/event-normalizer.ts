@@ -173,7 +173,15 @@ function normalizeShopify(topic: string, payload: unknown, receivedAt: Date): No
  */
 const ignored = z.unknown().optional();
 const pixelProductIds = z
-  .object({ id: z.string().trim().min(1).max(100), title: ignored, url: ignored, price: ignored, currencyCode: ignored, quantity: ignored })
+  .object({
+    id: z.string().trim().min(1).max(100),
+    variantId: ignored,
+    quantity: z.number().int().min(1).max(10_000).nullish(),
+    title: ignored,
+    url: ignored,
+    price: ignored,
+    currencyCode: ignored,
+  })
   .strict();
 const pixelFields = z
   .object({
@@ -202,7 +210,8 @@ function normalizePixel(payload: unknown, receivedAt: Date): NormalizeResult {
   const parsed = pixelFields.safeParse(payload);
   if (!parsed.success) return { ok: false, reason: describeProblems(parsed.error) };
   const body = parsed.data;
-  const byId = (product: { id: string }): NormalizedProduct => ({ id: product.id, name: null, description: null, price: null, quantity: null, url: null });
+  // A quantity is a bounded whole number, not text: it may reach a prompt as it came.
+  const byId = (product: { id: string; quantity?: number | null }): NormalizedProduct => ({ id: product.id, name: null, description: null, price: null, quantity: product.quantity ?? null, url: null });
   const products = [...(body.product ? [body.product] : []), ...(body.checkout?.lineItems ?? [])].map(byId);
   return {
     ok: true,
