@@ -1,42 +1,55 @@
 import type { Queryable } from '../database/database.ts';
-import { findFlowByWebhookKey, type FlowRecord } from '../flows/flow-queries.ts';
+import { findFlowByPixelKey, findFlowByWebhookKey, type FlowRecord } from '../flows/flow-queries.ts';
 import type { Clock } from '../platform/clock.ts';
 
 /**
- * The flows webhook URLs name, kept for one second per process: under a burst every
- * request of a shop names the same flow, and reading it per request costs the database
- * round trip the whole intake is otherwise batched to avoid. Only an active flow is served
- * from the cache, so switching a flow on counts from the next request; switching it off
- * counts within a second here, and at once in the worker, which reads the flow again and
- * skips events of a flow that is no longer active.
+ * The flows that public keys name (a webhook URL's key, a pixel's key), kept for one
+ * second per process: under a burst every request of a shop names the same flow, and
+ * reading it per request costs the database round trip the whole intake is otherwise
+ * batched to avoid. Only an active flow is served from the cache, so switching a flow on
+ * counts from the next request; switching it off counts within a second here, and at once
+ * in the worker, which reads the flow again and skips events of a flow no longer active.
  */
 const TTL_MS = 1_000;
 const MAX_ENTRIES = 10_000;
 
-export class WebhookFlowCache {
+class ActiveFlowCache {
   private readonly entries = new Map<string, { flow: FlowRecord; expiresAt: number }>();
-  private readonly db: Queryable;
   private readonly clock: Clock;
+  private readonly lookUp: (key: string, now: Date) => Promise<FlowRecord | null>;
+  private readonly keyEndsAt: (flow: FlowRecord, key: string) => number;
 
-  constructor(db: Queryable, clock: Clock) {
-    this.db = db;
+  constructor(clock: Clock, lookUp: (key: string, now: Date) => Promise<FlowRecord | null>, keyEndsAt: (flow: FlowRecord, key: string) => number = () => Infinity) {
     this.clock = clock;
+    this.lookUp = lookUp;
+    this.keyEndsAt = keyEndsAt;
   }
 
-  /** The flow whose URL key (current, or previous within its grace period) this is. */
-  async find(webhookKey: string): Promise<FlowRecord | null> {
+  async find(key: string): Promise<FlowRecord | null> {
     const now = this.clock.now();
-    const cached = this.entries.get(webhookKey);
+    const cached = this.entries.get(key);
     if (cached && cached.expiresAt > now.getTime()) return cached.flow;
-    const flow = await findFlowByWebhookKey(this.db, webhookKey, now);
+    const flow = await this.lookUp(key, now);
     if (flow?.isActive) {
       if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      // Never past the end of a replaced key's grace period.
-      const keyEnds = flow.webhookKey === webhookKey ? Infinity : (flow.previousWebhookKeyExpiresAt?.getTime() ?? 0);
-      this.entries.set(webhookKey, { flow, expiresAt: Math.min(now.getTime() + TTL_MS, keyEnds) });
+      this.entries.set(key, { flow, expiresAt: Math.min(now.getTime() + TTL_MS, this.keyEndsAt(flow, key)) });
     } else {
-      this.entries.delete(webhookKey);
+      this.entries.delete(key);
     }
     return flow;
   }
+}
+
+/** Flows by their URL key: the current one, or the one a rotation replaced, never past its grace. */
+export function webhookFlowCache(db: Queryable, clock: Clock): ActiveFlowCache {
+  return new ActiveFlowCache(
+    clock,
+    (key, now) => findFlowByWebhookKey(db, key, now),
+    (flow, key) => (flow.webhookKey === key ? Infinity : (flow.previousWebhookKeyExpiresAt?.getTime() ?? 0)),
+  );
+}
+
+/** Flows by their pixel's key, whatever their type (the pixel route judges that); a pixel key never changes. */
+export function pixelFlowCache(db: Queryable, clock: Clock): ActiveFlowCache {
+  return new ActiveFlowCache(clock, (key) => findFlowByPixelKey(db, key));
 }

@@ -21,13 +21,12 @@ import {
 import { PixelRateLimiter } from './pixel-rate-limiter.ts';
 import { clientAddressKey } from '../platform/client-address.ts';
 import { MAX_PIXEL_BODY_BYTES, pixelEventSchema, pixelKeyPattern, trustedPixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
-import { PixelFlowCache } from './pixel-flow-cache.ts';
 import { pixelAddressRoutes } from './pixel-address-routes.ts';
 import { defaultJsonLimits, JsonTextError, parseJsonText, storableText } from '../platform/json-text.ts';
 import type { EventSource } from '../../shared/events/event-schemas.ts';
 import { IntakeBatcher, type StoredEvent } from './intake-batcher.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
-import { WebhookFlowCache } from './webhook-flow-cache.ts';
+import { pixelFlowCache, webhookFlowCache } from './webhook-flow-cache.ts';
 import { flowSignatureCacheFor, signatureHeaderOf, type FlowSignatureCheck } from './flow-signature-cache.ts';
 import { signatureAgeSeconds } from './flow-signature.ts';
 import { signatureAnswerMessages, signatureRejectionReasons } from '../../shared/flows/flow-signature-messages.ts';
@@ -66,8 +65,8 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { pool } = app.database;
   const { engine, loadCredentials } = options;
-  const flows = new WebhookFlowCache(pool, app.clock);
-  const pixelFlows = new PixelFlowCache(pool, app.clock);
+  const flows = webhookFlowCache(pool, app.clock);
+  const pixelFlows = pixelFlowCache(pool, app.clock);
   const batcher = new IntakeBatcher(pool, engine, app.log as unknown as Logger);
   const signingSecrets = new SigningSecretCache(async (userId) => (await loadCredentials(pool, userId))?.shopifySigningSecrets ?? [], app.clock);
   const pixelLimiter = new PixelRateLimiter(options.pixelRateLimitPerMinute, app.clock);
