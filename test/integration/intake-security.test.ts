@@ -531,3 +531,20 @@ describe("the pixel's rate limit without TRUST_PROXY", () => {
     }
   });
 });
+
+describe("the flow's URL key in the logs", () => {
+  it('never appears whole, whether a request is accepted or refused', async () => {
+    const key = owner.flows.post_purchase.id;
+    const before = scenario.testApp.logLines.length;
+    const unsigned = await fetch(url(owner.flows.post_purchase.webhookPath), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-shopify-topic': 'orders/create' },
+      body: '{"id": 1}',
+    });
+    expect(unsigned.status).toBe(401);
+    expect((await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('logged') }))).status).toBe(202);
+    const written = scenario.testApp.logLines.slice(before);
+    expect(written.some((line) => line.includes('webhook rejected'))).toBe(true);
+    expect(written.filter((line) => line.includes(key))).toEqual([]);
+  });
+});

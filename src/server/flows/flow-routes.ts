@@ -62,7 +62,7 @@ export async function flowRoutes(scope: FastifyInstance): Promise<void> {
     },
     async (request) => {
       const flow = await rotateWebhookUrl(pool, publicUrl, app.clock.now(), request.user.id, request.params.flowType, request.body.graceMinutes);
-      request.log.info({ flowId: flow.id, graceMinutes: request.body.graceMinutes }, 'flow webhook URL rotated');
+      request.log.info({ userId: flow.userId, flowType: flow.flowType, graceMinutes: request.body.graceMinutes }, 'flow webhook URL rotated');
       return { flow: toApi(flow) };
     },
   );

@@ -118,9 +118,9 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
     try {
       await insertEventOnce(pool, event);
     } catch (error) {
-      app.log.warn({ err: error, flowId: flow.id }, 'webhook: could not record a rejection');
+      app.log.warn({ err: error, userId: flow.userId, flowType: flow.flowType }, 'webhook: could not record a rejection');
     }
-    request.log.info({ flowId: flow.id, reason }, 'webhook rejected');
+    request.log.info({ userId: flow.userId, flowType: flow.flowType, reason }, 'webhook rejected');
   }
 
   /** The flow the URL names, or 404 that says nothing more (a wrong type is recorded for its owner). */
@@ -306,7 +306,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
     try {
       return await batcher.store(event, event.status !== 'skipped');
     } catch (error) {
-      app.log.error({ err: error, flowId: flow.id }, 'webhook: the event could not be stored');
+      app.log.error({ err: error, userId: flow.userId, flowType: flow.flowType }, 'webhook: the event could not be stored');
       throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
     }
   }
