@@ -9,63 +9,40 @@ import { createMailer } from '../../src/server/mail/mailer.ts';
 import { testEngineOptions } from '../support/test-app.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
+import { EventStreamReader } from '../support/event-stream.ts';
 import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { streamChangeSchema, type StreamChange } from '../../src/shared/webhooks/webhook-schemas.ts';
 import { dryRunOutcome, webhookConsoleMessages, webhookHandlerMessages } from '../../src/shared/webhooks/webhook-messages.ts';
 import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
 
 /**
- * A minimal server-sent events reader (what the browser's EventSource does): sends the
- * session cookie and Last-Event-ID, collects `change` messages and remembers the last id.
+ * The live stream as the console reads it: the session cookie and Last-Event-ID (or its
+ * query stand-in) go along; `change` messages are read as the shared schema says.
  */
 class StreamReader {
-  readonly changes: StreamChange[] = [];
-  lastEventId: string | null = null;
-  status = 0;
-  private readonly controller = new AbortController();
-  private done: Promise<void> = Promise.resolve();
+  private readonly reader: EventStreamReader;
 
-  static async open(baseUrl: string, client: HttpClient, flowType: string, lastEventId?: string, via: 'header' | 'query' = 'header'): Promise<StreamReader> {
-    const reader = new StreamReader();
-    const query = lastEventId && via === 'query' ? `?lastEventId=${lastEventId}` : '';
-    const response = await fetch(`${baseUrl}/api/stream/${flowType}${query}`, {
-      headers: { cookie: client.cookieHeader(), accept: 'text/event-stream', ...(lastEventId && via === 'header' ? { 'last-event-id': lastEventId } : {}) },
-      signal: reader.controller.signal,
-    });
-    reader.status = response.status;
-    if (!response.ok || !response.body) return reader;
-    reader.done = reader.read(response.body);
-    // The first message (`ready`) carries the stream's starting id.
-    await expect.poll(() => reader.lastEventId, { timeout: 5_000, interval: 10 }).not.toBeNull();
-    return reader;
+  private constructor(reader: EventStreamReader) {
+    this.reader = reader;
   }
 
-  private async read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
-    try {
-      const stream = body.getReader();
-      for (;;) {
-        const { done, value } = await stream.read();
-        if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          let event = 'message';
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith('id: ')) this.lastEventId = line.slice(4);
-            else if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data += line.slice(6);
-          }
-          if (event === 'change') this.changes.push(streamChangeSchema.parse(JSON.parse(data)));
-        }
-      }
-    } catch (error) {
-      if (!this.controller.signal.aborted) throw error;
-    }
+  static async open(baseUrl: string, client: HttpClient, flowType: string, lastEventId?: string, via: 'header' | 'query' = 'header'): Promise<StreamReader> {
+    const query = lastEventId && via === 'query' ? `?lastEventId=${lastEventId}` : '';
+    const headers = { cookie: client.cookieHeader(), ...(lastEventId && via === 'header' ? { 'last-event-id': lastEventId } : {}) };
+    return new StreamReader(await EventStreamReader.open(`${baseUrl}/api/stream/${flowType}${query}`, headers));
+  }
+
+  get status(): number {
+    return this.reader.status;
+  }
+
+  /** The id of the last message, the `ready` one included: where a reconnect resumes. */
+  get lastEventId(): string | null {
+    return this.reader.messages.findLast((message) => message.id !== null)?.id ?? null;
+  }
+
+  get changes(): StreamChange[] {
+    return this.reader.messages.filter((message) => message.event === 'change').map((message) => streamChangeSchema.parse(JSON.parse(message.data)));
   }
 
   statusesOf(eventId: string): string[] {
@@ -74,12 +51,11 @@ class StreamReader {
 
   /** Resolves when the server ends the stream. */
   ended(): Promise<void> {
-    return this.done;
+    return this.reader.finished();
   }
 
-  async close(): Promise<void> {
-    this.controller.abort();
-    await this.done;
+  close(): Promise<void> {
+    return this.reader.close();
   }
 }
 

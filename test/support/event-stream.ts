@@ -74,6 +74,11 @@ export class EventStreamReader {
     return this.messages.filter((message) => message.event === 'change' && message.data.includes(text));
   }
 
+  /** Resolves when the server ends the stream (or it is closed here). */
+  finished(): Promise<void> {
+    return this.done;
+  }
+
   async close(): Promise<void> {
     this.controller.abort();
     await this.done;
