@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { openDatabase } from '../src/server/database/database.ts';
-import { signShopifyBody } from '../src/server/webhooks/webhook-signature.ts';
+import { signShopifyBody } from '../src/server/intake/shopify-signature.ts';
 import { benchKeys, countRows, createBenchDatabase, formatNumber, freePort, seedOwnerWithFlow, startProcess } from './bench-support.ts';
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);

@@ -25,6 +25,7 @@ import { createShopifyAccessTokenProvider, type ShopifyAccessTokenProvider } fro
 import { createEngine, type Engine, type EngineOptions } from './engine/engine.ts';
 import type { CredentialsLoader } from './engine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
+import { Intake } from './intake/intake.ts';
 import { eventRoutes } from './events/event-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
 import { registerRealtime } from './realtime/realtime-routes.ts';
@@ -179,9 +180,17 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.decorate('engine', engine);
   app.addHook('onReady', () => engine.start());
   app.addHook('onClose', () => engine.stop());
-  await app.register(webhookRoutes, { engine, loadCredentials: loadEngineCredentials, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
-  app.signedIn((scope) => eventRoutes(scope, { engine }), '/api/events');
-  registerRealtime(app, { engine });
+  const intake = new Intake({
+    pool: database.pool,
+    clock,
+    logger: deps.logger,
+    jobs: engine,
+    loadShopifySecrets: async (userId) => (await loadEngineCredentials(database.pool, userId))?.shopifySigningSecrets ?? [],
+    credentialCipher,
+  });
+  await app.register(webhookRoutes, { intake, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
+  app.signedIn((scope) => eventRoutes(scope, { intake }), '/api/events');
+  registerRealtime(app, { intake });
   await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
   return app;
 }

@@ -121,8 +121,8 @@ describe('the live stream of a flow', () => {
     expect(posted.status, posted.text).toBe(202);
     const eventId = posted.json.eventId as string;
 
-    await expect.poll(() => stream.statusesOf(eventId), { timeout: 15_000, interval: 20 }).toEqual(['received', 'generating', 'delivered']);
-    expect(stream.changes.filter((change) => change.eventId === eventId).map((change) => change.arrival)).toEqual([true, false, false]);
+    await expect.poll(() => stream.statusesOf(eventId), { timeout: 15_000, interval: 20 }).toEqual(['received', 'generating', 'delivering', 'delivered']);
+    expect(stream.changes.filter((change) => change.eventId === eventId).map((change) => change.arrival)).toEqual([true, false, false, false]);
     const received = stream.changes.find((change) => change.eventId === eventId)!;
     expect(received).toMatchObject({ flowType: 'abandoned_cart', source: 'generic', dryRun: false, payload: event });
     const delivered = stream.changes.find((change) => change.eventId === eventId && change.status === 'delivered')!;
@@ -174,12 +174,12 @@ describe('the live stream of a flow', () => {
     expect(rows.length).toBeGreaterThanOrEqual(6);
     await expect.poll(() => resumed.changes.map((change) => change.changeId), { timeout: 10_000, interval: 20 }).toEqual(rows.map((row) => row.change_id));
     expect([...stream.changes, ...resumed.changes].map((change) => change.changeId)).toEqual([...new Set([...stream.changes, ...resumed.changes].map((change) => change.changeId))]);
-    for (const eventId of more) expect(resumed.statusesOf(eventId)).toEqual(['received', 'generating', 'delivered']);
+    for (const eventId of more) expect(resumed.statusesOf(eventId)).toEqual(['received', 'generating', 'delivering', 'delivered']);
     // The console reopens a stream the browser gave up on with the id in the query.
     const reopened = await StreamReader.open(scenario.testApp.baseUrl, owner.client, 'post_purchase', resumeFrom, 'query');
     await expect.poll(() => reopened.changes.map((change) => change.changeId), { timeout: 10_000, interval: 20 }).toEqual(rows.map((row) => row.change_id));
     await reopened.close();
-    expect([...stream.statusesOf(firstId), ...resumed.statusesOf(firstId)]).toEqual(['received', 'generating', 'delivered']);
+    expect([...stream.statusesOf(firstId), ...resumed.statusesOf(firstId)]).toEqual(['received', 'generating', 'delivering', 'delivered']);
     await resumed.close();
   });
 });

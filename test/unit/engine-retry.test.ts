@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultRetryPolicy, nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from '../../src/server/engine/retry-policy.ts';
 import { parseRetryAfter, ServiceCallError } from '../../src/server/engine/service-call-error.ts';
-import { signShopifyBody, verifyShopifySignature } from '../../src/server/webhooks/webhook-signature.ts';
+import { signShopifyBody, verifyShopifySignature } from '../../src/server/intake/shopify-signature.ts';
 
 const policy: RetryPolicy = { tries: 4, delaysMs: [100, 400, 1_000], jitter: 0.5, maxInPlaceWaitMs: 1_000, maxRetryAfterMs: 5_000 };
 const retryable = (retryAfterMs: number | null = null) => new ServiceCallError('openai', 'server_error', 'boom', { retryable: true, status: 503, retryAfterMs });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { claimedSource, readIntakeDetails, timeOf } from '../../src/server/webhooks/webhook-intake.ts';
+import { claimedSource, readIntakeDetails, timeOf } from '../../src/server/intake/intake-details.ts';
 
 /** The rules intake applies before anything reads a request (docs/decisions/0013-who-may-send-what.md). */
 describe('the source a request claims', () => {

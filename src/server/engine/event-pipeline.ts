@@ -1,9 +1,11 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
+import { isFinished } from '../events/event-lifecycle.ts';
 import { findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
 import type { Clock } from '../platform/clock.ts';
-import { endTimersEndedBy, findCartShopper, findReasonTimerEnded, signalOnlyReason, timerKindOf, type TimerKind } from './shopper-timers.ts';
+import { endTimersEndedBy, findReasonTimerEnded, signalOnlyReason, timerKindOf, type TimerKind } from './shopper-timers.ts';
+import { findCartShopper } from './shopper-timer-queries.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
@@ -17,7 +19,6 @@ import { waitForKlaviyoSlot, type KlaviyoRateLimits } from './klaviyo-rate-limit
 import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy, type Sleep } from './retry-policy.ts';
 import { ServiceCallError, type ServiceErrorCode } from './service-call-error.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
-import { isDryRunEvent } from '../realtime/test-events.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
@@ -59,8 +60,6 @@ class EventOutcome extends Error {
   }
 }
 
-const finalStatuses = new Set(['delivered', 'skipped', 'failed', 'rejected']);
-
 /**
  * Processes one attempt of one event: normalise, generate every assistant's text,
  * deliver them to Klaviyo. Each step stores its result before the next starts, so a
@@ -71,7 +70,7 @@ const finalStatuses = new Set(['delivered', 'skipped', 'failed', 'rejected']);
 export async function processEvent(context: PipelineContext, job: { eventId: string; attempt: number; arm?: boolean }, signal: AbortSignal): Promise<void> {
   const { pool } = context;
   const event = await findEventById(pool, job.eventId);
-  if (!event || event.attempt !== job.attempt || finalStatuses.has(event.status)) return;
+  if (!event || event.attempt !== job.attempt || isFinished(event.status)) return;
   // An arming job that comes late (the timer already fired) has nothing left to do.
   if (job.arm && event.status !== 'waiting') return;
   // A waiting event's job is sent by the timer sweep when it is due. A job that finds it
@@ -168,12 +167,15 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   }
 
   await requireRoomUnderCaps(context, event, flow, normalized.shopper.email!);
-  await setEventStatus(pool, event.id, event.attempt, 'generating');
+  // A job that resumes after a crash finds the event generating or delivering already; one
+  // that finds it moved on by someone else (a replay, another worker) has nothing to do.
+  if (!(await setEventStatus(pool, event.id, event.attempt, 'generating')) && event.status === 'received') return;
   const generations = await generateTexts(context, event, flow, described, credentials, signal);
-  if (event.source === 'test' && (await isDryRunEvent(pool, event.id))) throw new EventOutcome('skipped', dryRunOutcome);
+  if (event.source === 'test' && event.dryRun) throw new EventOutcome('skipped', dryRunOutcome);
   const properties = Object.fromEntries(generations.map((generation) => [generation.klaviyoProperty, generation.text!]));
   // Names the profile already has (pixel shoppers' come from it) are not written back.
   const names = fromPixel ? { firstName: null, lastName: null } : { firstName: normalized.shopper.firstName, lastName: normalized.shopper.lastName };
+  await setEventStatus(pool, event.id, event.attempt, 'delivering');
   await deliver(context, event, flow, normalized.shopper.email!, names, credentials, properties, signal);
   await setEventStatus(pool, event.id, event.attempt, 'delivered');
 }

@@ -5,7 +5,8 @@ import type { EventSource } from '../../shared/events/event-schemas.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { flowHasWait } from '../../shared/flows/flow-types.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
-import type { EventRecord } from '../events/event-queries.ts';
+import { endWaitingEvent, releaseWaitingEvent, type EventRecord } from '../events/event-queries.ts';
+import { findDueWaitingEventIds, findRelatedEvents, findWaitingTimersSharingKeys } from './shopper-timer-queries.ts';
 
 /**
  * Abandonment timers per shopper (issue 7, docs/decisions/0011-shopper-timers.md).
@@ -142,39 +143,6 @@ export function reasonTimerEnded(kind: TimerKind, timer: TimerFacts, others: Tim
   return null;
 }
 
-interface TimerFactsRow {
-  id: string;
-  flow_id: string;
-  flow_type: FlowType;
-  source: EventSource;
-  topic: string | null;
-  checkout_token: string | null;
-  cart_token: string | null;
-  object_id: string | null;
-  shopper_email: string | null;
-  acted_at: Date;
-  received_at: Date;
-}
-
-const factsColumns = `id, flow_id, flow_type, source, topic, checkout_token, cart_token, object_id, shopper_email,
-  COALESCE(occurred_at, received_at) AS acted_at, received_at`;
-
-function toFacts(row: TimerFactsRow): TimerFacts {
-  return {
-    id: row.id,
-    flowId: row.flow_id,
-    flowType: row.flow_type,
-    source: row.source,
-    topic: row.topic,
-    checkoutToken: row.checkout_token,
-    cartToken: row.cart_token,
-    objectId: row.object_id,
-    shopperEmail: row.shopper_email,
-    actedAt: row.acted_at,
-    receivedAt: row.received_at,
-  };
-}
-
 export function factsOf(event: EventRecord): TimerFacts {
   return {
     id: event.id,
@@ -191,27 +159,10 @@ export function factsOf(event: EventRecord): TimerFacts {
   };
 }
 
-/** How many related events one decision reads at most (a shopper's busiest week fits). */
-const MAX_RELATED = 1_000;
-
-/** The owner's other kept events that share a key with `timer` (test sends never count). */
-async function relatedEvents(db: Queryable, userId: string, timer: TimerFacts): Promise<TimerFacts[]> {
-  const { rows } = await db.query<TimerFactsRow>(
-    `SELECT ${factsColumns} FROM events
-      WHERE user_id = $1 AND id <> $2 AND status <> 'rejected' AND source <> 'test'
-        AND (checkout_token = $3 OR cart_token = $4 OR object_id = $5
-             OR (shopper_email = $6 AND COALESCE(occurred_at, received_at) >= $7))
-      ORDER BY received_at DESC
-      LIMIT ${MAX_RELATED}`,
-    [userId, timer.id, timer.checkoutToken, timer.cartToken, timer.objectId, timer.shopperEmail, timer.actedAt],
-  );
-  return rows.map(toFacts);
-}
-
 /** Why this timer must not fire (see reasonTimerEnded), read from the database. */
 export async function findReasonTimerEnded(db: Queryable, kind: TimerKind, event: EventRecord): Promise<string | null> {
   const timer = factsOf(event);
-  return reasonTimerEnded(kind, timer, await relatedEvents(db, event.userId, timer));
+  return reasonTimerEnded(kind, timer, await findRelatedEvents(db, event.userId, timer));
 }
 
 /**
@@ -223,47 +174,18 @@ export async function findReasonTimerEnded(db: Queryable, kind: TimerKind, event
  */
 export async function endTimersEndedBy(pool: pg.Pool, event: EventRecord, logger: Logger): Promise<number> {
   if (event.source === 'test' || activityOf(event) === null) return 0;
-  const { rows } = await pool.query<TimerFactsRow & { user_id: string }>(
-    `SELECT ${factsColumns} FROM events
-      WHERE user_id = $1 AND status = 'waiting' AND attempt = 1 AND id <> $2
-        AND (checkout_token = $3 OR cart_token = $4 OR object_id = $5 OR shopper_email = $6)
-      LIMIT ${MAX_RELATED}`,
-    [event.userId, event.id, event.checkoutToken, event.cartToken, event.objectId, event.shopperEmail],
-  );
   let ended = 0;
-  for (const candidate of rows.map(toFacts)) {
+  for (const candidate of await findWaitingTimersSharingKeys(pool, event)) {
     const kind = timerKindOf(candidate);
     if (!kind) continue;
-    const reason = reasonTimerEnded(kind, candidate, await relatedEvents(pool, event.userId, candidate));
+    const reason = reasonTimerEnded(kind, candidate, await findRelatedEvents(pool, event.userId, candidate));
     if (!reason) continue;
-    const { rowCount } = await pool.query(
-      `UPDATE events SET status = 'skipped', error = $2, finished_at = now(), updated_at = now() WHERE id = $1 AND status = 'waiting'`,
-      [candidate.id, reason],
-    );
-    if (rowCount) {
+    if (await endWaitingEvent(pool, candidate.id, reason)) {
       ended += 1;
       logger.info({ eventId: candidate.id, endedBy: event.id }, 'abandonment timer ended early');
     }
   }
   return ended;
-}
-
-/**
- * A cart's shopper: the latest identified pixel event of the owner that carried the same
- * cart token (the pixel reads it from the storefront's cart). Shopify's cart webhooks
- * carry no customer, so without the pixel a cart reaches no one. Only the email is taken:
- * names the public pixel sent are not trusted, the shopper's come from Klaviyo.
- */
-export async function findCartShopper(db: Queryable, userId: string, cartToken: string | null): Promise<{ email: string; firstName: null; lastName: null } | null> {
-  if (!cartToken) return null;
-  const { rows } = await db.query<{ shopper_email: string }>(
-    `SELECT shopper_email FROM events
-      WHERE user_id = $1 AND cart_token = $2 AND source = 'pixel' AND shopper_email IS NOT NULL AND status <> 'rejected'
-      ORDER BY received_at DESC LIMIT 1`,
-    [userId, cartToken],
-  );
-  const row = rows[0];
-  return row ? { email: row.shopper_email, firstName: null, lastName: null } : null;
 }
 
 /**
@@ -279,19 +201,12 @@ export async function fireDueTimers(
   inTransaction: <T>(work: (client: Queryable) => Promise<T>) => Promise<T>,
   limit = 200,
 ): Promise<number> {
-  const { rows } = await pool.query<{ id: string }>(
-    `SELECT id FROM events WHERE status = 'waiting' AND process_after <= $1 ORDER BY process_after LIMIT ${limit}`,
-    [now],
-  );
   let fired = 0;
-  for (const { id } of rows) {
+  for (const id of await findDueWaitingEventIds(pool, now, limit)) {
     const started = await inTransaction(async (client) => {
-      const { rows: updated } = await client.query<{ attempt: number }>(
-        `UPDATE events SET status = 'received', updated_at = now() WHERE id = $1 AND status = 'waiting' RETURNING attempt`,
-        [id],
-      );
-      if (updated[0]) await enqueue(client, { eventId: id, attempt: updated[0].attempt });
-      return updated.length > 0;
+      const attempt = await releaseWaitingEvent(client, id);
+      if (attempt !== null) await enqueue(client, { eventId: id, attempt });
+      return attempt !== null;
     });
     if (started) fired += 1;
   }

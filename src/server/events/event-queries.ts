@@ -1,6 +1,13 @@
 import type { Queryable } from '../database/database.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { EventSource, EventStatus, NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import { eventLifecycle, isFinished, isInitialStatus, predecessorsOf } from './event-lifecycle.ts';
+
+/**
+ * The one module that writes the `events` table: every status change here is a move of
+ * the lifecycle (event-lifecycle.ts), one UPDATE guarded by the statuses it may come from
+ * and by the attempt.
+ */
 
 /** An event as the engine and the event log read it. */
 export interface EventRecord {
@@ -30,6 +37,8 @@ export interface EventRecord {
   retryCount: number;
   /** How far the event had got when it last failed: texts stored plus Klaviyo steps done. */
   retryProgress: number;
+  /** A console test send that stops before Klaviyo. */
+  dryRun: boolean;
 }
 
 interface EventRow {
@@ -57,10 +66,11 @@ interface EventRow {
   finished_at: Date | null;
   retry_count: number;
   retry_progress: number;
+  dry_run: boolean;
 }
 
 export const eventColumns =
-  'id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers, normalized, shopper_email, error, attempt, checkout_token, cart_token, object_id, occurred_at, process_after, received_at, updated_at, finished_at, retry_count, retry_progress';
+  'id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers, normalized, shopper_email, error, attempt, checkout_token, cart_token, object_id, occurred_at, process_after, received_at, updated_at, finished_at, retry_count, retry_progress, dry_run';
 
 export function toEventRecord(row: EventRow): EventRecord {
   return {
@@ -88,6 +98,7 @@ export function toEventRecord(row: EventRow): EventRecord {
     finishedAt: row.finished_at,
     retryCount: row.retry_count,
     retryProgress: row.retry_progress,
+    dryRun: row.dry_run,
   };
 }
 
@@ -114,6 +125,8 @@ export interface NewEvent {
   occurredAt: Date | null;
   processAfter: Date | null;
   receivedAt: Date;
+  /** Only the signed-in console's test send sets it (the intake module). */
+  dryRun?: boolean;
 }
 
 /**
@@ -154,10 +167,12 @@ const insertColumns = [
   'received_at',
   'updated_at',
   'finished_at',
+  'dry_run',
 ] as const;
 
 function insertValues(event: NewEvent): unknown[] {
-  const finished = event.status === 'skipped' || event.status === 'rejected' ? event.receivedAt : null;
+  if (!isInitialStatus(event.status)) throw new Error(`An event cannot be stored as ${event.status}: it starts as one of ${eventLifecycle.initial.join(', ')}`);
+  const finished = isFinished(event.status) ? event.receivedAt : null;
   return [
     event.id,
     event.flowId,
@@ -182,6 +197,7 @@ function insertValues(event: NewEvent): unknown[] {
     event.receivedAt,
     event.receivedAt,
     finished,
+    event.dryRun ?? false,
   ];
 }
 
@@ -242,8 +258,9 @@ export async function saveNormalizedEvent(db: Queryable, eventId: string, normal
 }
 
 /**
- * Moves an event of attempt `attempt` to `status`. A replay raises the attempt, so a
- * late job of an earlier attempt can never overwrite the outcome of a newer one.
+ * Moves an event of attempt `attempt` to `status`, if its lifecycle allows that from the
+ * status it is in now (event-lifecycle.ts); false when it does not, or when a replay has
+ * since raised the attempt, so a late job can never overwrite a newer outcome.
  */
 export async function setEventStatus(
   db: Queryable,
@@ -252,11 +269,10 @@ export async function setEventStatus(
   status: EventStatus,
   error: string | null = null,
 ): Promise<boolean> {
-  const final = status === 'delivered' || status === 'skipped' || status === 'failed' || status === 'rejected';
   const result = await db.query(
-    `UPDATE events SET status = $3, error = $4, updated_at = now(), finished_at = ${final ? 'now()' : 'NULL'}
-      WHERE id = $1 AND attempt = $2`,
-    [eventId, attempt, status, error],
+    `UPDATE events SET status = $3, error = $4, updated_at = now(), finished_at = ${isFinished(status) ? 'now()' : 'NULL'}
+      WHERE id = $1 AND attempt = $2 AND status = ANY($5::text[])`,
+    [eventId, attempt, status, error, predecessorsOf(status)],
   );
   return (result.rowCount ?? 0) > 0;
 }
@@ -264,8 +280,7 @@ export async function setEventStatus(
 /**
  * Puts an event whose service call failed back to waiting until `nextTryAt`, when the
  * timer sweep sends its job again; `error` tells the owner what failed and when the next
- * try is. Only the same attempt, and only while it is not finished, so a late job can
- * never reopen an event.
+ * try is. A lifecycle move like the others: never for a finished event or an old attempt.
  */
 export async function scheduleEventRetry(
   db: Queryable,
@@ -275,10 +290,31 @@ export async function scheduleEventRetry(
 ): Promise<boolean> {
   const result = await db.query(
     `UPDATE events SET status = 'waiting', process_after = $3, retry_count = $4, retry_progress = $5, error = $6, finished_at = NULL, updated_at = now()
-      WHERE id = $1 AND attempt = $2 AND status NOT IN ('delivered', 'skipped', 'failed', 'rejected')`,
-    [eventId, attempt, retry.nextTryAt, retry.retryCount, retry.retryProgress, retry.error],
+      WHERE id = $1 AND attempt = $2 AND status = ANY($7::text[])`,
+    [eventId, attempt, retry.nextTryAt, retry.retryCount, retry.retryProgress, retry.error, predecessorsOf('waiting')],
   );
   return (result.rowCount ?? 0) > 0;
+}
+
+/**
+ * A waiting event whose time has come (its timer, or its next try) goes back to received;
+ * returns its attempt, or null when it was no longer waiting (another worker fired it).
+ */
+export async function releaseWaitingEvent(db: Queryable, eventId: string): Promise<number | null> {
+  const { rows } = await db.query<{ attempt: number }>(
+    `UPDATE events SET status = 'received', updated_at = now() WHERE id = $1 AND status = 'waiting' RETURNING attempt`,
+    [eventId],
+  );
+  return rows[0]?.attempt ?? null;
+}
+
+/** Ends a waiting event early (what its timer waited for has happened); false when it no longer waits. */
+export async function endWaitingEvent(db: Queryable, eventId: string, reason: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE events SET status = 'skipped', error = $2, finished_at = now(), updated_at = now() WHERE id = $1 AND status = 'waiting'`,
+    [eventId, reason],
+  );
+  return (rowCount ?? 0) > 0;
 }
 
 /** Starts a new attempt of a failed or delivered event; null when it is in another state. */
@@ -286,9 +322,9 @@ export async function startReplay(db: Queryable, userId: string, eventId: string
   const { rows } = await db.query<EventRow>(
     `UPDATE events SET attempt = attempt + 1, status = 'received', error = NULL, finished_at = NULL, process_after = NULL,
             retry_count = 0, retry_progress = 0, updated_at = now()
-      WHERE id = $1 AND user_id = $2 AND status IN ('failed', 'delivered')
+      WHERE id = $1 AND user_id = $2 AND status = ANY($3::text[])
       RETURNING ${eventColumns}`,
-    [eventId, userId],
+    [eventId, userId, eventLifecycle.replayable],
   );
   return rows[0] ? toEventRecord(rows[0]) : null;
 }
@@ -302,9 +338,10 @@ export async function hasEarlierOrderEvent(db: Queryable, event: EventRecord): P
   const { rows } = await db.query(
     `SELECT 1 FROM events
       WHERE user_id = $1 AND flow_id = $2 AND object_id = $3 AND id <> $4 AND source = 'shopify' AND topic LIKE 'orders/%'
-        AND status IN ('received', 'waiting', 'generating', 'delivered') AND (received_at, id) < ($5, $4)
+        AND status IN ('received', 'waiting', 'generating', 'delivering', 'delivered') AND (received_at, id) < ($5, $4)
       LIMIT 1`,
     [event.userId, event.flowId, event.objectId, event.id, event.receivedAt],
   );
   return rows.length > 0;
 }
+

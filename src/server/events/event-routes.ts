@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { inTransaction } from '../database/database.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { Intake } from '../intake/intake.ts';
 import { listGenerations } from '../engine/generation-queries.ts';
 import { listDeliveries } from '../engine/delivery-queries.ts';
-import { findEventForUser, startReplay } from './event-queries.ts';
+import { findEventForUser } from './event-queries.ts';
 import { activitySince, eventRecordToListItem, listEventsForUser } from './event-log-queries.ts';
 import {
   activitySummaryResponseSchema,
@@ -25,7 +24,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * The event log under /api/events, registered inside `app.signedIn`: every query is
  * filtered by `request.user.id`, so an owner reaches only events of their own flows.
  */
-export async function eventRoutes(scope: FastifyInstance, options: { engine: Engine }): Promise<void> {
+export async function eventRoutes(scope: FastifyInstance, options: { intake: Intake }): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { pool } = app.database;
 
@@ -83,17 +82,8 @@ export async function eventRoutes(scope: FastifyInstance, options: { engine: Eng
     '/:eventId/replay',
     { schema: { params: eventParamsSchema, response: { 202: replayResponseSchema } }, preHandler: rateLimited('write') },
     async (request, reply) => {
-      const replayed = await inTransaction(pool, async (client) => {
-        const event = await startReplay(client, request.user.id, request.params.eventId);
-        if (event) await options.engine.enqueue(client, { eventId: event.id, attempt: event.attempt });
-        return event;
-      });
-      if (!replayed) {
-        const existing = await findEventForUser(pool, request.user.id, request.params.eventId);
-        if (!existing) throw new HttpError(404, 'not_found', eventLogMessages.eventNotFound);
-        throw new HttpError(409, 'not_replayable', eventLogMessages.replayNotAllowed);
-      }
-      return reply.status(202).send({ event: eventRecordToListItem(replayed) });
+      const replayed = await options.intake.accept({ kind: 'replay', userId: request.user.id, eventId: request.params.eventId });
+      return reply.status(202).send({ event: eventRecordToListItem(replayed.event) });
     },
   );
 }

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { flowParamsSchema } from '../../shared/flows/flow-schemas.ts';
 import { flowSignatureResponseSchema, flowSignatureSecretResponseSchema } from '../../shared/flows/flow-signature-schemas.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import { flowSignatureCacheFor } from '../webhooks/flow-signature-cache.ts';
+import { flowSignatureCacheFor } from '../intake/flow-signature-cache.ts';
 import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlowSigningSecret } from './flow-signature-queries.ts';
 
 /**

@@ -1,16 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { inTransaction } from '../database/database.ts';
 import { HttpError } from '../platform/http-errors.ts';
-import { JsonTextError, parseJsonText } from '../platform/json-text.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { Intake } from '../intake/intake.ts';
 import { findFlowByWebhookKey, findFlowForUser } from '../flows/flow-queries.ts';
-import { insertEventOnce } from '../events/event-queries.ts';
-import { newAcceptedEvent, readIntakeDetails } from '../webhooks/webhook-intake.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import { latestChangeId, type EventChange } from './event-change-queries.ts';
-import { markDryRun } from './test-events.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages, streamMessages } from '../../shared/messages.ts';
 import {
@@ -31,7 +26,7 @@ const HEARTBEAT_MS = 15_000;
 const RECONNECT_MS = 1_000;
 
 export interface RealtimeOptions {
-  engine: Engine;
+  intake: Intake;
   feed?: Partial<ChangeFeedOptions>;
 }
 
@@ -119,7 +114,8 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
     const app = scope.withTypeProvider<ZodTypeProvider>();
     /**
      * Stores the console's payload exactly as the webhook receiver stores a POST to the
-     * flow's URL (same intake, same transaction with its job), marked as a test.
+     * flow's URL (the same intake, the same transaction with its job), marked as a test
+     * by this signed-in route and by nothing a sender can write.
      */
     app.post(
       '/:flowType',
@@ -128,30 +124,8 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
         const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
         if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
         if (!flow.webhookUrl) throw new HttpError(409, 'no_webhook_url', webhookConsoleMessages.noWebhookUrl);
-        let payload: unknown;
-        try {
-          payload = parseJsonText(request.body.payload);
-        } catch (error) {
-          if (error instanceof JsonTextError && error.problem !== 'malformed') {
-            const message = error.problem === 'too_deep' ? requestMessages.tooDeeplyNested : requestMessages.tooManyMembers;
-            throw new HttpError(400, error.problem, message, { fieldErrors: { payload: message } });
-          }
-          payload = null;
-        }
-        if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-          throw new HttpError(400, 'invalid_json', webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } });
-        }
-        const details = readIntakeDetails('test', {}, payload as Record<string, unknown>, flow, app.clock.now());
-        const event = newAcceptedEvent(flow, details, { rawBody: request.body.payload, contentType: 'application/json', headers: {} }, app.clock.now());
-        const stored = await inTransaction(pool, async (client) => {
-          const result = await insertEventOnce(client, event);
-          if (result.inserted) {
-            if (request.body.dryRun) await markDryRun(client, result.id);
-            if (event.status !== 'skipped') await options.engine.enqueue(client, { eventId: result.id, attempt: 1, arm: event.status === 'waiting' });
-          }
-          return result;
-        });
-        return reply.status(202).send({ success: true, eventId: stored.id, status: stored.status, duplicate: !stored.inserted });
+        const stored = await options.intake.accept({ kind: 'test', flow, payloadText: request.body.payload, dryRun: request.body.dryRun ?? false });
+        return reply.status(202).send({ success: true, ...stored });
       },
     );
   }, '/api/test-webhooks');

@@ -5,7 +5,7 @@ import { flowTypeSchema } from '../flows/flow-types.ts';
  * The contract between the event log pages and the events API (/api/events), and the
  * shape every incoming event is normalised to before any AI runs.
  */
-export const eventStatuses = ['received', 'waiting', 'generating', 'delivered', 'skipped', 'failed', 'rejected'] as const;
+export const eventStatuses = ['received', 'waiting', 'generating', 'delivering', 'delivered', 'skipped', 'failed', 'rejected'] as const;
 export type EventStatus = (typeof eventStatuses)[number];
 export const eventStatusSchema = z.enum(eventStatuses);
 

@@ -4,11 +4,17 @@ import type { Logger } from 'pino';
 import { inTransaction } from '../database/database.ts';
 import { isDatabaseUnavailable } from '../database/database-errors.ts';
 import { findDuplicateOf, insertEventsOnce, type NewEvent } from '../events/event-queries.ts';
-import type { Engine } from '../engine/engine.ts';
+import type { Queryable } from '../database/database.ts';
 import type { EventStatus } from '../../shared/events/event-schemas.ts';
 
+/** The part of the job queue intake needs: jobs sent and taken back inside its transaction. */
+export interface JobSender {
+  enqueueMany(db: Queryable, jobs: Array<{ id: string; job: { eventId: string; attempt: number; arm?: boolean } }>): Promise<void>;
+  discardJobs(db: Queryable, jobIds: string[]): Promise<void>;
+}
+
 /**
- * Stores accepted webhook events together with their jobs, many requests per transaction.
+ * Stores accepted events together with their jobs, many requests per transaction.
  *
  * Each request still gets its 2xx only after its own event and job are committed; what is
  * shared is the transaction. While one batch commits, the requests arriving meanwhile
@@ -37,14 +43,14 @@ const MAX_PARALLEL_BATCHES = 2;
 
 export class IntakeBatcher {
   private readonly pool: pg.Pool;
-  private readonly engine: Engine;
+  private readonly jobs: JobSender;
   private readonly logger: Logger;
   private queue: Pending[] = [];
   private running = 0;
 
-  constructor(pool: pg.Pool, engine: Engine, logger: Logger) {
+  constructor(pool: pg.Pool, jobs: JobSender, logger: Logger) {
     this.pool = pool;
-    this.engine = engine;
+    this.jobs = jobs;
     this.logger = logger;
   }
 
@@ -82,7 +88,7 @@ export class IntakeBatcher {
         batch[0]!.reject(error);
         return;
       }
-      this.logger.warn({ err: error, events: batch.length }, 'webhook batch failed; storing its events one by one');
+      this.logger.warn({ err: error, events: batch.length }, 'intake batch failed; storing its events one by one');
       await Promise.all(batch.map((pending) => this.write([pending])));
     }
   }
@@ -98,12 +104,12 @@ export class IntakeBatcher {
         .filter((pending) => pending.enqueue)
         // A waiting event's job only arms its timer; the timer sweep sends the one that generates.
         .map((pending) => ({ id: randomUUID(), job: { eventId: pending.event.id, attempt: 1, arm: pending.event.status === 'waiting' } }));
-      await this.engine.enqueueMany(client, jobs);
+      await this.jobs.enqueueMany(client, jobs);
       const inserted = await insertEventsOnce(
         client,
         batch.map((pending) => pending.event),
       );
-      await this.engine.discardJobs(
+      await this.jobs.discardJobs(
         client,
         jobs.filter((job) => !inserted.has(job.job.eventId)).map((job) => job.id),
       );

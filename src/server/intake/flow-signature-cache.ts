@@ -1,5 +1,6 @@
 import type { Queryable } from '../database/database.ts';
-import type { Clock } from '../platform/clock.ts';
+import { LRUCache } from 'lru-cache';
+import { cacheTimeOf, type Clock } from '../platform/clock.ts';
 import type { CredentialCipher } from '../credentials/credential-cipher.ts';
 import { loadFlowSigningSecrets, type FlowSigningSecrets } from '../flows/flow-signature-queries.ts';
 import { FLOW_SIGNATURE_HEADER_NAME, verifyFlowSignature, type FlowSignatureOutcome } from './flow-signature.ts';
@@ -19,24 +20,25 @@ const MAX_ENTRIES = 10_000;
 export type FlowSignatureCheck = FlowSignatureOutcome | 'not_required' | 'unreadable';
 
 export class FlowSignatureCache {
-  private readonly entries = new Map<string, { secrets: Promise<FlowSigningSecrets>; expiresAt: number }>();
+  private readonly entries: LRUCache<string, Promise<FlowSigningSecrets>>;
   private readonly load: (flowId: string) => Promise<FlowSigningSecrets>;
   private readonly clock: Clock;
 
   constructor(load: (flowId: string) => Promise<FlowSigningSecrets>, clock: Clock) {
     this.load = load;
     this.clock = clock;
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: TTL_MS, perf: cacheTimeOf(clock), ttlResolution: 0 });
   }
 
   /** Whether a request to `flowId` with this body and `X-Flowsmith-Signature` header may be stored. */
   async check(flowId: string, body: Buffer, header: string | undefined): Promise<FlowSignatureCheck> {
     const now = this.clock.now().getTime();
     const cached = this.entries.get(flowId);
-    if (cached && cached.expiresAt > now) {
-      const outcome = checkAgainst(await cached.secrets, body, header, now);
+    if (cached) {
+      const outcome = checkAgainst(await cached, body, header, now);
       if (outcome === 'valid' || outcome === 'not_required') return outcome;
     }
-    return checkAgainst(await this.refresh(flowId, now), body, header, now);
+    return checkAgainst(await this.refresh(flowId), body, header, now);
   }
 
   /** After the owner changed the flow's signature setting in this process. */
@@ -44,10 +46,9 @@ export class FlowSignatureCache {
     this.entries.delete(flowId);
   }
 
-  private refresh(flowId: string, now: number): Promise<FlowSigningSecrets> {
+  private refresh(flowId: string): Promise<FlowSigningSecrets> {
     const secrets = this.load(flowId);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(flowId, { secrets, expiresAt: now + TTL_MS });
+    this.entries.set(flowId, secrets);
     secrets.catch(() => this.entries.delete(flowId));
     return secrets;
   }

@@ -1,4 +1,5 @@
-import type { Clock } from '../platform/clock.ts';
+import { LRUCache } from 'lru-cache';
+import { cacheTimeOf, type Clock } from '../platform/clock.ts';
 
 /**
  * The owners' Shopify signing secrets, kept for a few seconds per process. Reading them
@@ -11,31 +12,29 @@ const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 export class SigningSecretCache {
-  private readonly entries = new Map<string, { secrets: Promise<string[]>; expiresAt: number }>();
+  private readonly entries: LRUCache<string, Promise<string[]>>;
   private readonly load: (userId: string) => Promise<string[]>;
-  private readonly clock: Clock;
 
   constructor(load: (userId: string) => Promise<string[]>, clock: Clock) {
     this.load = load;
-    this.clock = clock;
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: TTL_MS, perf: cacheTimeOf(clock), ttlResolution: 0 });
   }
 
   /** Whether `verify` accepts one of the owner's secrets. */
   async verify(userId: string, verify: (secrets: string[]) => boolean): Promise<{ valid: boolean; secrets: string[] }> {
-    const now = this.clock.now().getTime();
     const cached = this.entries.get(userId);
-    if (cached && cached.expiresAt > now) {
-      const secrets = await cached.secrets;
+    if (cached) {
+      const secrets = await cached;
       if (verify(secrets)) return { valid: true, secrets };
     }
-    const secrets = await this.refresh(userId, now);
+    const secrets = await this.refresh(userId);
     return { valid: verify(secrets), secrets };
   }
 
-  private refresh(userId: string, now: number): Promise<string[]> {
+  /** The promise is kept, not its result, so a burst shares one read; a failed read is not kept. */
+  private refresh(userId: string): Promise<string[]> {
     const secrets = this.load(userId);
-    if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-    this.entries.set(userId, { secrets, expiresAt: now + TTL_MS });
+    this.entries.set(userId, secrets);
     secrets.catch(() => this.entries.delete(userId));
     return secrets;
   }

@@ -1,6 +1,7 @@
+import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../database/database.ts';
 import { findFlowByPixelKey, findFlowByWebhookKey, type FlowRecord } from '../flows/flow-queries.ts';
-import type { Clock } from '../platform/clock.ts';
+import { cacheTimeOf, type Clock } from '../platform/clock.ts';
 
 /**
  * The flows that public keys name (a webhook URL's key, a pixel's key), kept for one
@@ -13,8 +14,8 @@ import type { Clock } from '../platform/clock.ts';
 const TTL_MS = 1_000;
 const MAX_ENTRIES = 10_000;
 
-class ActiveFlowCache {
-  private readonly entries = new Map<string, { flow: FlowRecord; expiresAt: number }>();
+export class FlowKeyCache {
+  private readonly entries: LRUCache<string, FlowRecord>;
   private readonly clock: Clock;
   private readonly lookUp: (key: string, now: Date) => Promise<FlowRecord | null>;
   private readonly keyEndsAt: (flow: FlowRecord, key: string) => number;
@@ -23,16 +24,18 @@ class ActiveFlowCache {
     this.clock = clock;
     this.lookUp = lookUp;
     this.keyEndsAt = keyEndsAt;
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: TTL_MS, perf: cacheTimeOf(clock), ttlResolution: 0 });
   }
 
   async find(key: string): Promise<FlowRecord | null> {
-    const now = this.clock.now();
     const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > now.getTime()) return cached.flow;
+    if (cached) return cached;
+    const now = this.clock.now();
     const flow = await this.lookUp(key, now);
     if (flow?.isActive) {
-      if (this.entries.size >= MAX_ENTRIES) this.entries.clear();
-      this.entries.set(key, { flow, expiresAt: Math.min(now.getTime() + TTL_MS, this.keyEndsAt(flow, key)) });
+      // A key a rotation replaced is never served past its grace, however fresh the entry.
+      const ttl = Math.min(TTL_MS, this.keyEndsAt(flow, key) - now.getTime());
+      if (ttl > 0) this.entries.set(key, flow, { ttl });
     } else {
       this.entries.delete(key);
     }
@@ -41,8 +44,8 @@ class ActiveFlowCache {
 }
 
 /** Flows by their URL key: the current one, or the one a rotation replaced, never past its grace. */
-export function webhookFlowCache(db: Queryable, clock: Clock): ActiveFlowCache {
-  return new ActiveFlowCache(
+export function webhookFlowCache(db: Queryable, clock: Clock): FlowKeyCache {
+  return new FlowKeyCache(
     clock,
     (key, now) => findFlowByWebhookKey(db, key, now),
     (flow, key) => (flow.webhookKey === key ? Infinity : (flow.previousWebhookKeyExpiresAt?.getTime() ?? 0)),
@@ -50,6 +53,6 @@ export function webhookFlowCache(db: Queryable, clock: Clock): ActiveFlowCache {
 }
 
 /** Flows by their pixel's key, whatever their type (the pixel route judges that); a pixel key never changes. */
-export function pixelFlowCache(db: Queryable, clock: Clock): ActiveFlowCache {
-  return new ActiveFlowCache(clock, (key) => findFlowByPixelKey(db, key));
+export function pixelFlowCache(db: Queryable, clock: Clock): FlowKeyCache {
+  return new FlowKeyCache(clock, (key) => findFlowByPixelKey(db, key));
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Clock } from '../platform/clock.ts';
 
 /**
@@ -7,8 +8,8 @@ import type { Clock } from '../platform/clock.ts';
  * memory, not the database: the point is to turn a flood away before it costs a query,
  * and a real shopper's browser sends a few events a minute, far below any budget
  * (docs/decisions/0011-shopper-timers.md). A sliding window over two fixed minutes keeps
- * the count per address at two numbers; the table is bounded so a spray of addresses
- * cannot grow it without end.
+ * the count per address at two numbers; the table is a bounded LRU so a spray of
+ * addresses cannot grow it without end. Why not @fastify/rate-limit: docs/decisions/0019.
  */
 const WINDOW_MS = 60_000;
 const MAX_TRACKED_SOURCES = 100_000;
@@ -22,7 +23,7 @@ interface Window {
 export class PixelRateLimiter {
   private readonly perMinute: number;
   private readonly clock: Clock;
-  private readonly sources = new Map<string, Window>();
+  private readonly sources = new LRUCache<string, Window>({ max: MAX_TRACKED_SOURCES });
 
   constructor(perMinute: number, clock: Clock) {
     this.perMinute = perMinute;
@@ -48,9 +49,6 @@ export class PixelRateLimiter {
   }
 
   private remember(source: string, window: Window): void {
-    // Re-inserting keeps the map in order of last use, so the first key is the stalest.
-    this.sources.delete(source);
     this.sources.set(source, window);
-    if (this.sources.size > MAX_TRACKED_SOURCES) this.sources.delete(this.sources.keys().next().value!);
   }
 }
