@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../database/database.ts';
 import { findFlowByPixelKey, findFlowByWebhookKey, type FlowRecord } from '../flows/flow-queries.ts';
-import { cacheTimeOf, type Clock } from '../platform/clock.ts';
+import { cacheLifetime, type Clock } from '../platform/clock.ts';
 
 /**
  * The flows that public keys name (a webhook URL's key, a pixel's key), kept for one
@@ -24,7 +24,7 @@ export class FlowKeyCache {
     this.clock = clock;
     this.lookUp = lookUp;
     this.keyEndsAt = keyEndsAt;
-    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: TTL_MS, perf: cacheTimeOf(clock), ttlResolution: 0 });
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ...cacheLifetime(clock, TTL_MS) });
   }
 
   async find(key: string): Promise<FlowRecord | null> {
@@ -34,8 +34,8 @@ export class FlowKeyCache {
     const flow = await this.lookUp(key, now);
     if (flow?.isActive) {
       // A key a rotation replaced is never served past its grace, however fresh the entry.
-      const ttl = Math.min(TTL_MS, this.keyEndsAt(flow, key) - now.getTime());
-      if (ttl > 0) this.entries.set(key, flow, { ttl });
+      const lifetimeMs = Math.min(TTL_MS, this.keyEndsAt(flow, key) - now.getTime());
+      if (lifetimeMs > 1) this.entries.set(key, flow, { ttl: cacheLifetime(this.clock, lifetimeMs).ttl });
     } else {
       this.entries.delete(key);
     }

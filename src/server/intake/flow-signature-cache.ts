@@ -1,6 +1,6 @@
 import type { Queryable } from '../database/database.ts';
 import { LRUCache } from 'lru-cache';
-import { cacheTimeOf, type Clock } from '../platform/clock.ts';
+import { cacheLifetime, type Clock } from '../platform/clock.ts';
 import type { CredentialCipher } from '../credentials/credential-cipher.ts';
 import { loadFlowSigningSecrets, type FlowSigningSecrets } from '../flows/flow-signature-queries.ts';
 import { FLOW_SIGNATURE_HEADER_NAME, verifyFlowSignature, type FlowSignatureOutcome } from './flow-signature.ts';
@@ -27,7 +27,7 @@ export class FlowSignatureCache {
   constructor(load: (flowId: string) => Promise<FlowSigningSecrets>, clock: Clock) {
     this.load = load;
     this.clock = clock;
-    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: TTL_MS, perf: cacheTimeOf(clock), ttlResolution: 0 });
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ...cacheLifetime(clock, TTL_MS) });
   }
 
   /** Whether a request to `flowId` with this body and `X-Flowsmith-Signature` header may be stored. */

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { cacheTimeOf, type Clock } from '../platform/clock.ts';
+import { cacheLifetime, type Clock } from '../platform/clock.ts';
 
 /**
  * The owners' Shopify signing secrets, kept for a few seconds per process. Reading them
@@ -17,7 +17,7 @@ export class SigningSecretCache {
 
   constructor(load: (userId: string) => Promise<string[]>, clock: Clock) {
     this.load = load;
-    this.entries = new LRUCache({ max: MAX_ENTRIES, ttl: TTL_MS, perf: cacheTimeOf(clock), ttlResolution: 0 });
+    this.entries = new LRUCache({ max: MAX_ENTRIES, ...cacheLifetime(clock, TTL_MS) });
   }
 
   /** Whether `verify` accepts one of the owner's secrets. */

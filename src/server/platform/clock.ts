@@ -5,7 +5,11 @@ export interface Clock {
 
 export const systemClock: Clock = { now: () => new Date() };
 
-/** The clock as lru-cache's `perf` option takes it, so cached entries expire on the app's time. */
-export function cacheTimeOf(clock: Clock): { now(): number } {
-  return { now: () => clock.now().getTime() };
+/**
+ * lru-cache options that make entries live `lifetimeMs` on the app's clock: its `perf`
+ * reads our clock, and since lru-cache keeps an entry while its age is at most `ttl`,
+ * the ttl is one millisecond less, so an entry is gone once its lifetime has passed.
+ */
+export function cacheLifetime(clock: Clock, lifetimeMs: number): { ttl: number; perf: { now(): number }; ttlResolution: 0 } {
+  return { ttl: Math.max(1, lifetimeMs - 1), perf: { now: () => clock.now().getTime() }, ttlResolution: 0 };
 }
