@@ -26,6 +26,11 @@ import { createEngine, type Engine, type EngineOptions } from './engine/engine.t
 import type { CredentialsLoader } from './engine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
 import { Intake } from './intake/intake.ts';
+import { AppMetrics } from './observability/metrics.ts';
+import { observabilityRoutes } from './observability/observability-routes.ts';
+import { defaultOverloadLimits, registerOverloadGuard, type OverloadLimits } from './observability/overload.ts';
+import { registerApiDescription } from './observability/api-description.ts';
+import { findEventJobBacklog } from './engine/event-job-queries.ts';
 import { eventRoutes } from './events/event-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
 import { registerRealtime } from './realtime/realtime-routes.ts';
@@ -53,6 +58,8 @@ export interface AppDependencies {
   loadEngineCredentials?: CredentialsLoader;
   /** Encrypts stored credentials; made once at start (main.ts), else from CREDENTIALS_KEY or the key file in DATA_DIR. */
   credentialCipher?: CredentialCipher;
+  /** When the app sheds load with 503 (tests set tiny limits). */
+  overload?: Partial<OverloadLimits>;
 }
 
 declare module 'fastify' {
@@ -71,6 +78,8 @@ declare module 'fastify' {
     credentialCipher: CredentialCipher;
     /** Admin API tokens per owner, obtained and renewed by the client-credentials grant where needed. */
     shopifyTokens: ShopifyAccessTokenProvider;
+    /** Counters and gauges behind GET /metrics. */
+    metrics: AppMetrics;
     /** Registers routes that need a signed-in user; each request gets `request.user`. */
     signedIn(register: (scope: FastifyInstance) => Promise<void> | void, prefix: string): void;
   }
@@ -99,6 +108,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   registerErrorHandler(app);
   registerRequestAddressGuard(app);
   registerJsonBodyParser(app);
+  // Both before any route: swagger collects routes as they are added, and load is shed
+  // before a request costs anything.
+  await registerApiDescription(app);
+  await registerOverloadGuard(app, { ...defaultOverloadLimits, ...deps.overload });
+  const metrics = new AppMetrics({ pool: database.pool, backlog: () => findEventJobBacklog(database.pool).catch(() => null) });
+  app.decorate('metrics', metrics);
 
   const auth = createAuthLibrary({
     pool: database.pool,
@@ -138,11 +153,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   });
   registerCsrfGuard(app, config.publicUrl);
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
-    if (await database.availability.isReachable(2_000)) return { status: 'ok', database: 'reachable' };
-    return reply.status(503).header('retry-after', '5').send({ status: 'unavailable', database: 'unreachable' });
-  });
+  await app.register(observabilityRoutes, { metrics, metricsToken: config.metricsToken });
 
   await app.register(authRoutes, { prefix: '/api/account', auth, pool: database.pool, clock, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
 
@@ -187,6 +198,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     jobs: engine,
     loadShopifySecrets: async (userId) => (await loadEngineCredentials(database.pool, userId))?.shopifySigningSecrets ?? [],
     credentialCipher,
+    observer: { accepted: (source) => metrics.eventAccepted(source), rejected: (source, reason) => metrics.eventRejected(source, reason) },
   });
   await app.register(webhookRoutes, { intake, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
   app.signedIn((scope) => eventRoutes(scope, { intake }), '/api/events');

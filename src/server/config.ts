@@ -100,6 +100,7 @@ const environmentSchema = z.object({
   ROLE: z.enum(['all', 'web', 'worker'], { message: 'ROLE must be all, web or worker' }).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: trustProxySchema.optional(),
+  METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
 });
 
 export type AppRole = 'all' | 'web' | 'worker';
@@ -122,6 +123,8 @@ export interface AppConfig {
   trustProxySetting: TrustProxy;
   /** The same as Fastify's `trustProxy` option takes it (request.ip follows it). */
   trustProxy: FastifyTrustProxy;
+  /** Bearer token for GET /metrics; unset, only the loopback address may read it. */
+  metricsToken: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -156,5 +159,6 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): AppCon
     logLevel: env.LOG_LEVEL,
     trustProxySetting: env.TRUST_PROXY ?? false,
     trustProxy: fastifyTrustProxy(env.TRUST_PROXY ?? false),
+    metricsToken: env.METRICS_TOKEN,
   };
 }

@@ -38,6 +38,8 @@ export const authMessages = {
 } as const;
 
 export const requestMessages = {
+  overloaded: 'Flowsmith is very busy right now. Please try again in a few seconds.',
+  metricsUnauthorized: 'Send the metrics token as a bearer token to read the metrics.',
   malformedJson: 'The request body is not valid JSON.',
   bodyTooLarge: 'The request body is too large.',
   unsupportedMediaType: 'Send the request body as application/json.',

@@ -191,13 +191,18 @@ describe.skipIf(process.env.FLOWSMITH_TEST_DB !== 'server' || !process.env.TEST_
   ] as const)('while the database is %s: 503 within 5 s, 2xx again within 10 s after, the process stays up and keeps every accepted event', async (_mode, breakDatabase) => {
     const outageMs = 10_000;
     const answers: Answer[] = [];
+    const readiness: { during?: { status: number; ms: number; retryAfter: string | null } } = {};
     let done = false;
     const loading = load(answers, () => done);
     const run = async () => {
       await new Promise((resolve) => setTimeout(resolve, 2_000));
       const outageStart = Date.now();
       breakDatabase(proxy);
-      await new Promise((resolve) => setTimeout(resolve, outageMs));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const readyAsked = Date.now();
+      const readyDuring = await fetch(`${server.baseUrl}/readyz`, { signal: AbortSignal.timeout(10_000) });
+      readiness.during = { status: readyDuring.status, ms: Date.now() - readyAsked, retryAfter: readyDuring.headers.get('retry-after') };
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, outageStart + outageMs - Date.now())));
       const outageEnd = Date.now();
       proxy.restore();
       // Load goes on until the app has taken events again for a few seconds, at most 15 s.
@@ -215,6 +220,10 @@ describe.skipIf(process.env.FLOWSMITH_TEST_DB !== 'server' || !process.env.TEST_
 
     expect(server.exited(), server.output().slice(-3_000)).toBe(false);
     expect((await fetch(`${server.baseUrl}/healthz`)).status).toBe(200);
+    // Not ready while the database is lost, said quickly; ready again once it is back.
+    expect(readiness.during).toMatchObject({ status: 503, retryAfter: '5' });
+    expect(readiness.during!.ms).toBeLessThan(5_000);
+    expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
 
     const slow = answers.filter((answer) => answer.status === 0 || answer.ms > 5_000);
     expect(slow.map((answer) => `${answer.status} after ${answer.ms} ms, ${answer.startedAt - outageStart} ms into the outage`)).toEqual([]);

@@ -12,6 +12,7 @@ import { ManualClock } from './manual-clock.ts';
 import { createTestDatabase } from './test-database.ts';
 import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
 import type { Database } from '../../src/server/database/database.ts';
+import type { OverloadLimits } from '../../src/server/observability/overload.ts';
 import type { EngineOptions } from '../../src/server/engine/engine.ts';
 import type { CredentialsLoader } from '../../src/server/engine/engine-credentials.ts';
 
@@ -53,6 +54,7 @@ export async function startTestApp(
     pixelRateLimitPerMinute?: number;
     engine?: Partial<EngineOptions>;
     loadEngineCredentials?: CredentialsLoader;
+    overload?: Partial<OverloadLimits>;
   } = {},
 ): Promise<TestApp> {
   const smtp = await startSmtpCapture();
@@ -90,6 +92,7 @@ export async function startTestApp(
     ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
     ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
     ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+    ...(options.overload ? { overload: options.overload } : {}),
   });
   await app.listen({ port, host: '127.0.0.1' });
   return {

@@ -50,3 +50,11 @@ export async function runMigrations(settings: pg.ClientConfig): Promise<string[]
   }
   return applied;
 }
+
+/** Migration files not yet applied to the database `db` reaches (readiness: all must be). */
+export async function findPendingMigrations(db: { query: pg.Pool['query'] }): Promise<string[]> {
+  const files = (await readdir(migrationsDirectory)).filter((file) => /^\d{3}_.+\.sql$/.test(file));
+  const { rows } = await db.query<{ name: string }>('SELECT name FROM schema_migrations');
+  const done = new Set(rows.map((row) => row.name));
+  return files.filter((file) => !done.has(file)).sort();
+}

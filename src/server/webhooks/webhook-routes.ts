@@ -88,6 +88,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
         const retryAfterSeconds = pixelLimiter.take(clientAddressKey(request.ip));
         if (retryAfterSeconds !== null) {
           request.log.info({ reason: 'pixel rate limit' }, 'webhook rejected');
+          app.metrics.eventRejected('pixel', 'rate_limited');
           throw new HttpError(429, 'rate_limited', webhookMessages.pixelRateLimited, { retryAfterSeconds });
         }
       },

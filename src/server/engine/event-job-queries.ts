@@ -1,0 +1,17 @@
+import type { Queryable } from '../database/database.ts';
+import { PROCESS_EVENT_QUEUE } from './event-jobs.ts';
+
+/**
+ * Jobs due and not yet taken (pg-boss 12's `pgboss.job`: states created and retry), and
+ * how long the oldest of them has been due: what a worker shortage or a stuck worker
+ * shows first.
+ */
+export async function findEventJobBacklog(db: Queryable): Promise<{ queued: number; oldestDueSeconds: number }> {
+  const { rows } = await db.query<{ queued: number; oldest_due_seconds: number | null }>(
+    `SELECT count(*)::int AS queued, extract(epoch FROM now() - min(start_after))::float8 AS oldest_due_seconds
+       FROM pgboss.job
+      WHERE name = $1 AND state IN ('created', 'retry') AND start_after <= now()`,
+    [PROCESS_EVENT_QUEUE],
+  );
+  return { queued: rows[0]?.queued ?? 0, oldestDueSeconds: Math.max(0, rows[0]?.oldest_due_seconds ?? 0) };
+}

@@ -1,0 +1,181 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+import { requestMessages } from '../../src/shared/messages.ts';
+
+/**
+ * What operators see from outside: metrics that move with what happens, readiness that
+ * follows the database and its migrations, load shed early, and a description of the API.
+ */
+let scenario: EngineScenario;
+let owner: Owner;
+
+beforeAll(async () => {
+  scenario = await startEngineScenario();
+  owner = await ownerWithFlows(scenario, { abandoned_cart: {} });
+}, 60_000);
+
+afterAll(async () => {
+  await scenario?.close();
+});
+
+const baseUrl = () => scenario.testApp.baseUrl;
+
+/** One sample's value in Prometheus' text format; 0 when the series has not appeared yet. */
+async function sample(name: string, labels: Record<string, string> = {}): Promise<number> {
+  const text = await (await fetch(`${baseUrl()}/metrics`)).text();
+  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
+    const labelText = line.slice(name.length).split(' ')[0] ?? '';
+    if (wanted.every((pair) => labelText.includes(pair))) return Number(line.split(' ').at(-1));
+  }
+  return 0;
+}
+
+describe('GET /metrics', () => {
+  it('serves Prometheus text with the event loop, the pool and the queue', async () => {
+    const response = await fetch(`${baseUrl()}/metrics`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await response.text();
+    for (const name of ['nodejs_eventloop_lag_seconds', 'flowsmith_db_pool_waiting', 'flowsmith_db_pool_connections', 'flowsmith_queue_jobs_due', 'flowsmith_queue_oldest_due_seconds']) {
+      expect(text).toContain(`# TYPE ${name} `);
+    }
+  });
+
+  it('counts an accepted event, a delivered one, its generations and the service calls', async () => {
+    const accepted = await sample('flowsmith_events_accepted_total', { source: 'generic' });
+    const delivered = await sample('flowsmith_events_finished_total', { status: 'delivered' });
+    const generations = await sample('flowsmith_generation_duration_seconds_count', { outcome: 'succeeded' });
+    const outputTokens = await sample('flowsmith_generation_tokens_total', { kind: 'output' });
+    const klaviyoCalls = await sample('flowsmith_service_calls_total', { service: 'klaviyo', outcome: 'ok' });
+    const posted = await postEvent(baseUrl(), owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email: uniqueEmail('metrics') }));
+    expect(posted.status).toBe(202);
+    expect(await sample('flowsmith_events_accepted_total', { source: 'generic' })).toBe(accepted + 1);
+    expect(await waitForEvent(scenario.testApp.database.pool, posted.json.eventId)).toMatchObject({ status: 'delivered' });
+    await expect.poll(() => sample('flowsmith_events_finished_total', { status: 'delivered' })).toBe(delivered + 1);
+    // The sample flow has two assistants: two generations, each with its tokens.
+    expect(await sample('flowsmith_generation_duration_seconds_count', { outcome: 'succeeded' })).toBe(generations + 2);
+    expect(await sample('flowsmith_generation_tokens_total', { kind: 'output' })).toBeGreaterThan(outputTokens);
+    expect(await sample('flowsmith_service_calls_total', { service: 'klaviyo', outcome: 'ok' })).toBeGreaterThan(klaviyoCalls);
+  });
+
+  it('counts a rejected event by source and reason code', async () => {
+    const unsigned = await sample('flowsmith_events_rejected_total', { source: 'shopify', reason: 'shopify_unsigned' });
+    const unknown = await sample('flowsmith_events_rejected_total', { source: 'unknown', reason: 'unknown_flow' });
+    const refused = await fetch(`${baseUrl()}${owner.flows.abandoned_cart.webhookPath}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-shopify-topic': 'carts/update' },
+      body: '{"id": 1}',
+    });
+    expect(refused.status).toBe(401);
+    expect((await postEvent(baseUrl(), '/api/webhooks/abandoned_cart/not-a-flow-key', sampleEvent('abandoned_cart'))).status).toBe(404);
+    expect(await sample('flowsmith_events_rejected_total', { source: 'shopify', reason: 'shopify_unsigned' })).toBe(unsigned + 1);
+    expect(await sample('flowsmith_events_rejected_total', { source: 'unknown', reason: 'unknown_flow' })).toBe(unknown + 1);
+  });
+
+  it('counts a 429 from a service apart from other outcomes', async () => {
+    const limited = await sample('flowsmith_service_calls_total', { service: 'klaviyo', outcome: 'rate_limited' });
+    scenario.klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 1, on: 'profile-import' });
+    const posted = await postEvent(baseUrl(), owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email: uniqueEmail('limited') }));
+    expect(await waitForEvent(scenario.testApp.database.pool, posted.json.eventId)).toMatchObject({ status: 'delivered' });
+    expect(await sample('flowsmith_service_calls_total', { service: 'klaviyo', outcome: 'rate_limited' })).toBe(limited + 1);
+  });
+
+  it('is not served to a request a proxy forwarded, nor to one without the token when a token is set', async () => {
+    const forwarded = await fetch(`${baseUrl()}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+    expect(forwarded.status).toBe(404);
+    const guarded = await startTestApp({ env: { METRICS_TOKEN: 'metrics-token-0123456789' } });
+    try {
+      expect((await fetch(`${guarded.baseUrl}/metrics`)).status).toBe(401);
+      expect((await fetch(`${guarded.baseUrl}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+      const allowed = await fetch(`${guarded.baseUrl}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789', 'x-forwarded-for': '203.0.113.9' } });
+      expect(allowed.status).toBe(200);
+      expect(await allowed.text()).toContain('flowsmith_events_accepted_total');
+    } finally {
+      await guarded.close();
+    }
+  });
+});
+
+describe('GET /readyz', () => {
+  it('is ready when the database answers and every migration is applied, and not while one is pending', async () => {
+    const ready = await fetch(`${baseUrl()}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ok', database: 'reachable', migrations: 'done' });
+    const { pool } = scenario.testApp.database;
+    const { rows } = await pool.query<{ name: string; applied_at: Date }>('SELECT name, applied_at FROM schema_migrations ORDER BY name DESC LIMIT 1');
+    await pool.query('DELETE FROM schema_migrations WHERE name = $1', [rows[0]!.name]);
+    try {
+      const pending = await fetch(`${baseUrl()}/readyz`);
+      expect(pending.status).toBe(503);
+      expect(pending.headers.get('retry-after')).toBe('5');
+      expect(await pending.json()).toEqual({ status: 'unavailable', database: 'reachable', migrations: 'pending' });
+    } finally {
+      await pool.query('INSERT INTO schema_migrations (name, applied_at) VALUES ($1, $2)', [rows[0]!.name, rows[0]!.applied_at]);
+    }
+    expect((await fetch(`${baseUrl()}/readyz`)).status).toBe(200);
+  });
+
+  it('answers 503 quickly once the database is gone, while /healthz still says the process lives', async () => {
+    const lost = await startTestApp();
+    try {
+      // The app's own pool ends: every query fails from now on, as with a database that is gone.
+      await lost.database.pool.end();
+      const started = Date.now();
+      const answer = await fetch(`${lost.baseUrl}/readyz`);
+      expect(answer.status).toBe(503);
+      expect(await answer.json()).toMatchObject({ status: 'unavailable', database: 'unreachable' });
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect((await fetch(`${lost.baseUrl}/healthz`)).status).toBe(200);
+    } finally {
+      await lost.close().catch(() => undefined);
+    }
+  });
+});
+
+describe('overload', () => {
+  it('answers 503 with Retry-After while the event loop is blocked, serves the operators\' routes, and recovers', async () => {
+    const busy = await startTestApp({ overload: { maxEventLoopDelayMs: 50, sampleIntervalMs: 20 } });
+    try {
+      // Block the app's event loop (it runs in this process) for longer than its limit.
+      const until = Date.now() + 300;
+      while (Date.now() < until) {
+        // busy on purpose
+      }
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const shed = await fetch(`${busy.baseUrl}/api/account/session`);
+      expect(shed.status).toBe(503);
+      expect(shed.headers.get('retry-after')).toBe('5');
+      expect(await shed.json()).toMatchObject({ error: 'overloaded', message: requestMessages.overloaded });
+      await expect.poll(async () => (await fetch(`${busy.baseUrl}/api/account/session`)).status, { timeout: 5_000, interval: 100 }).not.toBe(503);
+    } finally {
+      await busy.close();
+    }
+  });
+});
+
+describe('GET /api/openapi.json', () => {
+  it('is a valid OpenAPI 3 document of the public and owner API, from the route schemas', async () => {
+    const response = await fetch(`${baseUrl()}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    const document = (await response.json()) as { openapi: string; info: { title: string }; paths: Record<string, Record<string, { responses?: Record<string, unknown>; parameters?: unknown[] }>> };
+    expect(document.openapi).toMatch(/^3\.\d+\.\d+$/);
+    expect(document.info.title).toBe('Flowsmith');
+    const paths = Object.keys(document.paths);
+    expect(paths).toEqual(expect.arrayContaining(['/api/webhooks/{flowType}/{flowId}', '/api/pixel/{pixelKey}', '/api/flows/', '/api/flows/{flowType}', '/api/events/', '/api/credentials/']));
+    // Only the API: no pages, no operators' routes, no document of itself.
+    expect(paths.filter((path) => !path.startsWith('/api/'))).toEqual([]);
+    expect(paths).not.toContain('/api/openapi.json');
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        expect(Object.keys(operation.responses ?? {}).length, `${method.toUpperCase()} ${path} has no responses`).toBeGreaterThan(0);
+      }
+    }
+    const webhook = document.paths['/api/webhooks/{flowType}/{flowId}']!.post!;
+    expect(webhook.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'flowType', in: 'path' }), expect.objectContaining({ name: 'flowId', in: 'path' })]));
+    expect(Object.keys(webhook.responses!)).toContain('202');
+  });
+});
