@@ -15,14 +15,13 @@ import { findReusableGeneration, listGenerations, saveGeneration, type Generatio
 import { failPendingDelivery, finishDelivery, progressOf, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
 import { waitForKlaviyoSlot, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
 import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy, type Sleep } from './retry-policy.ts';
-import { ServiceCallError, type ServiceErrorCode } from './service-call-error.ts';
+import { ServiceError } from '../integrations/service-error.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { isDryRunEvent } from '../realtime/test-events.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
-import { IntegrationError, type IntegrationErrorCode } from '../integrations/integration-error.ts';
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 
@@ -87,7 +86,7 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
       context.logger.info({ eventId: event.id, status: error.status }, 'event finished without delivery');
       return;
     }
-    if (error instanceof ServiceCallError && !signal.aborted) {
+    if (error instanceof ServiceError && !signal.aborted) {
       await retryLaterOrFail(context, event, error);
       return;
     }
@@ -102,7 +101,7 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
  * service's message and the owner can replay it. Tries count per step: one that got
  * further than the last failure starts the count again.
  */
-async function retryLaterOrFail(context: PipelineContext, event: EventRecord, error: ServiceCallError): Promise<void> {
+async function retryLaterOrFail(context: PipelineContext, event: EventRecord, error: ServiceError): Promise<void> {
   const { pool, options } = context;
   const progress = await progressOf(pool, event.id, event.attempt);
   const failedTries = progress > event.retryProgress ? 1 : event.retryCount + 1;
@@ -234,9 +233,7 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
     const outcome = await lookUpProducts({ db: context.pool, tokens: context.shopifyTokens, sleep: context.sleep, now: () => context.clock.now() }, event.userId, gids as string[], found, signal);
     if (outcome === SHOP_NOT_CONNECTED) throw new EventOutcome('skipped', m.shopNotConnected);
   } catch (error) {
-    if (signal.aborted) throw error;
-    if (error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
-    if (error instanceof IntegrationError) throw asServiceCallError(error);
+    if (!signal.aborted && error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
     throw error;
   }
   const products = normalized.products.map((product, index) => {
@@ -246,29 +243,6 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
   });
   const currency = found.get(gids[0]!)?.price?.currencyCode ?? null;
   return { ...normalized, products, currency };
-}
-
-const serviceCodes: Record<IntegrationErrorCode, ServiceErrorCode> = {
-  unauthorized: 'unauthorized',
-  forbidden: 'forbidden',
-  not_found: 'not_found',
-  invalid_client: 'unauthorized',
-  payment_required: 'forbidden',
-  bad_request: 'bad_request',
-  rate_limited: 'rate_limited',
-  server_error: 'server_error',
-  timeout: 'timeout',
-  network: 'network',
-  invalid_response: 'invalid_response',
-};
-
-/** The Shopify module's error in the engine's terms, so it is retried (or not) like OpenAI's and Klaviyo's. */
-function asServiceCallError(error: IntegrationError): ServiceCallError {
-  return new ServiceCallError('shopify', serviceCodes[error.code], error.message.replace(/^Shopify: /, ''), {
-    retryable: error.retryable,
-    status: error.status,
-    retryAfterMs: error.retryAfterMs,
-  });
 }
 
 /**
@@ -335,11 +309,11 @@ async function generateTexts(
   if (signal.aborted) throw signal.reason;
   const failures: string[] = [];
   const generations: GenerationRecord[] = [];
-  let tryAgain: ServiceCallError | null = null;
+  let tryAgain: ServiceError | null = null;
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') {
       // A text that failed for now is tried again later; the texts that arrived are kept.
-      if (outcome.reason instanceof ServiceCallError && outcome.reason.retryable) tryAgain ??= outcome.reason;
+      if (outcome.reason instanceof ServiceError && outcome.reason.retryable) tryAgain ??= outcome.reason;
       else throw outcome.reason;
     } else if (outcome.value.status === 'succeeded') generations.push(outcome.value);
     else failures.push(outcome.value.error ?? '');
@@ -410,7 +384,7 @@ async function generateOne(
           error: m.noText(assistant.name, answer.noTextReason ?? ''),
         };
   } catch (error) {
-    if (!(error instanceof ServiceCallError) || signal.aborted) throw error;
+    if (!(error instanceof ServiceError) || signal.aborted) throw error;
     generation = { ...request, ...empty, durationMs: Date.now() - started, status: 'failed', text: null, error: m.generationFailed(assistant.name, error.message) };
     // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
     await saveGeneration(context.pool, generation);
@@ -446,7 +420,7 @@ async function deliver(
   });
   if (delivery.status === 'delivered') return;
   const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
-  const retrying = { signal, sleep: context.sleep, onRetry: (error: ServiceCallError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') };
+  const retrying = { signal, sleep: context.sleep, onRetry: (error: ServiceError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') };
   // A failure goes up to processEvent, which schedules the next try (this delivery then
   // resumes after its last recorded step) or fails the event and this delivery with it.
   if (!delivery.profileWrittenAt) {

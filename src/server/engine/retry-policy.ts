@@ -1,4 +1,4 @@
-import { ServiceCallError } from './service-call-error.ts';
+import { ServiceError } from '../integrations/service-error.ts';
 
 /**
  * How patiently a failing call to OpenAI, Klaviyo or Shopify is tried again: like Shopify
@@ -58,7 +58,7 @@ export function nextTryDelay(policy: RetryPolicy, failedTries: number, retryAfte
 }
 
 /** Why the next try is not worth scheduling, or null when it is. */
-export function retryRefusal(policy: RetryPolicy, error: ServiceCallError, failedTries: number): 'permanent' | 'tries_used_up' | 'wait_too_long' | null {
+export function retryRefusal(policy: RetryPolicy, error: ServiceError, failedTries: number): 'permanent' | 'tries_used_up' | 'wait_too_long' | null {
   if (!error.retryable) return 'permanent';
   if (failedTries >= policy.tries) return 'tries_used_up';
   if (error.retryAfterMs !== null && error.retryAfterMs > policy.maxRetryAfterMs) return 'wait_too_long';
@@ -70,11 +70,11 @@ export function retryRefusal(policy: RetryPolicy, error: ServiceCallError, faile
  * wait in place, waits that long and calls once more. Any other failure goes straight up,
  * for the pipeline to schedule the next try or to fail the event.
  */
-export async function withQuickRetry<T>(call: () => Promise<T>, policy: RetryPolicy, options: { signal?: AbortSignal; sleep?: Sleep; onRetry?: (error: ServiceCallError, delayMs: number) => void } = {}): Promise<T> {
+export async function withQuickRetry<T>(call: () => Promise<T>, policy: RetryPolicy, options: { signal?: AbortSignal; sleep?: Sleep; onRetry?: (error: ServiceError, delayMs: number) => void } = {}): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (!(error instanceof ServiceCallError) || !error.retryable || error.retryAfterMs === null || error.retryAfterMs > policy.maxInPlaceWaitMs) throw error;
+    if (!(error instanceof ServiceError) || !error.retryable || error.retryAfterMs === null || error.retryAfterMs > policy.maxInPlaceWaitMs) throw error;
     options.onRetry?.(error, error.retryAfterMs);
     await (options.sleep ?? sleep)(error.retryAfterMs, options.signal);
     return call();

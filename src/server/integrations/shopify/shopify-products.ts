@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Queryable } from '../../database/database.ts';
 import { shopifyAdminGraphql, type ShopifyAdminConnection } from './shopify-admin.ts';
-import { IntegrationError } from '../integration-error.ts';
+import { ServiceError } from '../service-error.ts';
 import { CredentialDecryptionError } from '../../credentials/credential-cipher.ts';
 import type { ShopifyAccessTokenProvider, ShopifyConnection } from '../../credentials/shopify-token-provider.ts';
 import type { NormalizedProduct } from '../../../shared/events/event-schemas.ts';
@@ -112,7 +112,7 @@ export const SHOP_NOT_CONNECTED = 'not_connected';
 /**
  * Each product's details by gid, from the cache or else from the shop, into `found`
  * (null for a product the shop does not have; those are not cached, so a later event asks
- * again). Throws IntegrationError or CredentialDecryptionError when the shop cannot be
+ * again). Throws ServiceError or CredentialDecryptionError when the shop cannot be
  * asked; `found` then holds what was looked up before.
  */
 export async function lookUpProducts(
@@ -139,7 +139,7 @@ export async function lookUpProducts(
     try {
       details = await fetchShopifyProduct(connection, gid, signal);
     } catch (error) {
-      if (error instanceof IntegrationError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
+      if (error instanceof ServiceError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
       throw error;
     }
     if (details) await cacheProduct(deps.db, userId, gid, details, now());
@@ -166,8 +166,8 @@ export async function fillProductDetails(
   try {
     if ((await lookUpProducts(deps, userId, wanted, found, signal)) === SHOP_NOT_CONNECTED) return { products, problems };
   } catch (error) {
-    if (signal.aborted || !(error instanceof IntegrationError || error instanceof CredentialDecryptionError)) throw error;
-    const retryAfter = error instanceof IntegrationError && error.retryAfterMs !== null ? ` (retry after ${Math.ceil(error.retryAfterMs / 1000)} s)` : '';
+    if (signal.aborted || !(error instanceof ServiceError || error instanceof CredentialDecryptionError)) throw error;
+    const retryAfter = error instanceof ServiceError && error.retryAfterMs !== null ? ` (retry after ${Math.ceil(error.retryAfterMs / 1000)} s)` : '';
     problems.push(`Product details not fetched: ${error.message}${retryAfter}`);
   }
   for (const [gid, details] of found) if (!details) problems.push(`Shopify has no product ${gid}.`);
