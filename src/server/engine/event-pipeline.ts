@@ -21,7 +21,8 @@ import { isDryRunEvent } from '../realtime/test-events.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
-import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
+import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
+import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 
