@@ -7,7 +7,7 @@ import { fireDueTimers } from './shopper-timers.ts';
 import { inTransaction } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { processEvent, type PipelineOptions } from './event-pipeline.ts';
-import { defaultRetryPolicy, sleep as defaultSleep, type Sleep } from './retry-policy.ts';
+import { defaultRetryPolicy } from './retry-policy.ts';
 import { klaviyoAccountLimits } from './klaviyo-rate-limiter.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
@@ -64,7 +64,6 @@ export function createEngine(dependencies: {
   loadCredentials: CredentialsLoader;
   shopifyTokens?: ShopifyAccessTokenProvider;
   options?: Partial<EngineOptions>;
-  sleep?: Sleep;
   clock: Clock;
 }): Engine {
   const options: EngineOptions = { ...defaultEngineOptions, ...dependencies.options };
@@ -78,7 +77,6 @@ export function createEngine(dependencies: {
     loadCredentials: dependencies.loadCredentials,
     shopifyTokens: dependencies.shopifyTokens,
     options,
-    sleep: dependencies.sleep ?? defaultSleep,
     clock: dependencies.clock,
   };
   let started: Promise<void> | null = null;

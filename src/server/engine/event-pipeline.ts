@@ -13,8 +13,8 @@ import { normalizeEvent } from './event-normalizer.ts';
 import { composeInstructions, renderPrompt } from './prompt-rendering.ts';
 import { findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
 import { failPendingDelivery, finishDelivery, progressOf, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
-import { waitForKlaviyoSlot, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
-import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy, type Sleep } from './retry-policy.ts';
+import { waitForKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
+import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from './retry-policy.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { isDryRunEvent } from '../realtime/test-events.ts';
@@ -22,7 +22,7 @@ import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
-import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
+import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 
@@ -45,8 +45,7 @@ export interface PipelineContext {
   /** Product details from the owner's shop; without it, events go as they came, and pixel events (which need them) are skipped. */
   shopifyTokens?: ShopifyAccessTokenProvider;
   options: PipelineOptions;
-  sleep: Sleep;
-  /** The app's clock: timers are due by it (tests move it by hand). */
+  /** The app's clock: timers and retries are due by it (tests move it by hand), and short waits sleep on it. */
   clock: Clock;
 }
 
@@ -205,14 +204,14 @@ async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord
  */
 async function requireKnownShopper(context: PipelineContext, event: EventRecord, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<KnownProfile> {
   const { options } = context;
-  const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
+  const connection = klaviyoConnection(context, credentials);
   const profile = await withQuickRetry(
     async () => {
-      await waitForKlaviyoSlot(context.pool, credentials.klaviyoApiKey, 'profiles', options.klaviyoLimits, { signal, sleep: context.sleep });
+      await takeSlot(context, credentials, 'profiles', signal);
       return findProfileByEmail(connection, email, signal);
     },
     options.retry,
-    { signal, sleep: context.sleep, onRetry: (error, delayMs) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') },
+    quickRetries(context, event, 'Klaviyo', signal),
   );
   if (!profile) throw new EventOutcome('skipped', m.unknownPixelShopper);
   return profile;
@@ -231,7 +230,7 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
   if (!context.shopifyTokens) throw new EventOutcome('skipped', m.shopNotConnected);
   const found = new Map<string, ShopifyProductDetails | null>();
   try {
-    const outcome = await lookUpProducts({ db: context.pool, tokens: context.shopifyTokens, sleep: context.sleep, now: () => context.clock.now() }, event.userId, gids as string[], found, signal);
+    const outcome = await lookUpProducts(productDetailsDeps(context, context.shopifyTokens), event.userId, gids as string[], found, signal);
     if (outcome === SHOP_NOT_CONNECTED) throw new EventOutcome('skipped', m.shopNotConnected);
   } catch (error) {
     if (!signal.aborted && error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
@@ -246,6 +245,10 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
   return { ...normalized, products, currency };
 }
 
+function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider): ProductDetailsDeps {
+  return { db: context.pool, tokens, clock: context.clock };
+}
+
 /**
  * Products the event named without a description get it from the owner's shop. The
  * events table has no place for notes, so a failure to fetch is logged and the event
@@ -253,7 +256,7 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
  */
 async function withProductDetails(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, signal: AbortSignal): Promise<NormalizedEvent> {
   if (!context.shopifyTokens) return normalized;
-  const { products, problems } = await fillProductDetails({ db: context.pool, tokens: context.shopifyTokens, sleep: context.sleep }, event.userId, normalized.products, signal);
+  const { products, problems } = await fillProductDetails(productDetailsDeps(context, context.shopifyTokens), event.userId, normalized.products, signal);
   for (const problem of problems) context.logger.warn({ eventId: event.id, problem }, 'product details not fetched');
   return { ...normalized, products };
 }
@@ -363,22 +366,23 @@ async function generateOne(
     }
   }
 
-  const started = Date.now();
-  const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs };
+  // A duration, so the monotonic timer rather than the app's clock (which a test holds still).
+  const started = performance.now();
+  const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
   let generation: GenerationRecord;
   try {
     const answer = await withQuickRetry(
       () => createResponse(connection, { model, instructions: composeInstructions(assistant.instructions), input: prompt, maxOutputTokens: context.options.maxOutputTokens }, signal),
       context.options.retry,
-      { signal, sleep: context.sleep, onRetry: (error, delayMs) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying OpenAI') },
+      quickRetries(context, event, 'OpenAI', signal),
     );
     const tokens = { inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens, totalTokens: answer.usage.totalTokens };
     generation = answer.text
-      ? { ...request, ...tokens, durationMs: Date.now() - started, reused: false, status: 'succeeded', text: answer.text, error: null }
+      ? { ...request, ...tokens, durationMs: Math.round(performance.now() - started), reused: false, status: 'succeeded', text: answer.text, error: null }
       : {
           ...request,
           ...tokens,
-          durationMs: Date.now() - started,
+          durationMs: Math.round(performance.now() - started),
           reused: false,
           status: 'failed',
           text: null,
@@ -386,7 +390,7 @@ async function generateOne(
         };
   } catch (error) {
     if (!(error instanceof ServiceError) || signal.aborted) throw error;
-    generation = { ...request, ...empty, durationMs: Date.now() - started, status: 'failed', text: null, error: m.generationFailed(assistant.name, error.message) };
+    generation = { ...request, ...empty, durationMs: Math.round(performance.now() - started), status: 'failed', text: null, error: m.generationFailed(assistant.name, error.message) };
     // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
     await saveGeneration(context.pool, generation);
     if (error.retryable) throw error;
@@ -420,14 +424,14 @@ async function deliver(
     klaviyoEventName: flow.klaviyoEventName,
   });
   if (delivery.status === 'delivered') return;
-  const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
-  const retrying = { signal, sleep: context.sleep, onRetry: (error: ServiceError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') };
+  const connection = klaviyoConnection(context, credentials);
+  const retrying = quickRetries(context, event, 'Klaviyo', signal);
   // A failure goes up to processEvent, which schedules the next try (this delivery then
   // resumes after its last recorded step) or fails the event and this delivery with it.
   if (!delivery.profileWrittenAt) {
     const result = await withQuickRetry(
       async () => {
-        await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'profile-import', options.klaviyoLimits, { signal, sleep: context.sleep });
+        await takeSlot(context, credentials, 'profile-import', signal);
         return importProfile(connection, { email, firstName: names.firstName, lastName: names.lastName, properties: delivery.properties }, signal);
       },
       options.retry,
@@ -438,10 +442,10 @@ async function deliver(
   if (delivery.klaviyoEventName && !delivery.eventSentAt) {
     await withQuickRetry(
       async () => {
-        await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'events', options.klaviyoLimits, { signal, sleep: context.sleep });
+        await takeSlot(context, credentials, 'events', signal);
         await createEvent(
           connection,
-          { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: new Date().toISOString() },
+          { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: context.clock.now().toISOString() },
           signal,
         );
       },
@@ -456,4 +460,21 @@ async function deliver(
 /** The event id for its first delivery (Klaviyo's unique_id); each replay gets a new one. */
 export function deliveryId(event: { id: string; attempt: number }): string {
   return event.attempt === 1 ? event.id : `${event.id}:${event.attempt}`;
+}
+
+function klaviyoConnection(context: PipelineContext, credentials: EngineCredentials) {
+  return { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: context.options.klaviyoTimeoutMs, now: () => context.clock.now() };
+}
+
+/** One Klaviyo request's slot under the account's limits. */
+function takeSlot(context: PipelineContext, credentials: EngineCredentials, endpoint: KlaviyoEndpoint, signal: AbortSignal): Promise<void> {
+  return waitForKlaviyoSlot(context.pool, credentials.klaviyoApiKey, endpoint, context.options.klaviyoLimits, { clock: context.clock, signal });
+}
+
+function quickRetries(context: PipelineContext, event: EventRecord, service: string, signal: AbortSignal) {
+  return {
+    signal,
+    sleep: (milliseconds: number, abort?: AbortSignal) => context.clock.sleep(milliseconds, abort),
+    onRetry: (error: ServiceError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, `retrying ${service}`),
+  };
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { inTransaction } from '../database/database.ts';
-import { sleep as defaultSleep, type Sleep } from './retry-policy.ts';
+import type { Clock } from '../platform/clock.ts';
 
 /**
  * Klaviyo's limits are per account, so they must hold across every worker process
@@ -92,15 +92,14 @@ export async function waitForKlaviyoSlot(
   apiKey: string,
   endpoint: KlaviyoEndpoint,
   limits: KlaviyoRateLimits | null,
-  options: { signal?: AbortSignal; sleep?: Sleep } = {},
+  options: { clock: Clock; signal?: AbortSignal },
 ): Promise<void> {
   if (!limits) return;
   const key = bucketKey(apiKey, endpoint);
-  const wait = options.sleep ?? defaultSleep;
   for (;;) {
     const slot = await tryTakeSlot(pool, key, limits[endpoint]);
     if (slot.taken) return;
     // Spread the waiters out so they do not all come back in the same millisecond.
-    await wait(slot.waitMs + Math.round(Math.random() * 50), options.signal);
+    await options.clock.sleep(slot.waitMs + Math.round(Math.random() * 50), options.signal);
   }
 }

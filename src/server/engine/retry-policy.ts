@@ -1,4 +1,5 @@
 import { ServiceError } from '../integrations/service-error.ts';
+import type { Clock } from '../platform/clock.ts';
 
 /**
  * How patiently a failing call to OpenAI, Klaviyo or Shopify is tried again: like Shopify
@@ -31,22 +32,6 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxRetryAfterMs: 6 * 60 * 60_000,
 };
 
-export type Sleep = (milliseconds: number, signal?: AbortSignal) => Promise<void>;
-
-export const sleep: Sleep = (milliseconds, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /**
  * The wait before the next try, after `failedTries` tries in a row failed: the policy's
  * step for it with jitter, but never shorter than what the service asked for.
@@ -70,13 +55,17 @@ export function retryRefusal(policy: RetryPolicy, error: ServiceError, failedTri
  * wait in place, waits that long and calls once more. Any other failure goes straight up,
  * for the pipeline to schedule the next try or to fail the event.
  */
-export async function withQuickRetry<T>(call: () => Promise<T>, policy: RetryPolicy, options: { signal?: AbortSignal; sleep?: Sleep; onRetry?: (error: ServiceError, delayMs: number) => void } = {}): Promise<T> {
+export async function withQuickRetry<T>(
+  call: () => Promise<T>,
+  policy: RetryPolicy,
+  options: { sleep: Clock['sleep']; signal?: AbortSignal; onRetry?: (error: ServiceError, delayMs: number) => void },
+): Promise<T> {
   try {
     return await call();
   } catch (error) {
     if (!(error instanceof ServiceError) || !error.retryable || error.retryAfterMs === null || error.retryAfterMs > policy.maxInPlaceWaitMs) throw error;
     options.onRetry?.(error, error.retryAfterMs);
-    await (options.sleep ?? sleep)(error.retryAfterMs, options.signal);
+    await options.sleep(error.retryAfterMs, options.signal);
     return call();
   }
 }

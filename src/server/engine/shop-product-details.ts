@@ -1,4 +1,5 @@
 import type { Queryable } from '../database/database.ts';
+import type { Clock } from '../platform/clock.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { fetchShopifyProduct, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
@@ -9,8 +10,7 @@ import { cacheProduct, findCachedProduct, reserveShopifyRequestSlot } from './sh
 export interface ProductDetailsDeps {
   db: Queryable;
   tokens: ShopifyAccessTokenProvider;
-  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  now?: () => Date;
+  clock: Clock;
 }
 
 /** The owner has no Shopify credentials saved, so their shop cannot be asked. */
@@ -29,28 +29,27 @@ export async function lookUpProducts(
   found: Map<string, ShopifyProductDetails | null>,
   signal: AbortSignal,
 ): Promise<typeof SHOP_NOT_CONNECTED | null> {
-  const { db } = deps;
-  const now = deps.now ?? (() => new Date());
+  const { db, clock } = deps;
   let connection: ShopifyConnection | null = null;
   for (const gid of gids) {
     if (found.has(gid)) continue;
-    const cached = await findCachedProduct(db, userId, gid, now());
+    const cached = await findCachedProduct(db, userId, gid, clock.now());
     if (cached) {
       found.set(gid, cached);
       continue;
     }
     connection ??= await deps.tokens.connectionFor(userId, signal);
     if (!connection) return SHOP_NOT_CONNECTED;
-    const waitMs = await reserveShopifyRequestSlot(db, connection.domain, now());
-    if (waitMs > 0) await deps.sleep(waitMs, signal);
+    const waitMs = await reserveShopifyRequestSlot(db, connection.domain, clock.now());
+    if (waitMs > 0) await clock.sleep(waitMs, signal);
     let details: ShopifyProductDetails | null;
     try {
-      details = await fetchShopifyProduct(connection, gid, signal);
+      details = await fetchShopifyProduct({ ...connection, now: () => clock.now() }, gid, signal);
     } catch (error) {
       if (error instanceof ServiceError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
       throw error;
     }
-    if (details) await cacheProduct(db, userId, gid, details, now());
+    if (details) await cacheProduct(db, userId, gid, details, clock.now());
     found.set(gid, details);
   }
   return null;
