@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
-import { findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
+import { deferEvent, findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
 import type { Clock } from '../platform/clock.ts';
 import { endTimersEndedBy, findCartShopper, findReasonTimerEnded, signalOnlyReason, timerKindOf, type TimerKind } from './shopper-timers.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
@@ -13,9 +13,10 @@ import { normalizeEvent } from './event-normalizer.ts';
 import { composeInstructions, renderPrompt } from './prompt-rendering.ts';
 import { findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
 import { failPendingDelivery, finishDelivery, progressOf, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
-import { waitForKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
+import { takeKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
 import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from './retry-policy.ts';
-import { ServiceError } from '../integrations/service-error.ts';
+import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
+import { RateLimitWait } from './rate-limit-wait.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { isDryRunEvent } from '../realtime/test-events.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
@@ -90,8 +91,22 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
       await retryLaterOrFail(context, event, error);
       return;
     }
+    if (error instanceof RateLimitWait && !signal.aborted) {
+      await waitForRateLimit(context, event, error);
+      return;
+    }
     throw error;
   }
+}
+
+/**
+ * A rate limit's next slot is further off than a worker waits: the event waits for it like
+ * for a scheduled try, but it is no failure, so the step's tries are not counted and the
+ * event log says what it waits for.
+ */
+async function waitForRateLimit(context: PipelineContext, event: EventRecord, wait: RateLimitWait): Promise<void> {
+  await deferEvent(context.pool, event.id, event.attempt, { until: wait.until, reason: m.rateLimitWait(serviceTitles[wait.service], wait.until) });
+  context.logger.info({ eventId: event.id, service: wait.service, until: wait.until }, 'rate limit slot is further off than a worker waits; the event waits for it');
 }
 
 /**
@@ -246,7 +261,7 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
 }
 
 function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider): ProductDetailsDeps {
-  return { db: context.pool, tokens, clock: context.clock };
+  return { db: context.pool, tokens, clock: context.clock, maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs };
 }
 
 /**
@@ -466,9 +481,13 @@ function klaviyoConnection(context: PipelineContext, credentials: EngineCredenti
   return { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: context.options.klaviyoTimeoutMs, now: () => context.clock.now() };
 }
 
-/** One Klaviyo request's slot under the account's limits. */
+/** One Klaviyo request's slot under the account's limits, waited for only as long as a Retry-After would be. */
 function takeSlot(context: PipelineContext, credentials: EngineCredentials, endpoint: KlaviyoEndpoint, signal: AbortSignal): Promise<void> {
-  return waitForKlaviyoSlot(context.pool, credentials.klaviyoApiKey, endpoint, context.options.klaviyoLimits, { clock: context.clock, signal });
+  return takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, endpoint, context.options.klaviyoLimits, {
+    clock: context.clock,
+    maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs,
+    signal,
+  });
 }
 
 function quickRetries(context: PipelineContext, event: EventRecord, service: string, signal: AbortSignal) {

@@ -17,7 +17,10 @@ export interface RetryPolicy {
   delaysMs: number[];
   /** Each wait is spread by up to this fraction either way, so failed events do not all come back together. */
   jitter: number;
-  /** A Retry-After up to this long is waited in the worker slot, once per call. */
+  /**
+   * A Retry-After up to this long is waited in the worker slot, once per call; so is a
+   * rate-limit slot (Klaviyo's, Shopify's) that frees this soon. Anything longer is scheduled.
+   */
   maxInPlaceWaitMs: number;
   /** A service asking for a longer wait than this ends the tries: the event fails and can be replayed. */
   maxRetryAfterMs: number;

@@ -6,11 +6,14 @@ import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import type { ShopifyAccessTokenProvider, ShopifyConnection } from '../credentials/shopify-token-provider.ts';
 import type { NormalizedProduct } from '../../shared/events/event-schemas.ts';
 import { cacheProduct, findCachedProduct, reserveShopifyRequestSlot } from './shop-product-queries.ts';
+import { RateLimitWait } from './rate-limit-wait.ts';
 
 export interface ProductDetailsDeps {
   db: Queryable;
   tokens: ShopifyAccessTokenProvider;
   clock: Clock;
+  /** A request slot this close is waited for in place; a later one makes the event wait (RateLimitWait). */
+  maxInPlaceWaitMs: number;
 }
 
 /** The owner has no Shopify credentials saved, so their shop cannot be asked. */
@@ -19,8 +22,9 @@ export const SHOP_NOT_CONNECTED = 'not_connected';
 /**
  * Each product's details by gid, from the cache or else from the shop, into `found`
  * (null for a product the shop does not have; those are not cached, so a later event asks
- * again). Throws ServiceError or CredentialDecryptionError when the shop cannot be
- * asked; `found` then holds what was looked up before.
+ * again). Throws ServiceError or CredentialDecryptionError when the shop cannot be asked,
+ * and RateLimitWait when the shop's next request slot is too far off to wait for; `found`
+ * then holds what was looked up before.
  */
 export async function lookUpProducts(
   deps: ProductDetailsDeps,
@@ -40,7 +44,9 @@ export async function lookUpProducts(
     }
     connection ??= await deps.tokens.connectionFor(userId, signal);
     if (!connection) return SHOP_NOT_CONNECTED;
-    const waitMs = await reserveShopifyRequestSlot(db, connection.domain, clock.now());
+    const now = clock.now();
+    const waitMs = await reserveShopifyRequestSlot(db, connection.domain, now, deps.maxInPlaceWaitMs);
+    if (waitMs > deps.maxInPlaceWaitMs) throw new RateLimitWait('shopify', new Date(now.getTime() + waitMs));
     if (waitMs > 0) await clock.sleep(waitMs, signal);
     let details: ShopifyProductDetails | null;
     try {
@@ -58,7 +64,8 @@ export async function lookUpProducts(
 /**
  * The event's products with missing descriptions and URLs filled in from the owner's
  * shop (cache first). Never throws for Shopify's sake: a product that could not be
- * fetched stays as it was and `problems` says why, so the event goes on without it.
+ * fetched stays as it was and `problems` says why, so the event goes on without it. Only
+ * a request slot too far off to wait for (RateLimitWait) goes up, so the event waits for it.
  */
 export async function fillProductDetails(
   deps: ProductDetailsDeps,

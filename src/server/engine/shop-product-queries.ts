@@ -32,14 +32,19 @@ export async function cacheProduct(db: Queryable, userId: string, gid: string, d
 /**
  * Reserves the shop's next request slot and answers how long to wait for it: the row
  * moves SHOPIFY_REQUEST_SPACING_MS further on each call, in one statement, so concurrent
- * callers (in any process) get distinct slots.
+ * callers (in any process) get distinct slots. With `maxWaitMs`, a slot further off than
+ * that is not reserved (a caller that will not wait so long must not hold up the others);
+ * the answer is then how long until the next slot frees, which is more than `maxWaitMs`.
  */
-export async function reserveShopifyRequestSlot(db: Queryable, shop: string, now: Date): Promise<number> {
+export async function reserveShopifyRequestSlot(db: Queryable, shop: string, now: Date, maxWaitMs: number | null = null): Promise<number> {
   const { rows } = await db.query<{ start_at: Date }>(
     `INSERT INTO shopify_request_slots (shop, next_at) VALUES ($1, $2::timestamptz + make_interval(secs => $3::double precision / 1000))
      ON CONFLICT (shop) DO UPDATE SET next_at = greatest(shopify_request_slots.next_at, $2::timestamptz) + make_interval(secs => $3::double precision / 1000)
+       WHERE $4::double precision IS NULL OR shopify_request_slots.next_at <= $2::timestamptz + make_interval(secs => $4::double precision / 1000)
      RETURNING next_at - make_interval(secs => $3::double precision / 1000) AS start_at`,
-    [shop, now, SHOPIFY_REQUEST_SPACING_MS],
+    [shop, now, SHOPIFY_REQUEST_SPACING_MS, maxWaitMs],
   );
-  return Math.max(0, rows[0]!.start_at.getTime() - now.getTime());
+  if (rows[0]) return Math.max(0, rows[0].start_at.getTime() - now.getTime());
+  const { rows: taken } = await db.query<{ next_at: Date }>('SELECT next_at FROM shopify_request_slots WHERE shop = $1', [shop]);
+  return Math.max(0, (taken[0]?.next_at.getTime() ?? now.getTime()) - now.getTime());
 }
