@@ -31,6 +31,7 @@ import { observabilityRoutes } from './observability/observability-routes.ts';
 import { defaultOverloadLimits, registerOverloadGuard, type OverloadLimits } from './observability/overload.ts';
 import { registerApiDescription } from './observability/api-description.ts';
 import { findEventJobBacklog } from './engine/event-job-queries.ts';
+import { observeServiceCalls } from './integrations/service-http.ts';
 import { eventRoutes } from './events/event-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
 import { registerRealtime } from './realtime/realtime-routes.ts';
@@ -187,9 +188,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     shopifyTokens: app.shopifyTokens,
     options: deps.engine,
     clock,
+    observer: metrics,
   });
   app.decorate('engine', engine);
   app.addHook('onReady', () => engine.start());
+  const stopObservingServiceCalls = observeServiceCalls((call) => metrics.serviceCall(call));
+  app.addHook('onClose', async () => stopObservingServiceCalls());
   app.addHook('onClose', () => engine.stop());
   const intake = new Intake({
     pool: database.pool,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { startTestApp } from '../support/test-app.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 
@@ -50,7 +50,7 @@ describe('GET /metrics', () => {
     const delivered = await sample('flowsmith_events_finished_total', { status: 'delivered' });
     const generations = await sample('flowsmith_generation_duration_seconds_count', { outcome: 'succeeded' });
     const outputTokens = await sample('flowsmith_generation_tokens_total', { kind: 'output' });
-    const klaviyoCalls = await sample('flowsmith_service_calls_total', { service: 'klaviyo', outcome: 'ok' });
+    const klaviyoCalls = await sample('flowsmith_service_calls_total', { service: 'klaviyo', outcome: 'success' });
     const posted = await postEvent(baseUrl(), owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email: uniqueEmail('metrics') }));
     expect(posted.status).toBe(202);
     expect(await sample('flowsmith_events_accepted_total', { source: 'generic' })).toBe(accepted + 1);
@@ -59,7 +59,7 @@ describe('GET /metrics', () => {
     // The sample flow has two assistants: two generations, each with its tokens.
     expect(await sample('flowsmith_generation_duration_seconds_count', { outcome: 'succeeded' })).toBe(generations + 2);
     expect(await sample('flowsmith_generation_tokens_total', { kind: 'output' })).toBeGreaterThan(outputTokens);
-    expect(await sample('flowsmith_service_calls_total', { service: 'klaviyo', outcome: 'ok' })).toBeGreaterThan(klaviyoCalls);
+    expect(await sample('flowsmith_service_calls_total', { service: 'klaviyo', outcome: 'success' })).toBeGreaterThan(klaviyoCalls);
   });
 
   it('counts a rejected event by source and reason code', async () => {

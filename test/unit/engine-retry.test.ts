@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { defaultRetryPolicy, nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from '../../src/server/engine/retry-policy.ts';
-import { parseRetryAfter, ServiceCallError } from '../../src/server/engine/service-call-error.ts';
+import { ServiceError } from '../../src/server/integrations/service-error.ts';
 import { signShopifyBody, verifyShopifySignature } from '../../src/server/intake/shopify-signature.ts';
 
 const policy: RetryPolicy = { tries: 4, delaysMs: [100, 400, 1_000], jitter: 0.5, maxInPlaceWaitMs: 1_000, maxRetryAfterMs: 5_000 };
-const retryable = (retryAfterMs: number | null = null) => new ServiceCallError('openai', 'server_error', 'boom', { retryable: true, status: 503, retryAfterMs });
+const retryable = (retryAfterMs: number | null = null) => new ServiceError('openai', 'server_error', 'boom', { status: 503, retryAfterMs });
 
 describe('the schedule of tries', () => {
   it('tries a failing service 8 times over about 4 hours, each wait longer than the one before', () => {
@@ -28,7 +28,7 @@ describe('the schedule of tries', () => {
   });
 
   it('gives up on permanent errors, after the last try, and when asked to wait too long', () => {
-    const quota = new ServiceCallError('openai', 'insufficient_quota', 'quota', { retryable: false, status: 429 });
+    const quota = new ServiceError('openai', 'insufficient_quota', 'quota', { status: 429 });
     expect(retryRefusal(policy, quota, 1)).toBe('permanent');
     expect(retryRefusal(policy, retryable(), 3)).toBeNull();
     expect(retryRefusal(policy, retryable(), 4)).toBe('tries_used_up');
@@ -61,19 +61,9 @@ describe('waiting in place', () => {
     let calls = 0;
     await expect(withQuickRetry(() => ((calls += 1), Promise.reject(retryable(500))), policy, { sleep })).rejects.toThrow('OpenAI: boom');
     expect(calls).toBe(2);
-    const quota = new ServiceCallError('openai', 'insufficient_quota', 'quota', { retryable: false, status: 429, retryAfterMs: 10 });
+    const quota = new ServiceError('openai', 'insufficient_quota', 'quota', { status: 429, retryAfterMs: 10 });
     await expect(withQuickRetry(() => Promise.reject(quota), policy, { sleep })).rejects.toBe(quota);
     expect(waits).toEqual([500]);
-  });
-});
-
-describe('Retry-After', () => {
-  it('reads seconds and HTTP dates', () => {
-    expect(parseRetryAfter('2')).toBe(2_000);
-    expect(parseRetryAfter('0.5')).toBe(500);
-    expect(parseRetryAfter(new Date(10_000).toUTCString(), 4_000)).toBe(6_000);
-    expect(parseRetryAfter(null)).toBeNull();
-    expect(parseRetryAfter('soon')).toBeNull();
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResponse } from '../../src/server/integrations/openai/openai-responses.ts';
 import { createEvent, importProfile, KLAVIYO_REVISION } from '../../src/server/integrations/klaviyo/klaviyo-profiles.ts';
-import { ServiceCallError } from '../../src/server/engine/service-call-error.ts';
+import { ServiceError } from '../../src/server/integrations/service-error.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 
@@ -20,10 +20,10 @@ const openaiConnection = () => ({ baseUrl: openai.apiBaseUrl, apiKey: 'sk-unit-k
 const klaviyoConnection = () => ({ baseUrl: klaviyo.baseUrl, apiKey: 'pk_unit_key_0123456789', timeoutMs: 2_000 });
 const request = { model: 'gpt-5-mini', instructions: 'Be brief.', input: 'Subject for shoes', maxOutputTokens: 200 };
 
-async function failure(promise: Promise<unknown>): Promise<ServiceCallError> {
+async function failure(promise: Promise<unknown>): Promise<ServiceError> {
   const error = await promise.then(() => null, (caught: unknown) => caught);
-  expect(error).toBeInstanceOf(ServiceCallError);
-  return error as ServiceCallError;
+  expect(error).toBeInstanceOf(ServiceError);
+  return error as ServiceError;
 }
 
 describe('OpenAI Responses', () => {

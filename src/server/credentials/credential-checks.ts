@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../platform/clock.ts';
-import { IntegrationError, type IntegrationErrorCode, type IntegrationService } from '../integrations/integration-error.ts';
+import { ServiceError, type ServiceErrorCode, type ServiceName } from '../integrations/service-error.ts';
 import { checkKlaviyoKey } from '../integrations/klaviyo/klaviyo-accounts.ts';
 import { listOpenAiModels, openAiModelExists } from '../integrations/openai/openai-models.ts';
 import { fetchShop, shopifyShopUrl } from '../integrations/shopify/shopify-admin.ts';
@@ -30,7 +30,7 @@ export interface CredentialCheckReport {
   /** A service could not be asked (timeout, connection, 429, 5xx, an unreadable answer). */
   unreachable: boolean;
   /** What went wrong per service, for the log (never a secret). */
-  problems: Array<{ service: IntegrationService; code: IntegrationErrorCode; status: number | null }>;
+  problems: Array<{ service: ServiceName; code: ServiceErrorCode; status: number | null }>;
   /** The token the client-credentials check obtained, worth keeping. */
   obtainedShopifyToken: ObtainedShopifyToken | null;
 }
@@ -61,11 +61,11 @@ export class KlaviyoKeyCache {
 }
 
 type FieldErrors = CredentialCheckReport['fieldErrors'];
-type ServiceOutcome = { fieldErrors: FieldErrors; problem?: IntegrationError; obtainedShopifyToken?: ObtainedShopifyToken };
+type ServiceOutcome = { fieldErrors: FieldErrors; problem?: ServiceError; obtainedShopifyToken?: ObtainedShopifyToken };
 
-function asIntegrationError(service: IntegrationService, error: unknown): IntegrationError {
-  if (error instanceof IntegrationError) return error;
-  return new IntegrationError(service, 'invalid_response', 'the answer could not be read');
+function asServiceError(service: ServiceName, error: unknown): ServiceError {
+  if (error instanceof ServiceError) return error;
+  return new ServiceError(service, 'invalid_response', 'the answer could not be read');
 }
 
 async function checkKlaviyo(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal): Promise<ServiceOutcome> {
@@ -75,7 +75,7 @@ async function checkKlaviyo(credentials: Credentials, services: CredentialCheckS
     services.klaviyoKeyCache.remember(credentials.klaviyoApiKey);
     return { fieldErrors: {} };
   } catch (caught) {
-    const error = asIntegrationError('klaviyo', caught);
+    const error = asServiceError('klaviyo', caught);
     if (error.code === 'forbidden') return { fieldErrors: { klaviyoApiKey: m.klaviyoKeyMissingScope }, problem: error };
     if (error.reachable) return { fieldErrors: { klaviyoApiKey: m.klaviyoKeyInvalid }, problem: error };
     return { fieldErrors: { klaviyoApiKey: m.klaviyoUnreachable }, problem: error };
@@ -90,11 +90,11 @@ async function checkOpenAi(credentials: Credentials, services: CredentialCheckSe
     openAiModelExists(services.openaiBaseUrl, apiKey, model, signal),
   ]);
   if (list.status === 'rejected') {
-    const error = asIntegrationError('openai', list.reason);
+    const error = asServiceError('openai', list.reason);
     return { fieldErrors: { openaiApiKey: error.reachable ? m.openaiKeyInvalid : m.openaiUnreachable }, problem: error };
   }
   if (exists.status === 'rejected') {
-    const error = asIntegrationError('openai', exists.reason);
+    const error = asServiceError('openai', exists.reason);
     return { fieldErrors: { openaiModel: error.reachable ? m.openaiModelUnavailable(model) : m.openaiUnreachable }, problem: error };
   }
   return exists.value ? { fieldErrors: {} } : { fieldErrors: { openaiModel: m.openaiModelUnavailable(model) } };
@@ -116,7 +116,7 @@ async function checkShopify(credentials: Credentials, services: CredentialCheckS
     await fetchShop({ shopUrl, accessToken: obtained?.accessToken ?? credentials.shopifyAccessToken }, signal);
     return obtained ? { fieldErrors: {}, obtainedShopifyToken: obtained } : { fieldErrors: {} };
   } catch (caught) {
-    const error = asIntegrationError('shopify', caught);
+    const error = asServiceError('shopify', caught);
     const tokenField: CredentialField = usesClientCredentials ? 'shopifyClientSecret' : 'shopifyAccessToken';
     switch (error.code) {
       case 'invalid_client':

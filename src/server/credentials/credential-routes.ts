@@ -14,7 +14,7 @@ import {
 import { credentialCheckMessages, credentialMessages } from '../../shared/credentials/credential-messages.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import { IntegrationError } from '../integrations/integration-error.ts';
+import { ServiceError } from '../integrations/service-error.ts';
 import { listOpenAiModels, textGenerationModels } from '../integrations/openai/openai-models.ts';
 import { checkCredentials, CREDENTIAL_CHECK_TIMEOUT_MS, KlaviyoKeyCache, type CredentialCheckReport, type CredentialCheckServices } from './credential-checks.ts';
 import { hasStoredCredentials } from './credential-queries.ts';
@@ -103,7 +103,7 @@ export async function credentialRoutes(scope: FastifyInstance): Promise<void> {
         const models = await listOpenAiModels(services.openaiBaseUrl, credentials.openaiApiKey, AbortSignal.timeout(CREDENTIAL_CHECK_TIMEOUT_MS));
         return { models: textGenerationModels(models) };
       } catch (error) {
-        if (!(error instanceof IntegrationError)) throw error;
+        if (!(error instanceof ServiceError)) throw error;
         if (error.reachable) {
           throw new HttpError(400, 'invalid_credentials', credentialCheckMessages.openaiKeyInvalid, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiKeyInvalid } });
         }

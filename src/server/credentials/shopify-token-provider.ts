@@ -17,7 +17,7 @@ export interface ShopifyAccessTokenProvider {
   /**
    * How to call the owner's shop now: its URL and a token that is valid for at least
    * SHOPIFY_TOKEN_RENEW_BEFORE_MS. Null when the owner has no credentials. Throws
-   * IntegrationError when Shopify refuses or cannot be reached, and
+   * ServiceError when Shopify refuses or cannot be reached, and
    * CredentialDecryptionError when stored values do not decrypt.
    */
   connectionFor(userId: string, signal?: AbortSignal): Promise<ShopifyConnection | null>;

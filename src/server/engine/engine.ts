@@ -6,8 +6,8 @@ import { EventJobs, type EventJobOptions, type ProcessEventJob } from './event-j
 import { fireDueTimers } from './shopper-timers.ts';
 import { inTransaction } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
-import { processEvent, type PipelineOptions } from './event-pipeline.ts';
-import { defaultRetryPolicy, sleep as defaultSleep, type Sleep } from './retry-policy.ts';
+import { processEvent, type PipelineObserver, type PipelineOptions } from './event-pipeline.ts';
+import { defaultRetryPolicy } from './retry-policy.ts';
 import { klaviyoAccountLimits } from './klaviyo-rate-limiter.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
@@ -64,8 +64,9 @@ export function createEngine(dependencies: {
   loadCredentials: CredentialsLoader;
   shopifyTokens?: ShopifyAccessTokenProvider;
   options?: Partial<EngineOptions>;
-  sleep?: Sleep;
   clock: Clock;
+  /** Told how events end and what generations cost (the app's metrics). */
+  observer?: PipelineObserver;
 }): Engine {
   const options: EngineOptions = { ...defaultEngineOptions, ...dependencies.options };
   const logger = dependencies.logger.child({ module: 'engine' });
@@ -78,8 +79,8 @@ export function createEngine(dependencies: {
     loadCredentials: dependencies.loadCredentials,
     shopifyTokens: dependencies.shopifyTokens,
     options,
-    sleep: dependencies.sleep ?? defaultSleep,
     clock: dependencies.clock,
+    observer: dependencies.observer,
   };
   let started: Promise<void> | null = null;
   let sweeper: NodeJS.Timeout | null = null;
@@ -106,7 +107,8 @@ export function createEngine(dependencies: {
               // The last try of a job that keeps crashing: say so on the event rather than
               // leave it "generating" for ever.
               if (!signal.aborted && job.retryCount >= job.retryLimit) {
-                await setEventStatus(dependencies.pool, job.data.eventId, job.data.attempt, 'failed', eventOutcomeMessages.processingFailed).catch(() => undefined);
+                const failed = await setEventStatus(dependencies.pool, job.data.eventId, job.data.attempt, 'failed', eventOutcomeMessages.processingFailed).catch(() => false);
+                if (failed) dependencies.observer?.eventFinished('failed');
               }
               throw error;
             }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
 import { isFinished } from '../events/event-lifecycle.ts';
-import { findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
+import { deferEvent, findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
 import type { Clock } from '../platform/clock.ts';
 import { endTimersEndedBy, findReasonTimerEnded, signalOnlyReason, timerKindOf, type TimerKind } from './shopper-timers.ts';
 import { findCartShopper } from './shopper-timer-queries.ts';
@@ -15,15 +15,16 @@ import { normalizeEvent } from './event-normalizer.ts';
 import { composeInstructions, renderPrompt } from './prompt-rendering.ts';
 import { findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
 import { failPendingDelivery, finishDelivery, progressOf, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
-import { waitForKlaviyoSlot, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
-import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy, type Sleep } from './retry-policy.ts';
-import { ServiceCallError, type ServiceErrorCode } from './service-call-error.ts';
+import { takeKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
+import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from './retry-policy.ts';
+import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
+import { RateLimitWait } from './rate-limit-wait.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
-import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
-import { IntegrationError, type IntegrationErrorCode } from '../integrations/integration-error.ts';
+import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
+import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 
@@ -46,9 +47,15 @@ export interface PipelineContext {
   /** Product details from the owner's shop; without it, events go as they came, and pixel events (which need them) are skipped. */
   shopifyTokens?: ShopifyAccessTokenProvider;
   options: PipelineOptions;
-  sleep: Sleep;
-  /** The app's clock: timers are due by it (tests move it by hand). */
+  /** The app's clock: timers and retries are due by it (tests move it by hand), and short waits sleep on it. */
   clock: Clock;
+  /** Told how events end and what generations cost (the app's metrics). */
+  observer?: PipelineObserver;
+}
+
+export interface PipelineObserver {
+  eventFinished(status: 'delivered' | 'skipped' | 'failed'): void;
+  generation(result: { succeeded: boolean; durationMs: number; inputTokens: number; outputTokens: number }): void;
 }
 
 /** The event ends here, with this status and reason. */
@@ -82,16 +89,30 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
   } catch (error) {
     if (error instanceof EventOutcome) {
       await failPendingDelivery(pool, event.id, event.attempt, error.message);
-      await setEventStatus(pool, event.id, event.attempt, error.status, error.message);
-      context.logger.info({ eventId: event.id, status: error.status }, 'event finished without delivery');
+      if (await setEventStatus(pool, event.id, event.attempt, error.status, error.message)) context.observer?.eventFinished(error.status);
+      context.logger.info({ eventId: event.id, status: error.status, reason: error.message }, 'event finished without delivery');
       return;
     }
-    if (error instanceof ServiceCallError && !signal.aborted) {
+    if (error instanceof ServiceError && !signal.aborted) {
       await retryLaterOrFail(context, event, error);
+      return;
+    }
+    if (error instanceof RateLimitWait && !signal.aborted) {
+      await waitForRateLimit(context, event, error);
       return;
     }
     throw error;
   }
+}
+
+/**
+ * A rate limit's next slot is further off than a worker waits: the event waits for it like
+ * for a scheduled try, but it is no failure, so the step's tries are not counted and the
+ * event log says what it waits for.
+ */
+async function waitForRateLimit(context: PipelineContext, event: EventRecord, wait: RateLimitWait): Promise<void> {
+  await deferEvent(context.pool, event.id, event.attempt, { until: wait.until, reason: m.rateLimitWait(serviceTitles[wait.service], wait.until) });
+  context.logger.info({ eventId: event.id, service: wait.service, until: wait.until }, 'rate limit slot is further off than a worker waits; the event waits for it');
 }
 
 /**
@@ -101,7 +122,7 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
  * service's message and the owner can replay it. Tries count per step: one that got
  * further than the last failure starts the count again.
  */
-async function retryLaterOrFail(context: PipelineContext, event: EventRecord, error: ServiceCallError): Promise<void> {
+async function retryLaterOrFail(context: PipelineContext, event: EventRecord, error: ServiceError): Promise<void> {
   const { pool, options } = context;
   const progress = await progressOf(pool, event.id, event.attempt);
   const failedTries = progress > event.retryProgress ? 1 : event.retryCount + 1;
@@ -109,7 +130,8 @@ async function retryLaterOrFail(context: PipelineContext, event: EventRecord, er
   if (refusal) {
     const reason = refusal === 'tries_used_up' ? m.triesUsedUp(error.message, failedTries) : refusal === 'wait_too_long' ? m.retryTooLate(error.message) : error.message;
     await failPendingDelivery(pool, event.id, event.attempt, reason);
-    await setEventStatus(pool, event.id, event.attempt, 'failed', reason);
+    if (await setEventStatus(pool, event.id, event.attempt, 'failed', reason)) context.observer?.eventFinished('failed');
+    context.logger.info({ eventId: event.id, code: error.code, failedTries }, 'service call failed; the event failed');
     return;
   }
   const nextTryAt = new Date(context.clock.now().getTime() + nextTryDelay(options.retry, failedTries, error.retryAfterMs));
@@ -177,7 +199,8 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   const names = fromPixel ? { firstName: null, lastName: null } : { firstName: normalized.shopper.firstName, lastName: normalized.shopper.lastName };
   await setEventStatus(pool, event.id, event.attempt, 'delivering');
   await deliver(context, event, flow, normalized.shopper.email!, names, credentials, properties, signal);
-  await setEventStatus(pool, event.id, event.attempt, 'delivered');
+  if (await setEventStatus(pool, event.id, event.attempt, 'delivered')) context.observer?.eventFinished('delivered');
+  context.logger.info({ eventId: event.id, attempt: event.attempt }, 'event delivered');
 }
 
 /**
@@ -207,14 +230,14 @@ async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord
  */
 async function requireKnownShopper(context: PipelineContext, event: EventRecord, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<KnownProfile> {
   const { options } = context;
-  const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
+  const connection = klaviyoConnection(context, credentials);
   const profile = await withQuickRetry(
     async () => {
-      await waitForKlaviyoSlot(context.pool, credentials.klaviyoApiKey, 'profiles', options.klaviyoLimits, { signal, sleep: context.sleep });
+      await takeSlot(context, credentials, 'profiles', signal);
       return findProfileByEmail(connection, email, signal);
     },
     options.retry,
-    { signal, sleep: context.sleep, onRetry: (error, delayMs) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') },
+    quickRetries(context, event, 'Klaviyo', signal),
   );
   if (!profile) throw new EventOutcome('skipped', m.unknownPixelShopper);
   return profile;
@@ -233,12 +256,10 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
   if (!context.shopifyTokens) throw new EventOutcome('skipped', m.shopNotConnected);
   const found = new Map<string, ShopifyProductDetails | null>();
   try {
-    const outcome = await lookUpProducts({ db: context.pool, tokens: context.shopifyTokens, sleep: context.sleep, now: () => context.clock.now() }, event.userId, gids as string[], found, signal);
+    const outcome = await lookUpProducts(productDetailsDeps(context, context.shopifyTokens), event.userId, gids as string[], found, signal);
     if (outcome === SHOP_NOT_CONNECTED) throw new EventOutcome('skipped', m.shopNotConnected);
   } catch (error) {
-    if (signal.aborted) throw error;
-    if (error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
-    if (error instanceof IntegrationError) throw asServiceCallError(error);
+    if (!signal.aborted && error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
     throw error;
   }
   const products = normalized.products.map((product, index) => {
@@ -250,27 +271,8 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
   return { ...normalized, products, currency };
 }
 
-const serviceCodes: Record<IntegrationErrorCode, ServiceErrorCode> = {
-  unauthorized: 'unauthorized',
-  forbidden: 'forbidden',
-  not_found: 'not_found',
-  invalid_client: 'unauthorized',
-  payment_required: 'forbidden',
-  bad_request: 'bad_request',
-  rate_limited: 'rate_limited',
-  server_error: 'server_error',
-  timeout: 'timeout',
-  network: 'network',
-  invalid_response: 'invalid_response',
-};
-
-/** The Shopify module's error in the engine's terms, so it is retried (or not) like OpenAI's and Klaviyo's. */
-function asServiceCallError(error: IntegrationError): ServiceCallError {
-  return new ServiceCallError('shopify', serviceCodes[error.code], error.message.replace(/^Shopify: /, ''), {
-    retryable: error.retryable,
-    status: error.status,
-    retryAfterMs: error.retryAfterMs,
-  });
+function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider): ProductDetailsDeps {
+  return { db: context.pool, tokens, clock: context.clock, maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs };
 }
 
 /**
@@ -280,7 +282,7 @@ function asServiceCallError(error: IntegrationError): ServiceCallError {
  */
 async function withProductDetails(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, signal: AbortSignal): Promise<NormalizedEvent> {
   if (!context.shopifyTokens) return normalized;
-  const { products, problems } = await fillProductDetails({ db: context.pool, tokens: context.shopifyTokens, sleep: context.sleep }, event.userId, normalized.products, signal);
+  const { products, problems } = await fillProductDetails(productDetailsDeps(context, context.shopifyTokens), event.userId, normalized.products, signal);
   for (const problem of problems) context.logger.warn({ eventId: event.id, problem }, 'product details not fetched');
   return { ...normalized, products };
 }
@@ -337,11 +339,11 @@ async function generateTexts(
   if (signal.aborted) throw signal.reason;
   const failures: string[] = [];
   const generations: GenerationRecord[] = [];
-  let tryAgain: ServiceCallError | null = null;
+  let tryAgain: ServiceError | null = null;
   for (const outcome of outcomes) {
     if (outcome.status === 'rejected') {
       // A text that failed for now is tried again later; the texts that arrived are kept.
-      if (outcome.reason instanceof ServiceCallError && outcome.reason.retryable) tryAgain ??= outcome.reason;
+      if (outcome.reason instanceof ServiceError && outcome.reason.retryable) tryAgain ??= outcome.reason;
       else throw outcome.reason;
     } else if (outcome.value.status === 'succeeded') generations.push(outcome.value);
     else failures.push(outcome.value.error ?? '');
@@ -390,37 +392,41 @@ async function generateOne(
     }
   }
 
-  const started = Date.now();
-  const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs };
+  // A duration, so the monotonic timer rather than the app's clock (which a test holds still).
+  const started = performance.now();
+  const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
   let generation: GenerationRecord;
   try {
     const answer = await withQuickRetry(
       () => createResponse(connection, { model, instructions: composeInstructions(assistant.instructions), input: prompt, maxOutputTokens: context.options.maxOutputTokens }, signal),
       context.options.retry,
-      { signal, sleep: context.sleep, onRetry: (error, delayMs) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying OpenAI') },
+      quickRetries(context, event, 'OpenAI', signal),
     );
     const tokens = { inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens, totalTokens: answer.usage.totalTokens };
     generation = answer.text
-      ? { ...request, ...tokens, durationMs: Date.now() - started, reused: false, status: 'succeeded', text: answer.text, error: null }
+      ? { ...request, ...tokens, durationMs: Math.round(performance.now() - started), reused: false, status: 'succeeded', text: answer.text, error: null }
       : {
           ...request,
           ...tokens,
-          durationMs: Date.now() - started,
+          durationMs: Math.round(performance.now() - started),
           reused: false,
           status: 'failed',
           text: null,
           error: m.noText(assistant.name, answer.noTextReason ?? ''),
         };
   } catch (error) {
-    if (!(error instanceof ServiceCallError) || signal.aborted) throw error;
-    generation = { ...request, ...empty, durationMs: Date.now() - started, status: 'failed', text: null, error: m.generationFailed(assistant.name, error.message) };
+    if (!(error instanceof ServiceError) || signal.aborted) throw error;
+    generation = { ...request, ...empty, durationMs: Math.round(performance.now() - started), status: 'failed', text: null, error: m.generationFailed(assistant.name, error.message) };
     // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
     await saveGeneration(context.pool, generation);
+    context.observer?.generation({ succeeded: false, durationMs: generation.durationMs, inputTokens: 0, outputTokens: 0 });
     if (error.retryable) throw error;
     return generation;
   }
   // Stored the moment it arrives, before any delivery: a crash from here on never pays for this text again.
   await saveGeneration(context.pool, generation);
+  context.observer?.generation({ succeeded: generation.status === 'succeeded', durationMs: generation.durationMs, inputTokens: generation.inputTokens, outputTokens: generation.outputTokens });
+  context.logger.info({ eventId: event.id, assistant: assistant.name, status: generation.status, durationMs: generation.durationMs }, 'text generated');
   return generation;
 }
 
@@ -447,14 +453,14 @@ async function deliver(
     klaviyoEventName: flow.klaviyoEventName,
   });
   if (delivery.status === 'delivered') return;
-  const connection = { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: options.klaviyoTimeoutMs };
-  const retrying = { signal, sleep: context.sleep, onRetry: (error: ServiceCallError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, 'retrying Klaviyo') };
+  const connection = klaviyoConnection(context, credentials);
+  const retrying = quickRetries(context, event, 'Klaviyo', signal);
   // A failure goes up to processEvent, which schedules the next try (this delivery then
   // resumes after its last recorded step) or fails the event and this delivery with it.
   if (!delivery.profileWrittenAt) {
     const result = await withQuickRetry(
       async () => {
-        await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'profile-import', options.klaviyoLimits, { signal, sleep: context.sleep });
+        await takeSlot(context, credentials, 'profile-import', signal);
         return importProfile(connection, { email, firstName: names.firstName, lastName: names.lastName, properties: delivery.properties }, signal);
       },
       options.retry,
@@ -465,10 +471,10 @@ async function deliver(
   if (delivery.klaviyoEventName && !delivery.eventSentAt) {
     await withQuickRetry(
       async () => {
-        await waitForKlaviyoSlot(pool, credentials.klaviyoApiKey, 'events', options.klaviyoLimits, { signal, sleep: context.sleep });
+        await takeSlot(context, credentials, 'events', signal);
         await createEvent(
           connection,
-          { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: new Date().toISOString() },
+          { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: context.clock.now().toISOString() },
           signal,
         );
       },
@@ -483,4 +489,25 @@ async function deliver(
 /** The event id for its first delivery (Klaviyo's unique_id); each replay gets a new one. */
 export function deliveryId(event: { id: string; attempt: number }): string {
   return event.attempt === 1 ? event.id : `${event.id}:${event.attempt}`;
+}
+
+function klaviyoConnection(context: PipelineContext, credentials: EngineCredentials) {
+  return { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: context.options.klaviyoTimeoutMs, now: () => context.clock.now() };
+}
+
+/** One Klaviyo request's slot under the account's limits, waited for only as long as a Retry-After would be. */
+function takeSlot(context: PipelineContext, credentials: EngineCredentials, endpoint: KlaviyoEndpoint, signal: AbortSignal): Promise<void> {
+  return takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, endpoint, context.options.klaviyoLimits, {
+    clock: context.clock,
+    maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs,
+    signal,
+  });
+}
+
+function quickRetries(context: PipelineContext, event: EventRecord, service: string, signal: AbortSignal) {
+  return {
+    signal,
+    sleep: (milliseconds: number, abort?: AbortSignal) => context.clock.sleep(milliseconds, abort),
+    onRetry: (error: ServiceError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, `retrying ${service}`),
+  };
 }

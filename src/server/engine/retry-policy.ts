@@ -1,4 +1,5 @@
-import { ServiceCallError } from './service-call-error.ts';
+import { ServiceError } from '../integrations/service-error.ts';
+import type { Clock } from '../platform/clock.ts';
 
 /**
  * How patiently a failing call to OpenAI, Klaviyo or Shopify is tried again: like Shopify
@@ -16,7 +17,10 @@ export interface RetryPolicy {
   delaysMs: number[];
   /** Each wait is spread by up to this fraction either way, so failed events do not all come back together. */
   jitter: number;
-  /** A Retry-After up to this long is waited in the worker slot, once per call. */
+  /**
+   * A Retry-After up to this long is waited in the worker slot, once per call; so is a
+   * rate-limit slot (Klaviyo's, Shopify's) that frees this soon. Anything longer is scheduled.
+   */
   maxInPlaceWaitMs: number;
   /** A service asking for a longer wait than this ends the tries: the event fails and can be replayed. */
   maxRetryAfterMs: number;
@@ -31,22 +35,6 @@ export const defaultRetryPolicy: RetryPolicy = {
   maxRetryAfterMs: 6 * 60 * 60_000,
 };
 
-export type Sleep = (milliseconds: number, signal?: AbortSignal) => Promise<void>;
-
-export const sleep: Sleep = (milliseconds, signal) =>
-  new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason as Error);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, milliseconds);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason as Error);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-
 /**
  * The wait before the next try, after `failedTries` tries in a row failed: the policy's
  * step for it with jitter, but never shorter than what the service asked for.
@@ -58,7 +46,7 @@ export function nextTryDelay(policy: RetryPolicy, failedTries: number, retryAfte
 }
 
 /** Why the next try is not worth scheduling, or null when it is. */
-export function retryRefusal(policy: RetryPolicy, error: ServiceCallError, failedTries: number): 'permanent' | 'tries_used_up' | 'wait_too_long' | null {
+export function retryRefusal(policy: RetryPolicy, error: ServiceError, failedTries: number): 'permanent' | 'tries_used_up' | 'wait_too_long' | null {
   if (!error.retryable) return 'permanent';
   if (failedTries >= policy.tries) return 'tries_used_up';
   if (error.retryAfterMs !== null && error.retryAfterMs > policy.maxRetryAfterMs) return 'wait_too_long';
@@ -70,13 +58,17 @@ export function retryRefusal(policy: RetryPolicy, error: ServiceCallError, faile
  * wait in place, waits that long and calls once more. Any other failure goes straight up,
  * for the pipeline to schedule the next try or to fail the event.
  */
-export async function withQuickRetry<T>(call: () => Promise<T>, policy: RetryPolicy, options: { signal?: AbortSignal; sleep?: Sleep; onRetry?: (error: ServiceCallError, delayMs: number) => void } = {}): Promise<T> {
+export async function withQuickRetry<T>(
+  call: () => Promise<T>,
+  policy: RetryPolicy,
+  options: { sleep: Clock['sleep']; signal?: AbortSignal; onRetry?: (error: ServiceError, delayMs: number) => void },
+): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (!(error instanceof ServiceCallError) || !error.retryable || error.retryAfterMs === null || error.retryAfterMs > policy.maxInPlaceWaitMs) throw error;
+    if (!(error instanceof ServiceError) || !error.retryable || error.retryAfterMs === null || error.retryAfterMs > policy.maxInPlaceWaitMs) throw error;
     options.onRetry?.(error, error.retryAfterMs);
-    await (options.sleep ?? sleep)(error.retryAfterMs, options.signal);
+    await options.sleep(error.retryAfterMs, options.signal);
     return call();
   }
 }

@@ -345,3 +345,16 @@ export async function hasEarlierOrderEvent(db: Queryable, event: EventRecord): P
   return rows.length > 0;
 }
 
+/**
+ * Puts an event back to waiting until `until` without counting a failed try: a rate
+ * limit's next slot is further off than a worker waits, and the timer sweep sends its job
+ * when the slot frees. Guarded like scheduleEventRetry, so a late job never reopens an event.
+ */
+export async function deferEvent(db: Queryable, eventId: string, attempt: number, deferral: { until: Date; reason: string }): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE events SET status = 'waiting', process_after = $3, error = $4, finished_at = NULL, updated_at = now()
+      WHERE id = $1 AND attempt = $2 AND status = ANY($5::text[])`,
+    [eventId, attempt, deferral.until, deferral.reason, predecessorsOf('waiting')],
+  );
+  return (result.rowCount ?? 0) > 0;
+}

@@ -4,7 +4,7 @@ import { connectResponseSchema, subscriptionsResponseSchema } from '../../shared
 import { shopifyConnectMessages as m } from '../../shared/shopify-connect/shopify-connect-messages.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import { IntegrationError } from '../integrations/integration-error.ts';
+import { ServiceError } from '../integrations/service-error.ts';
 import { listFlowsForUser } from '../flows/flow-queries.ts';
 import type { ShopifyConnection } from '../credentials/shopify-token-provider.ts';
 import { connectStore, listFlowSubscriptions } from './store-connection.ts';
@@ -32,7 +32,7 @@ export async function shopifyConnectRoutes(scope: FastifyInstance): Promise<void
       if (!connection) return null;
       return await call(connection, signal);
     } catch (error) {
-      if (!(error instanceof IntegrationError)) throw error;
+      if (!(error instanceof ServiceError)) throw error;
       if (error.code === 'unauthorized' && connection) await app.shopifyTokens.invalidate(userId, connection.accessToken);
       throw new HttpError(502, 'shopify_failed', m.shopifyFailed(error.message));
     }

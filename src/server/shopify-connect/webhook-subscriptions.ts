@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IntegrationError } from '../integrations/integration-error.ts';
+import { ServiceError } from '../integrations/service-error.ts';
 import { shopifyAdminGraphql, type ShopifyAdminConnection } from '../integrations/shopify/shopify-admin.ts';
 
 /** One webhook subscription of the shop, as the Admin API lists it. */
@@ -37,8 +37,8 @@ export async function listShopSubscriptions(connection: ShopifyAdminConnection, 
 }
 
 /** A mutation's userErrors are Shopify refusing what we asked: a bad request, not an outage. */
-function refused(errors: Array<{ message: string }>): IntegrationError {
-  return new IntegrationError('shopify', 'bad_request', errors.map((error) => error.message).join('; ').slice(0, 300));
+function refused(errors: Array<{ message: string }>): ServiceError {
+  return new ServiceError('shopify', 'bad_request', errors.map((error) => error.message).join('; ').slice(0, 300));
 }
 
 const createMutation = `mutation FlowsmithWebhookCreate($topic: WebhookSubscriptionTopic!, $webhookSubscription: WebhookSubscriptionInput!) {

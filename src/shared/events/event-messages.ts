@@ -99,6 +99,7 @@ export const eventOutcomeMessages = {
     `${problem} Trying again at ${nextTryAt.toISOString().slice(0, 16).replace('T', ' ')} UTC (try ${nextTry} of ${tries}).`,
   triesUsedUp: (problem: string, tries: number) => `${problem} (gave up after ${tries} tries; replay the event to try again)`,
   retryTooLate: (problem: string) => `${problem} (the service asked to wait longer than Flowsmith waits; replay the event to try again)`,
+  rateLimitWait: (service: string, until: Date) => `Waiting for ${service}'s rate limit until ${until.toISOString().slice(0, 19).replace('T', ' ')} UTC.`,
 } as const;
 
 export const eventLogMessages = {

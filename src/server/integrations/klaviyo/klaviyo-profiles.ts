@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  ServiceCallError,
-  codeForStatus,
-  fetchWithTimeout,
-  isRetryableStatus,
-  parseRetryAfter,
-  withoutSecret,
-} from '../../engine/service-call-error.ts';
+import { ServiceError, withoutSecret } from '../service-error.ts';
+import { callService, type ServiceAnswer, type ServiceRequest } from '../service-http.ts';
 
 /**
  * The two Klaviyo writes the engine makes (INTEGRATIONS.md, revision 2026-07-15):
@@ -19,6 +13,8 @@ export interface KlaviyoConnection {
   baseUrl: string;
   apiKey: string;
   timeoutMs: number;
+  /** The app's clock, for a Retry-After given as a date. */
+  now?: () => Date;
 }
 
 export interface ProfileImport {
@@ -58,19 +54,24 @@ function headers(apiKey: string): Record<string, string> {
   };
 }
 
+function request(connection: KlaviyoConnection, path: string, init: { method: 'GET' | 'POST'; body?: unknown }, signal: AbortSignal | undefined): ServiceRequest {
+  return {
+    url: `${connection.baseUrl}${path}`,
+    method: init.method,
+    headers: headers(connection.apiKey),
+    body: init.body === undefined ? undefined : JSON.stringify(init.body),
+    timeoutMs: connection.timeoutMs,
+    signal,
+    now: connection.now,
+  };
+}
+
 /** A successful answer's body in `schema`'s shape; Klaviyo's error, or invalid_response, otherwise. */
-async function readAnswer<T>(response: Response, schema: z.ZodType<T>, what: string, apiKey: string): Promise<T> {
-  const bodyText = await response.text().catch(() => '');
-  if (!response.ok) throw errorFromAnswer(response, bodyText, apiKey);
-  let parsed;
-  try {
-    parsed = schema.safeParse(JSON.parse(bodyText));
-  } catch {
-    parsed = null;
-  }
-  if (!parsed?.success) {
-    throw new ServiceCallError('klaviyo', 'invalid_response', `${what} did not have the expected shape`, { retryable: false, status: response.status });
-  }
+async function readAnswer<T>(answer: ServiceAnswer, schema: z.ZodType<T>, what: string, apiKey: string): Promise<T> {
+  if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), apiKey);
+  const unexpected = { message: `${what} did not have the expected shape`, kind: 'permanent' as const };
+  const parsed = schema.safeParse(await answer.json(unexpected));
+  if (!parsed.success) throw new ServiceError('klaviyo', 'invalid_response', unexpected.message, { kind: unexpected.kind, status: answer.status });
   return parsed.data;
 }
 
@@ -79,15 +80,10 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
   const attributes: Record<string, unknown> = { email: profile.email, properties: profile.properties };
   if (profile.firstName) attributes.first_name = profile.firstName;
   if (profile.lastName) attributes.last_name = profile.lastName;
-  const response = await fetchWithTimeout(
-    'klaviyo',
-    `${connection.baseUrl}/api/profile-import`,
-    { method: 'POST', headers: headers(connection.apiKey), body: JSON.stringify({ data: { type: 'profile', attributes } }) },
-    connection.timeoutMs,
-    signal,
-  );
-  const answer = await readAnswer(response, profileAnswerSchema, 'the profile answer', connection.apiKey);
-  return { profileId: answer.data.id, created: response.status === 201 };
+  return callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body: { data: { type: 'profile', attributes } } }, signal), async (answer) => {
+    const profile = await readAnswer(answer, profileAnswerSchema, 'the profile answer', connection.apiKey);
+    return { profileId: profile.data.id, created: answer.status === 201 };
+  });
 }
 
 const profileListSchema = z.looseObject({
@@ -114,11 +110,11 @@ export interface KnownProfile {
 export async function findProfileByEmail(connection: KlaviyoConnection, email: string, signal?: AbortSignal): Promise<KnownProfile | null> {
   const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
   const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': '1' });
-  const response = await fetchWithTimeout('klaviyo', `${connection.baseUrl}/api/profiles?${query}`, { method: 'GET', headers: headers(connection.apiKey) }, connection.timeoutMs, signal);
-  const answer = await readAnswer(response, profileListSchema, 'the profile lookup answer', connection.apiKey);
-  const profile = answer.data[0];
-  if (!profile) return null;
-  return { profileId: profile.id, firstName: profile.attributes?.first_name || null, lastName: profile.attributes?.last_name || null };
+  return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
+    const profile = (await readAnswer(answer, profileListSchema, 'the profile lookup answer', connection.apiKey)).data[0];
+    if (!profile) return null;
+    return { profileId: profile.id, firstName: profile.attributes?.first_name || null, lastName: profile.attributes?.last_name || null };
+  });
 }
 
 /** Records a Klaviyo event on the profile; 202 with no body is success. */
@@ -135,18 +131,12 @@ export async function createEvent(connection: KlaviyoConnection, event: KlaviyoE
       },
     },
   };
-  const response = await fetchWithTimeout(
-    'klaviyo',
-    `${connection.baseUrl}/api/events`,
-    { method: 'POST', headers: headers(connection.apiKey), body: JSON.stringify(body) },
-    connection.timeoutMs,
-    signal,
-  );
-  const bodyText = await response.text().catch(() => '');
-  if (!response.ok) throw errorFromAnswer(response, bodyText, connection.apiKey);
+  await callService('klaviyo', request(connection, '/api/events', { method: 'POST', body }, signal), async (answer) => {
+    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey);
+  });
 }
 
-function errorFromAnswer(response: Response, bodyText: string, apiKey: string): ServiceCallError {
+function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string): ServiceError {
   let details: string[] = [];
   try {
     const parsed = errorAnswerSchema.parse(JSON.parse(bodyText));
@@ -159,11 +149,5 @@ function errorFromAnswer(response: Response, bodyText: string, apiKey: string): 
   } catch {
     details = [];
   }
-  const message = withoutSecret(details.filter(Boolean).join('; ') || `HTTP ${response.status}`, apiKey);
-  const status = response.status;
-  return new ServiceCallError('klaviyo', codeForStatus(status), message, {
-    retryable: isRetryableStatus(status),
-    status,
-    retryAfterMs: parseRetryAfter(response.headers.get('retry-after')),
-  });
+  return answer.error(withoutSecret(details.filter(Boolean).join('; ') || `HTTP ${answer.status}`, apiKey));
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IntegrationError, errorForStatus, readJson, requestService } from '../integration-error.ts';
+import { ServiceError } from '../service-error.ts';
+import { callService } from '../service-http.ts';
 
 /**
  * The key and model checks of INTEGRATIONS.md: `GET {base}/models` (200 for a valid
@@ -14,21 +15,23 @@ function headers(apiKey: string) {
 
 /** Every model id the key may use. */
 export async function listOpenAiModels(baseUrl: string, apiKey: string, signal: AbortSignal): Promise<string[]> {
-  const response = await requestService('openai', `${baseUrl}/models`, { headers: headers(apiKey) }, signal);
-  if (!response.ok) throw errorForStatus('openai', response);
-  const parsed = modelListSchema.safeParse(await readJson('openai', response));
-  if (!parsed.success) throw new IntegrationError('openai', 'invalid_response', 'the model list did not have the expected shape', { status: response.status });
-  return parsed.data.data.map((model) => model.id);
+  return callService('openai', { url: `${baseUrl}/models`, headers: headers(apiKey), signal }, async (answer) => {
+    if (!answer.ok) throw answer.error();
+    const parsed = modelListSchema.safeParse(await answer.json());
+    if (!parsed.success) throw new ServiceError('openai', 'invalid_response', 'the model list did not have the expected shape', { status: answer.status });
+    return parsed.data.data.map((model) => model.id);
+  });
 }
 
 /** True when the key may use `model`, false when OpenAI says it does not exist for this key. */
 export async function openAiModelExists(baseUrl: string, apiKey: string, model: string, signal: AbortSignal): Promise<boolean> {
-  const response = await requestService('openai', `${baseUrl}/models/${encodeURIComponent(model)}`, { headers: headers(apiKey) }, signal);
-  if (response.status === 404) return false;
-  if (!response.ok) throw errorForStatus('openai', response);
-  const parsed = modelSchema.safeParse(await readJson('openai', response));
-  if (!parsed.success) throw new IntegrationError('openai', 'invalid_response', 'the model answer did not have the expected shape', { status: response.status });
-  return true;
+  return callService('openai', { url: `${baseUrl}/models/${encodeURIComponent(model)}`, headers: headers(apiKey), signal }, async (answer) => {
+    if (answer.status === 404) return false;
+    if (!answer.ok) throw answer.error();
+    const parsed = modelSchema.safeParse(await answer.json());
+    if (!parsed.success) throw new ServiceError('openai', 'invalid_response', 'the model answer did not have the expected shape', { status: answer.status });
+    return true;
+  });
 }
 
 // Embedding, audio, image and moderation models cannot write marketing text.

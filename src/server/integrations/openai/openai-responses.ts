@@ -1,12 +1,6 @@
 import { z } from 'zod';
-import {
-  ServiceCallError,
-  codeForStatus,
-  fetchWithTimeout,
-  isRetryableStatus,
-  parseRetryAfter,
-  withoutSecret,
-} from '../../engine/service-call-error.ts';
+import { ServiceError, withoutSecret } from '../service-error.ts';
+import { callService, type ServiceAnswer } from '../service-http.ts';
 
 /**
  * One call of OpenAI's Responses API (INTEGRATIONS.md): `POST {base}/responses` with
@@ -33,6 +27,8 @@ export interface OpenAiConnection {
   baseUrl: string;
   apiKey: string;
   timeoutMs: number;
+  /** The app's clock, for a Retry-After given as a date. */
+  now?: () => Date;
 }
 
 const contentPartSchema = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });
@@ -57,42 +53,35 @@ export async function createResponse(
   request: ResponsesRequest,
   signal?: AbortSignal,
 ): Promise<ResponsesResult> {
-  const response = await fetchWithTimeout(
-    'openai',
-    `${connection.baseUrl}/responses`,
-    {
-      method: 'POST',
-      headers: { authorization: `Bearer ${connection.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({
-        model: request.model,
-        instructions: request.instructions,
-        input: request.input,
-        max_output_tokens: request.maxOutputTokens,
-        store: false,
-      }),
-    },
-    connection.timeoutMs,
+  const call = {
+    url: `${connection.baseUrl}/responses`,
+    method: 'POST' as const,
+    headers: { authorization: `Bearer ${connection.apiKey}`, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({
+      model: request.model,
+      instructions: request.instructions,
+      input: request.input,
+      max_output_tokens: request.maxOutputTokens,
+      store: false,
+    }),
+    timeoutMs: connection.timeoutMs,
     signal,
-  );
-  const bodyText = await response.text().catch(() => '');
-  if (!response.ok) throw errorFromAnswer(response, bodyText, connection.apiKey);
+    now: connection.now,
+  };
+  return callService('openai', call, async (answer) => {
+    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey);
+    return resultOf(answer, await answer.json({ message: 'the answer was not JSON' }), connection.apiKey);
+  });
+}
 
-  let json: unknown;
-  try {
-    json = JSON.parse(bodyText);
-  } catch {
-    throw new ServiceCallError('openai', 'invalid_response', 'the answer was not JSON', { retryable: true, status: response.status });
-  }
+function resultOf(answer: ServiceAnswer, json: unknown, apiKey: string): ResponsesResult {
   const parsed = responseSchema.safeParse(json);
   if (!parsed.success) {
-    throw new ServiceCallError('openai', 'invalid_response', 'the answer did not have the Responses API shape', { retryable: false, status: response.status });
+    throw new ServiceError('openai', 'invalid_response', 'the answer did not have the Responses API shape', { kind: 'permanent', status: answer.status });
   }
   const body = parsed.data;
   if (body.status === 'failed') {
-    throw new ServiceCallError('openai', 'server_error', withoutSecret(body.error?.message ?? 'the response failed', connection.apiKey), {
-      retryable: true,
-      status: response.status,
-    });
+    throw new ServiceError('openai', 'server_error', withoutSecret(body.error?.message ?? 'the response failed', apiKey), { status: answer.status });
   }
   const texts: string[] = [];
   const refusals: string[] = [];
@@ -121,25 +110,16 @@ export async function createResponse(
  * 429 means two things at OpenAI: a rate limit (wait and retry) or an exhausted quota
  * (`insufficient_quota`: retrying only burns time; the owner must act).
  */
-function errorFromAnswer(response: Response, bodyText: string, apiKey: string): ServiceCallError {
+function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string): ServiceError {
   let error: z.infer<typeof errorBodySchema>['error'] = null;
   try {
     error = errorBodySchema.parse(JSON.parse(bodyText)).error ?? null;
   } catch {
     error = null;
   }
-  const message = withoutSecret(error?.message || `HTTP ${response.status}`, apiKey);
-  const status = response.status;
+  const message = withoutSecret(error?.message || `HTTP ${answer.status}`, apiKey);
   if (error?.code === 'insufficient_quota' || error?.type === 'insufficient_quota') {
-    return new ServiceCallError('openai', 'insufficient_quota', message, { retryable: false, status });
+    return new ServiceError('openai', 'insufficient_quota', message, { status: answer.status });
   }
-  const retryAfterMs = retryAfterFrom(response.headers);
-  return new ServiceCallError('openai', codeForStatus(status), message, { retryable: isRetryableStatus(status), status, retryAfterMs });
-}
-
-/** OpenAI sends `retry-after-ms` beside the standard `retry-after`; the finer one wins. */
-function retryAfterFrom(headers: Headers): number | null {
-  const milliseconds = Number(headers.get('retry-after-ms'));
-  if (headers.get('retry-after-ms') !== null && Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds;
-  return parseRetryAfter(headers.get('retry-after'));
+  return answer.error(message);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { IntegrationError, errorForStatus, readJson, requestService } from '../integration-error.ts';
+import { ServiceError } from '../service-error.ts';
+import { callService } from '../service-http.ts';
 
 /** The Admin API version every call names (stable versions are quarterly). */
 export const SHOPIFY_API_VERSION = '2026-10';
@@ -13,6 +14,8 @@ export interface ShopifyAdminConnection {
   /** From shopifyShopUrl(). */
   shopUrl: string;
   accessToken: string;
+  /** The app's clock, for a Retry-After given as a date. */
+  now?: () => Date;
 }
 
 const graphqlAnswerSchema = z.looseObject({
@@ -31,30 +34,28 @@ export async function shopifyAdminGraphql<T>(
   schema: z.ZodType<T>,
   signal: AbortSignal,
 ): Promise<T> {
-  const response = await requestService(
-    'shopify',
-    `${connection.shopUrl}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`,
-    {
-      method: 'POST',
-      headers: { 'x-shopify-access-token': connection.accessToken, 'content-type': 'application/json', accept: 'application/json' },
-      body: JSON.stringify({ query, variables }),
-    },
+  const request = {
+    url: `${connection.shopUrl}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`,
+    method: 'POST' as const,
+    headers: { 'x-shopify-access-token': connection.accessToken, 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query, variables }),
     signal,
-  );
-  if (response.status >= 300 && response.status < 400) {
-    throw new IntegrationError('shopify', 'not_found', 'no shop answers at this address', { status: response.status });
-  }
-  if (!response.ok) throw errorForStatus('shopify', response);
-  const answer = graphqlAnswerSchema.safeParse(await readJson('shopify', response));
-  if (!answer.success) throw new IntegrationError('shopify', 'invalid_response', 'the GraphQL answer did not have the expected shape', { status: response.status });
-  if (answer.data.errors !== undefined) {
-    const errors = answer.data.errors;
-    const detail = Array.isArray(errors) ? errors.map((error) => error.message).join('; ') : typeof errors === 'string' ? errors : 'GraphQL errors';
-    throw new IntegrationError('shopify', 'invalid_response', detail.slice(0, 300), { status: response.status });
-  }
-  const data = schema.safeParse(answer.data.data);
-  if (!data.success) throw new IntegrationError('shopify', 'invalid_response', 'the GraphQL data did not have the expected shape', { status: response.status });
-  return data.data;
+    now: connection.now,
+  };
+  return callService('shopify', request, async (answer) => {
+    if (answer.redirected) throw answer.error('no shop answers at this address', 'not_found');
+    if (!answer.ok) throw answer.error();
+    const body = graphqlAnswerSchema.safeParse(await answer.json());
+    if (!body.success) throw new ServiceError('shopify', 'invalid_response', 'the GraphQL answer did not have the expected shape', { status: answer.status });
+    if (body.data.errors !== undefined) {
+      const errors = body.data.errors;
+      const detail = Array.isArray(errors) ? errors.map((error) => error.message).join('; ') : typeof errors === 'string' ? errors : 'GraphQL errors';
+      throw new ServiceError('shopify', 'invalid_response', detail.slice(0, 300), { status: answer.status });
+    }
+    const data = schema.safeParse(body.data.data);
+    if (!data.success) throw new ServiceError('shopify', 'invalid_response', 'the GraphQL data did not have the expected shape', { status: answer.status });
+    return data.data;
+  });
 }
 
 const shopSchema = z.looseObject({ shop: z.looseObject({ name: z.string(), myshopifyDomain: z.string() }) });

@@ -1,0 +1,97 @@
+import type { Queryable } from '../database/database.ts';
+import type { Clock } from '../platform/clock.ts';
+import { ServiceError } from '../integrations/service-error.ts';
+import { fetchShopifyProduct, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
+import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
+import type { ShopifyAccessTokenProvider, ShopifyConnection } from '../credentials/shopify-token-provider.ts';
+import type { NormalizedProduct } from '../../shared/events/event-schemas.ts';
+import { cacheProduct, findCachedProduct, reserveShopifyRequestSlot } from './shop-product-queries.ts';
+import { RateLimitWait } from './rate-limit-wait.ts';
+
+export interface ProductDetailsDeps {
+  db: Queryable;
+  tokens: ShopifyAccessTokenProvider;
+  clock: Clock;
+  /** A request slot this close is waited for in place; a later one makes the event wait (RateLimitWait). */
+  maxInPlaceWaitMs: number;
+}
+
+/** The owner has no Shopify credentials saved, so their shop cannot be asked. */
+export const SHOP_NOT_CONNECTED = 'not_connected';
+
+/**
+ * Each product's details by gid, from the cache or else from the shop, into `found`
+ * (null for a product the shop does not have; those are not cached, so a later event asks
+ * again). Throws ServiceError or CredentialDecryptionError when the shop cannot be asked,
+ * and RateLimitWait when the shop's next request slot is too far off to wait for; `found`
+ * then holds what was looked up before.
+ */
+export async function lookUpProducts(
+  deps: ProductDetailsDeps,
+  userId: string,
+  gids: Iterable<string>,
+  found: Map<string, ShopifyProductDetails | null>,
+  signal: AbortSignal,
+): Promise<typeof SHOP_NOT_CONNECTED | null> {
+  const { db, clock } = deps;
+  let connection: ShopifyConnection | null = null;
+  for (const gid of gids) {
+    if (found.has(gid)) continue;
+    const cached = await findCachedProduct(db, userId, gid, clock.now());
+    if (cached) {
+      found.set(gid, cached);
+      continue;
+    }
+    connection ??= await deps.tokens.connectionFor(userId, signal);
+    if (!connection) return SHOP_NOT_CONNECTED;
+    const now = clock.now();
+    const waitMs = await reserveShopifyRequestSlot(db, connection.domain, now, deps.maxInPlaceWaitMs);
+    if (waitMs > deps.maxInPlaceWaitMs) throw new RateLimitWait('shopify', new Date(now.getTime() + waitMs));
+    if (waitMs > 0) await clock.sleep(waitMs, signal);
+    let details: ShopifyProductDetails | null;
+    try {
+      details = await fetchShopifyProduct({ ...connection, now: () => clock.now() }, gid, signal);
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
+      throw error;
+    }
+    if (details) await cacheProduct(db, userId, gid, details, clock.now());
+    found.set(gid, details);
+  }
+  return null;
+}
+
+/**
+ * The event's products with missing descriptions and URLs filled in from the owner's
+ * shop (cache first). Never throws for Shopify's sake: a product that could not be
+ * fetched stays as it was and `problems` says why, so the event goes on without it. Only
+ * a request slot too far off to wait for (RateLimitWait) goes up, so the event waits for it.
+ */
+export async function fillProductDetails(
+  deps: ProductDetailsDeps,
+  userId: string,
+  products: NormalizedProduct[],
+  signal: AbortSignal,
+): Promise<{ products: NormalizedProduct[]; problems: string[] }> {
+  const wanted = new Set(products.filter((product) => !product.description || !product.url).map((product) => shopifyProductGid(product.id)).filter((gid) => gid !== null));
+  if (wanted.size === 0) return { products, problems: [] };
+  const problems: string[] = [];
+  const found = new Map<string, ShopifyProductDetails | null>();
+  try {
+    if ((await lookUpProducts(deps, userId, wanted, found, signal)) === SHOP_NOT_CONNECTED) return { products, problems };
+  } catch (error) {
+    if (signal.aborted || !(error instanceof ServiceError || error instanceof CredentialDecryptionError)) throw error;
+    const retryAfter = error instanceof ServiceError && error.retryAfterMs !== null ? ` (retry after ${Math.ceil(error.retryAfterMs / 1000)} s)` : '';
+    problems.push(`Product details not fetched: ${error.message}${retryAfter}`);
+  }
+  for (const [gid, details] of found) if (!details) problems.push(`Shopify has no product ${gid}.`);
+  return {
+    products: products.map((product) => {
+      const gid = shopifyProductGid(product.id);
+      const details = gid ? found.get(gid) : undefined;
+      if (!details) return product;
+      return { ...product, name: product.name ?? details.title, description: product.description ?? details.description, url: product.url ?? details.url };
+    }),
+    problems,
+  };
+}
