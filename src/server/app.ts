@@ -17,7 +17,9 @@ import { registerJsonBodyParser, registerRequestAddressGuard } from './platform/
 import { HttpError } from './platform/http-errors.ts';
 import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
 import { authRoutes } from './auth/auth-routes.ts';
+import { requireSignedIn } from './auth/signed-in.ts';
 import { flowRoutes } from './flows/flow-routes.ts';
+import { flowSignatureRoutes } from './flows/flow-signature-routes.ts';
 import { credentialRoutes } from './credentials/credential-routes.ts';
 import { loadCredentialCipher, type CredentialCipher } from './credentials/credential-cipher.ts';
 import { createEngineCredentialsLoader } from './credentials/engine-credentials-loader.ts';
@@ -27,11 +29,9 @@ import type { CredentialsLoader } from './engine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
 import { eventRoutes } from './events/event-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
-import { registerRealtime } from './realtime/realtime-routes.ts';
-import { readSessionUser } from './auth/session.ts';
-import { authMessages, requestMessages } from '../shared/messages.ts';
+import { liveStreamRoutes, testSendRoutes, webhookStatusRoutes } from './realtime/realtime-routes.ts';
+import { requestMessages } from '../shared/messages.ts';
 import { pageRoutes, webhookPagePattern } from '../shared/routes.ts';
-import type { SessionUser } from '../shared/auth/auth-schemas.ts';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -55,10 +55,6 @@ export interface AppDependencies {
 }
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set for every route registered inside `app.signedIn`. */
-    user: SessionUser;
-  }
   interface FastifyInstance {
     auth: AuthLibrary;
     clock: Clock;
@@ -70,7 +66,11 @@ declare module 'fastify' {
     credentialCipher: CredentialCipher;
     /** Admin API tokens per owner, obtained and renewed by the client-credentials grant where needed. */
     shopifyTokens: ShopifyAccessTokenProvider;
-    /** Registers routes that need a signed-in user; each request gets `request.user`. */
+    /**
+     * Registers routes in a signed-in context of their own. Only webhooks/webhook-routes.ts
+     * still adds its pixel-address route this way; every other feature's plugin is
+     * registered in the signed-in context of buildApp.
+     */
     signedIn(register: (scope: FastifyInstance) => Promise<void> | void, prefix: string): void;
   }
 }
@@ -148,22 +148,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.decorate('signedIn', function signedIn(register, prefix) {
     app.register(
       async (scope) => {
-        scope.decorateRequest('user', null as unknown as SessionUser);
-        // onRequest, so an anonymous caller gets 401 before any body validation.
-        scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
-          const user = await readSessionUser(auth, request, reply);
-          if (!user) throw new HttpError(401, 'not_signed_in', authMessages.notSignedIn);
-          request.user = user;
-        });
+        requireSignedIn(scope, auth);
         await register(scope);
       },
       { prefix },
     );
   });
-
-  app.signedIn(flowRoutes, '/api/flows');
-  app.signedIn(credentialRoutes, '/api/credentials');
-  app.signedIn(shopifyConnectRoutes, '/api/shopify');
 
   const engine = createEngine({
     pool: database.pool,
@@ -180,8 +170,19 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onReady', () => engine.start());
   app.addHook('onClose', () => engine.stop());
   await app.register(webhookRoutes, { engine, loadCredentials: loadEngineCredentials, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
-  app.signedIn((scope) => eventRoutes(scope, { engine }), '/api/events');
-  registerRealtime(app, { engine });
+  // One context for everything behind sign-in, with its check set once: a feature plugin
+  // registered here cannot forget it, and nothing outside is caught by a URL prefix.
+  await app.register(async function signedInRoutes(scope) {
+    requireSignedIn(scope, auth);
+    await scope.register(flowRoutes, { prefix: '/api/flows' });
+    await scope.register(flowSignatureRoutes, { prefix: '/api/flows' });
+    await scope.register(credentialRoutes, { prefix: '/api/credentials' });
+    await scope.register(shopifyConnectRoutes, { prefix: '/api/shopify' });
+    await scope.register(eventRoutes, { prefix: '/api/events', engine });
+    await scope.register(liveStreamRoutes, { prefix: '/api/stream' });
+    await scope.register(testSendRoutes, { prefix: '/api/test-webhooks', engine });
+  });
+  await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
   await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
   return app;
 }

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { inTransaction } from '../database/database.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
@@ -21,12 +20,16 @@ import { flowTypes } from '../../shared/flows/flow-types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+export interface EventRoutesOptions {
+  /** Queues a replayed event in the replay's own transaction. */
+  engine: Engine;
+}
+
 /**
- * The event log under /api/events, registered inside `app.signedIn`: every query is
+ * The event log under /api/events, registered in the signed-in context: every query is
  * filtered by `request.user.id`, so an owner reaches only events of their own flows.
  */
-export async function eventRoutes(scope: FastifyInstance, options: { engine: Engine }): Promise<void> {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
+export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app, options) => {
   const { pool } = app.database;
 
   app.get(
@@ -96,4 +99,4 @@ export async function eventRoutes(scope: FastifyInstance, options: { engine: Eng
       return reply.status(202).send({ event: eventRecordToListItem(replayed) });
     },
   );
-}
+};

@@ -37,7 +37,7 @@ export async function consumeUserRateLimit(pool: pg.Pool, clock: Clock, userId: 
 }
 
 /**
- * A preHandler for routes inside `app.signedIn`, used as
+ * A preHandler for routes in a signed-in context (auth/signed-in.ts), used as
  * `preHandler: rateLimited('write')`.
  */
 export function rateLimited(kind: UserRateLimitKind) {
