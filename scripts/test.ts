@@ -1,6 +1,6 @@
 /**
- * The whole suite, as CI runs it: type check, lint, unit and integration tests on
- * embedded PGlite, the integration tests again on a PostgreSQL server when
+ * The whole suite, as CI runs it: type check, lint, module rules, unit and integration
+ * tests on embedded PGlite, the integration tests again on a PostgreSQL server when
  * TEST_DATABASE_URL is set, then end-to-end tests in headless Chromium against the
  * real server. Stops at the first failing step; ends with one summary line.
  */
@@ -44,6 +44,7 @@ function finish(code: number): never {
 
 run('type check', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
 run('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
+run('module rules', 'npm', ['run', '--silent', 'lint:modules']);
 vitest('unit and integration (embedded PGlite)', ['unit', 'integration']);
 if (process.env.TEST_DATABASE_URL) {
   vitest('integration (PostgreSQL server)', ['integration'], { FLOWSMITH_TEST_DB: 'server' });

@@ -17,7 +17,9 @@ import { registerJsonBodyParser, registerRequestAddressGuard } from './platform/
 import { HttpError } from './platform/http-errors.ts';
 import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
 import { authRoutes } from './auth/auth-routes.ts';
+import { requireSignedIn } from './auth/signed-in.ts';
 import { flowRoutes } from './flows/flow-routes.ts';
+import { flowSignatureRoutes } from './flows/flow-signature-routes.ts';
 import { credentialRoutes } from './credentials/credential-routes.ts';
 import { loadCredentialCipher, type CredentialCipher } from './credentials/credential-cipher.ts';
 import { createEngineCredentialsLoader } from './credentials/engine-credentials-loader.ts';
@@ -25,6 +27,7 @@ import { createShopifyAccessTokenProvider, type ShopifyAccessTokenProvider } fro
 import { createEngine, type Engine, type EngineOptions } from './engine/engine.ts';
 import type { CredentialsLoader } from './engine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
+import { pixelAddressRoutes } from './webhooks/pixel-address-routes.ts';
 import { Intake } from './intake/intake.ts';
 import { AppMetrics } from './observability/metrics.ts';
 import { observabilityRoutes } from './observability/observability-routes.ts';
@@ -34,11 +37,9 @@ import { findEventJobBacklog } from './engine/event-job-queries.ts';
 import { observeServiceCalls } from './integrations/service-http.ts';
 import { eventRoutes } from './events/event-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
-import { registerRealtime } from './realtime/realtime-routes.ts';
-import { readSessionUser } from './auth/session.ts';
-import { authMessages, requestMessages } from '../shared/messages.ts';
+import { liveStreamRoutes, testSendRoutes, webhookStatusRoutes } from './realtime/realtime-routes.ts';
+import { requestMessages } from '../shared/messages.ts';
 import { pageRoutes, webhookPagePattern } from '../shared/routes.ts';
-import type { SessionUser } from '../shared/auth/auth-schemas.ts';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -64,10 +65,6 @@ export interface AppDependencies {
 }
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** Set for every route registered inside `app.signedIn`. */
-    user: SessionUser;
-  }
   interface FastifyInstance {
     auth: AuthLibrary;
     clock: Clock;
@@ -81,8 +78,6 @@ declare module 'fastify' {
     shopifyTokens: ShopifyAccessTokenProvider;
     /** Counters and gauges behind GET /metrics. */
     metrics: AppMetrics;
-    /** Registers routes that need a signed-in user; each request gets `request.user`. */
-    signedIn(register: (scope: FastifyInstance) => Promise<void> | void, prefix: string): void;
   }
 }
 
@@ -158,26 +153,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(authRoutes, { prefix: '/api/account', auth, pool: database.pool, clock, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
 
-  app.decorate('signedIn', function signedIn(register, prefix) {
-    app.register(
-      async (scope) => {
-        scope.decorateRequest('user', null as unknown as SessionUser);
-        // onRequest, so an anonymous caller gets 401 before any body validation.
-        scope.addHook('onRequest', async (request: FastifyRequest, reply) => {
-          const user = await readSessionUser(auth, request, reply);
-          if (!user) throw new HttpError(401, 'not_signed_in', authMessages.notSignedIn);
-          request.user = user;
-        });
-        await register(scope);
-      },
-      { prefix },
-    );
-  });
-
-  app.signedIn(flowRoutes, '/api/flows');
-  app.signedIn(credentialRoutes, '/api/credentials');
-  app.signedIn(shopifyConnectRoutes, '/api/shopify');
-
   const engine = createEngine({
     pool: database.pool,
     logger: deps.logger,
@@ -205,8 +180,21 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     observer: { accepted: (source) => metrics.eventAccepted(source), rejected: (source, reason) => metrics.eventRejected(source, reason) },
   });
   await app.register(webhookRoutes, { intake, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
-  app.signedIn((scope) => eventRoutes(scope, { intake }), '/api/events');
-  registerRealtime(app, { intake });
+  // One context for everything behind sign-in, with its check set once: a feature plugin
+  // registered here cannot forget it, and nothing outside is caught by a URL prefix.
+  await app.register(async function signedInRoutes(scope) {
+    requireSignedIn(scope, auth);
+    await scope.register(flowRoutes, { prefix: '/api/flows' });
+    await scope.register(flowSignatureRoutes, { prefix: '/api/flows' });
+    await scope.register(credentialRoutes, { prefix: '/api/credentials' });
+    await scope.register(shopifyConnectRoutes, { prefix: '/api/shopify' });
+    await scope.register(eventRoutes, { prefix: '/api/events', intake });
+    await scope.register(liveStreamRoutes, { prefix: '/api/stream' });
+    await scope.register(testSendRoutes, { prefix: '/api/test-webhooks', intake });
+    // The pixel's address lives with the pixel: public to the storefront, shown to its owner here.
+    await scope.register(pixelAddressRoutes, { prefix: '/api/flows' });
+  });
+  await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
   await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
   return app;
 }

@@ -86,6 +86,7 @@ describe('the client address a limit counts', () => {
     ['fe80::1%eth0', 'fe80:0:0:0::/64'],
     ['::1', '0:0:0:0::/64'],
     ['64:ff9b::192.0.2.33', '64:ff9b:0:0::/64'],
+    ['::ffff:c000:280', '192.0.2.128'],
   ])('counts %s as %s', (ip, key) => {
     expect(clientAddressKey(ip)).toBe(key);
   });

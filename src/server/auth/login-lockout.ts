@@ -2,6 +2,7 @@ import type { Queryable } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { LOGIN_LOCKOUT_ATTEMPTS, LOGIN_LOCKOUT_SECONDS } from '../../shared/constants.ts';
 import { clientAddressKey } from '../platform/client-address.ts';
+import { countFailedAttempt, forgetFailedAttempts, latestLockEnd } from './login-attempt-queries.ts';
 
 /**
  * The login lockout, enforced by the server and counted in the database so every server
@@ -43,12 +44,9 @@ export function signInCounters(email: string, clientIp: string): LockoutCounter[
 
 /** Seconds until every lock on `counters` ends, or 0 when none holds. */
 export async function secondsUntilUnlocked(db: Queryable, counters: LockoutCounter[], clock: Clock): Promise<number> {
-  const { rows } = await db.query<{ locked_until: Date | null }>(
-    'SELECT locked_until FROM login_attempts WHERE key = ANY($1) AND locked_until IS NOT NULL',
-    [counters.map((counter) => counter.key)],
-  );
+  const lockEnd = await latestLockEnd(db, counters.map((counter) => counter.key));
   const now = clock.now().getTime();
-  const latest = Math.max(0, ...rows.map((row) => row.locked_until!.getTime()));
+  const latest = lockEnd?.getTime() ?? 0;
   return latest > now ? Math.ceil((latest - now) / 1000) : 0;
 }
 
@@ -58,28 +56,17 @@ export async function recordFailedSignIn(db: Queryable, counters: LockoutCounter
   const lockUntil = new Date(now.getTime() + LOGIN_LOCKOUT_SECONDS * 1000);
   let locked = false;
   for (const counter of counters) {
-    const windowStart = counter.windowMs === null ? null : new Date(now.getTime() - counter.windowMs);
     // An expired lock starts a fresh count, as SPEC.md's "unlocks and the counter resets";
     // so does a failure after a quiet window, for counters that have one.
-    const { rows } = await db.query<{ locked: boolean }>(
-      `INSERT INTO login_attempts AS a (key, failures, locked_until, updated_at)
-       VALUES ($1, 1, NULL, $2)
-       ON CONFLICT (key) DO UPDATE SET
-         failures = CASE WHEN (a.locked_until IS NOT NULL AND a.locked_until <= $2) OR a.updated_at <= $5::timestamptz THEN 1 ELSE a.failures + 1 END,
-         locked_until = CASE
-           WHEN a.locked_until IS NOT NULL AND a.locked_until > $2 THEN a.locked_until
-           WHEN (CASE WHEN (a.locked_until IS NOT NULL AND a.locked_until <= $2) OR a.updated_at <= $5::timestamptz THEN 1 ELSE a.failures + 1 END) >= $4 THEN $3
-           ELSE NULL END,
-         updated_at = $2
-       RETURNING locked_until IS NOT NULL AND locked_until = $3 AS locked`,
-      [counter.key, now, lockUntil, counter.attempts, windowStart],
-    );
-    locked ||= rows.some((row) => row.locked);
+    const countsFrom = counter.windowMs === null ? null : new Date(now.getTime() - counter.windowMs);
+    // Every counter counts the failure, also once an earlier one has locked.
+    const setLock = await countFailedAttempt(db, counter.key, { at: now, lockUntil, attempts: counter.attempts, countsFrom });
+    locked ||= setLock;
   }
   return locked;
 }
 
 /** After a successful sign-in: the account's count starts again; the address's does not. */
 export async function clearAccountFailures(db: Queryable, email: string): Promise<void> {
-  await db.query('DELETE FROM login_attempts WHERE key = $1', [accountLockoutKey(email)]);
+  await forgetFailedAttempts(db, accountLockoutKey(email));
 }

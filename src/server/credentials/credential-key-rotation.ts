@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { inTransaction } from '../database/database.ts';
 import type { CredentialCipher } from './credential-cipher.ts';
-import { encryptedColumns, encryptionContext } from './credential-queries.ts';
+import { encryptedColumns, encryptionContext, lockAllEncryptedValues, replaceEncryptedValues, type EncryptedValues } from './credential-queries.ts';
 import { reencryptFlowSigningSecrets } from '../flows/flow-signature-queries.ts';
 
 /**
@@ -12,24 +12,21 @@ import { reencryptFlowSigningSecrets } from '../flows/flow-signature-queries.ts'
  */
 export async function rotateCredentialsKey(pool: pg.Pool, oldCipher: CredentialCipher, newCipher: CredentialCipher): Promise<{ records: number; values: number; flowSecrets: number }> {
   return inTransaction(pool, async (client) => {
-    const { rows } = await client.query<Record<string, string | null> & { user_id: string }>(
-      `SELECT user_id, ${encryptedColumns.join(', ')} FROM api_credentials ORDER BY user_id FOR UPDATE`,
-    );
+    const records = await lockAllEncryptedValues(client);
     let values = 0;
-    for (const row of rows) {
-      const updated = encryptedColumns.map((column) => {
-        const stored = row[column];
-        if (stored === null || stored === undefined) return null;
-        const context = encryptionContext(column, row.user_id);
-        values += 1;
-        return newCipher.encrypt(oldCipher.decrypt(stored, context), context);
-      });
-      await client.query(
-        `UPDATE api_credentials SET ${encryptedColumns.map((column, index) => `${column} = $${index + 2}`).join(', ')} WHERE user_id = $1`,
-        [row.user_id, ...updated],
-      );
+    for (const { userId, values: stored } of records) {
+      const updated = Object.fromEntries(
+        encryptedColumns.map((column) => {
+          const value = stored[column];
+          if (value === null) return [column, null];
+          const context = encryptionContext(column, userId);
+          values += 1;
+          return [column, newCipher.encrypt(oldCipher.decrypt(value, context), context)];
+        }),
+      ) as EncryptedValues;
+      await replaceEncryptedValues(client, userId, updated);
     }
     const flowSecrets = await reencryptFlowSigningSecrets(client, oldCipher, newCipher);
-    return { records: rows.length, values, flowSecrets };
+    return { records: records.length, values, flowSecrets };
   });
 }

@@ -41,6 +41,25 @@ export function encryptionContext(column: EncryptedColumn, userId: string): stri
   return `api_credentials.${column}:${userId}`;
 }
 
+/** One owner's ciphertexts by column (null where the column is empty). */
+export type EncryptedValues = Record<EncryptedColumn, string | null>;
+
+/** Every owner's ciphertexts, locked until the caller's transaction ends (the key rotation's read). */
+export async function lockAllEncryptedValues(db: Queryable): Promise<{ userId: string; values: EncryptedValues }[]> {
+  const { rows } = await db.query<EncryptedValues & { user_id: string }>(
+    `SELECT user_id, ${encryptedColumns.join(', ')} FROM api_credentials ORDER BY user_id FOR UPDATE`,
+  );
+  return rows.map(({ user_id, ...values }) => ({ userId: user_id, values }));
+}
+
+/** Replaces every ciphertext of one owner's record (the key rotation's write). */
+export async function replaceEncryptedValues(db: Queryable, userId: string, values: EncryptedValues): Promise<void> {
+  await db.query(
+    `UPDATE api_credentials SET ${encryptedColumns.map((column, index) => `${column} = $${index + 2}`).join(', ')} WHERE user_id = $1`,
+    [userId, ...encryptedColumns.map((column) => values[column])],
+  );
+}
+
 const columns = `user_id, klaviyo_api_key, openai_api_key, openai_model, shopify_domain, shopify_auth_method,
   shopify_access_token, shopify_client_id, shopify_client_secret, shopify_signing_secret,
   shopify_previous_signing_secret, shopify_previous_signing_secret_until,

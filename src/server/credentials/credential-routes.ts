@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   credentialCheckResponseSchema,
   credentialsInputSchema,
@@ -21,12 +21,11 @@ import { hasStoredCredentials } from './credential-queries.ts';
 import { checkEncryption, readMaskedCredentials, resolveUnchangedSecrets, saveCredentials, toMaskedCredentials } from './credential-store.ts';
 
 /**
- * The credentials API under /api/credentials, registered inside `app.signedIn`: every
+ * The credentials API under /api/credentials, registered in the signed-in context: every
  * query is keyed by `request.user.id`, so no route reaches another owner's record.
  * Secrets come in, are checked live and stored encrypted; they only go out masked.
  */
-export async function credentialRoutes(scope: FastifyInstance): Promise<void> {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
+export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
   const cipher = app.credentialCipher;
   const services: CredentialCheckServices = {
@@ -111,7 +110,7 @@ export async function credentialRoutes(scope: FastifyInstance): Promise<void> {
       }
     },
   );
-}
+};
 
 /** Only the OpenAI key matters when resolving it alone. */
 const emptyCredentials: Credentials = {

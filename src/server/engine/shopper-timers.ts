@@ -6,7 +6,9 @@ import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { flowHasWait } from '../../shared/flows/flow-types.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import { endWaitingEvent, releaseWaitingEvent, type EventRecord } from '../events/event-queries.ts';
-import { findDueWaitingEventIds, findRelatedEvents, findWaitingTimersSharingKeys } from './shopper-timer-queries.ts';
+import { findDueWaitingEventIds, findRelatedEvents, findWaitingTimersSharingKeys, type TimerFacts } from './shopper-timer-queries.ts';
+
+export type { TimerFacts };
 
 /**
  * Abandonment timers per shopper (issue 7, docs/decisions/0011-shopper-timers.md).
@@ -72,22 +74,6 @@ export function signalOnlyReason(event: { source: EventSource; topic: string | n
   if (writesContent) return null;
   if (topic === 'checkouts/delete') return m.checkoutDeleted;
   return m.signalOnly(topic, event.flowType);
-}
-
-/** The fields of an event that timers are decided on. */
-export interface TimerFacts {
-  id: string;
-  flowId: string;
-  flowType: FlowType;
-  source: EventSource;
-  topic: string | null;
-  checkoutToken: string | null;
-  cartToken: string | null;
-  objectId: string | null;
-  shopperEmail: string | null;
-  /** When the shopper acted: occurred_at, else received_at. */
-  actedAt: Date;
-  receivedAt: Date;
 }
 
 function isNewer(other: TimerFacts, timer: TimerFacts): boolean {

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
@@ -20,12 +19,16 @@ import { flowTypes } from '../../shared/flows/flow-types.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+export interface EventRoutesOptions {
+  /** Takes a replay in, like every new event: a new attempt and its job in one transaction. */
+  intake: Intake;
+}
+
 /**
- * The event log under /api/events, registered inside `app.signedIn`: every query is
+ * The event log under /api/events, registered in the signed-in context: every query is
  * filtered by `request.user.id`, so an owner reaches only events of their own flows.
  */
-export async function eventRoutes(scope: FastifyInstance, options: { intake: Intake }): Promise<void> {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
+export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app, options) => {
   const { pool } = app.database;
 
   app.get(
@@ -86,4 +89,4 @@ export async function eventRoutes(scope: FastifyInstance, options: { intake: Int
       return reply.status(202).send({ event: eventRecordToListItem(replayed.event) });
     },
   );
-}
+};

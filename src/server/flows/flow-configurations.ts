@@ -9,6 +9,7 @@ import {
   createMissingFlows,
   findFlowForUser,
   listFlowsForUser,
+  lockFlowsForUser,
   replaceWebhookUrl,
   rotateWebhookKey,
   saveFlowConfiguration,
@@ -96,7 +97,7 @@ export async function updateFlow(
  */
 export async function fixWebhookUrls(pool: pg.Pool, publicUrl: string, userId: string): Promise<{ updated: number; flows: FlowRecord[] }> {
   return inTransaction(pool, async (client) => {
-    await client.query('SELECT id FROM flows WHERE user_id = $1 FOR UPDATE', [userId]);
+    await lockFlowsForUser(client, userId);
     let updated = 0;
     for (const flow of await listFlowsForUser(client, userId)) {
       const canonical = webhookUrlFor(publicUrl, flow.flowType, flow.webhookKey);

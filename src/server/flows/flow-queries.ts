@@ -107,6 +107,11 @@ export async function listFlowsForUser(db: Queryable, userId: string): Promise<F
   return rows.map(toFlowRecord).sort(byFlowTypeOrder);
 }
 
+/** Locks every flow of the owner until the caller's transaction ends. */
+export async function lockFlowsForUser(db: Queryable, userId: string): Promise<void> {
+  await db.query('SELECT id FROM flows WHERE user_id = $1 FOR UPDATE', [userId]);
+}
+
 /** One flow of the owner; `forUpdate` locks it until the caller's transaction ends. */
 export async function findFlowForUser(
   db: Queryable,

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
   fixWebhookUrlsResponseSchema,
   flowListResponseSchema,
@@ -12,15 +11,13 @@ import { rotateWebhookUrlResponseSchema, rotateWebhookUrlSchema } from '../../sh
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { listFlowsForUser, type FlowRecord } from './flow-queries.ts';
 import { fixWebhookUrls, initializeFlows, rotateWebhookUrl, toApiFlow, updateFlow } from './flow-configurations.ts';
-import { registerFlowSignatureRoutes } from './flow-signature-routes.ts';
 
 /**
- * The flows API under /api/flows, registered inside `app.signedIn`: every query is
+ * The flows API under /api/flows, registered in the signed-in context: every query is
  * scoped to `request.user.id`, and flows are addressed by type within that owner, so no
  * route can reach another owner's flow.
  */
-export async function flowRoutes(scope: FastifyInstance): Promise<void> {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
+export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
   const { publicUrl } = app.appConfig;
   const toApi = (flow: FlowRecord) => toApiFlow(flow, publicUrl, app.clock.now());
@@ -66,6 +63,4 @@ export async function flowRoutes(scope: FastifyInstance): Promise<void> {
       return { flow: toApi(flow) };
     },
   );
-
-  registerFlowSignatureRoutes(scope);
-}
+};

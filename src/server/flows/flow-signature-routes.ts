@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { flowParamsSchema } from '../../shared/flows/flow-schemas.ts';
 import { flowSignatureResponseSchema, flowSignatureSecretResponseSchema } from '../../shared/flows/flow-signature-schemas.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
@@ -8,13 +7,12 @@ import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlo
 
 /**
  * "Require a signature" of a flow (docs/decisions/0012-generic-sender-signatures.md),
- * under /api/flows/{flowType}/signature inside `app.signedIn`: the flow is the signed-in
+ * under /api/flows/{flowType}/signature in the signed-in context: the flow is the signed-in
  * owner's of that type, so no owner reaches another's. Turning on and generating a new
  * secret are the only answers that carry the secret in full; every other shows it masked.
  * Each change drops the receiver's cached secrets of the flow in this process.
  */
-export function registerFlowSignatureRoutes(scope: FastifyInstance): void {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
+export const flowSignatureRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
   const cipher = app.credentialCipher;
   const cache = flowSignatureCacheFor(pool, cipher, app.clock);
@@ -57,4 +55,4 @@ export function registerFlowSignatureRoutes(scope: FastifyInstance): void {
       return { signature: removed.signature };
     },
   );
-}
+};

@@ -4,6 +4,7 @@ import { HttpError } from './http-errors.ts';
 import type { Clock } from './clock.ts';
 import { inTransaction } from '../database/database.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { countUses, forgetUsesUpTo, lockUserRateLimit, recordUse } from './user-rate-limit-queries.ts';
 
 /** SPEC.md section 9: 30 data writes, 60 reads and checks, per user per 60 seconds. */
 export const userRateLimits = { write: 30, read: 60 } as const;
@@ -23,24 +24,20 @@ export async function consumeUserRateLimit(pool: pg.Pool, clock: Clock, userId: 
   // transaction's error handling (a lost connection is closed, not reused) sees only
   // database errors.
   const retryAfterSeconds = await inTransaction(pool, async (client) => {
-    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`rate:${userId}:${kind}`]);
-    await client.query('DELETE FROM user_rate_limit_uses WHERE user_id = $1 AND kind = $2 AND used_at <= $3', [userId, kind, windowStart]);
-    const { rows } = await client.query<{ uses: number; oldest: Date | null }>(
-      'SELECT count(*)::int AS uses, min(used_at) AS oldest FROM user_rate_limit_uses WHERE user_id = $1 AND kind = $2',
-      [userId, kind],
-    );
-    const { uses, oldest } = rows[0]!;
+    await lockUserRateLimit(client, userId, kind);
+    await forgetUsesUpTo(client, userId, kind, windowStart);
+    const { uses, oldest } = await countUses(client, userId, kind);
     if (uses >= userRateLimits[kind]) {
       return Math.max(1, Math.ceil(((oldest?.getTime() ?? now.getTime()) + windowMs - now.getTime()) / 1000));
     }
-    await client.query('INSERT INTO user_rate_limit_uses (user_id, kind, used_at) VALUES ($1, $2, $3)', [userId, kind, now]);
+    await recordUse(client, userId, kind, now);
     return null;
   });
   if (retryAfterSeconds !== null) throw new HttpError(429, 'rate_limited', requestMessages.rateLimited, { retryAfterSeconds });
 }
 
 /**
- * A preHandler for routes inside `app.signedIn`, used as
+ * A preHandler for routes in a signed-in context (auth/signed-in.ts), used as
  * `preHandler: rateLimited('write')`.
  */
 export function rateLimited(kind: UserRateLimitKind) {

@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
@@ -25,9 +24,13 @@ const HEARTBEAT_MS = 15_000;
 /** How soon a browser reconnects after a dropped stream. */
 const RECONNECT_MS = 1_000;
 
-export interface RealtimeOptions {
-  intake: Intake;
+export interface LiveStreamRoutesOptions {
   feed?: Partial<ChangeFeedOptions>;
+}
+
+export interface TestSendRoutesOptions {
+  /** Takes the test event in as the webhook receiver's are, with its job in one transaction. */
+  intake: Intake;
 }
 
 /**
@@ -49,91 +52,99 @@ export function sseMessage(change: EventChange): string {
   }
 }
 
-/**
- * The Webhook Test Console's server side (docs/decisions/0009-live-stream.md): the live
- * stream of a flow's events, the test send, and the handler page's status check. The
- * stream's change feed is started with the first stream and closed before the server.
+/*
+ * The Webhook Test Console's server side (docs/decisions/0009-live-stream.md), in three
+ * plugins: the live stream of a flow's events and the test send (both signed-in), and
+ * the handler page's status check (public).
  */
-export function registerRealtime(root: FastifyInstance, options: RealtimeOptions): void {
-  const { pool, clientConfig } = root.database;
-  const feed = new ChangeFeed({ pool, clientConfig, logger: root.log, options: options.feed });
-  // preClose: open streams would otherwise keep the server from closing.
-  root.addHook('preClose', () => feed.stop());
 
-  root.signedIn(async (scope) => {
-    const app = scope.withTypeProvider<ZodTypeProvider>();
-    app.get('/:flowType', { schema: { params: consoleParamsSchema, querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
+/**
+ * /api/stream/{flowType}, in the signed-in context. Its change feed is started with the
+ * first stream and closed before the server.
+ */
+export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = async (app, options) => {
+  const { pool, clientConfig } = app.database;
+  const feed = new ChangeFeed({ pool, clientConfig, logger: app.log, options: options.feed });
+  // preClose: open streams would otherwise keep the server from closing.
+  app.addHook('preClose', () => feed.stop());
+
+  app.get('/:flowType', { schema: { params: consoleParamsSchema, querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
+    const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
+    if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
+    // The header is what EventSource sends on its own reconnects; the query parameter is
+    // for a stream the console opens again after the browser gave up on one.
+    const header = request.headers['last-event-id'];
+    const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : request.query.lastEventId;
+    const resumeFrom = lastEventId && changeIdPattern.test(lastEventId) ? lastEventId : null;
+    const streamHeaders = {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      'x-accel-buffering': 'no',
+    };
+    // HEAD asks whether the stream is there: its headers, and no stream to hold open.
+    if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
+    const after = resumeFrom ?? (await latestChangeId(pool, flow.id));
+
+    reply.hijack();
+    const raw = reply.raw;
+    raw.writeHead(200, { ...streamHeaders, connection: 'keep-alive' });
+    // The first id tells the browser where it is, so even a reconnect before any event
+    // resumes from here rather than from "now".
+    raw.write(`retry: ${RECONNECT_MS}\nid: ${after}\nevent: ready\ndata: {}\n\n`);
+    const heartbeat = setInterval(() => {
+      if (!raw.writableEnded && !raw.destroyed) raw.write(': heartbeat\n\n');
+    }, HEARTBEAT_MS);
+    heartbeat.unref();
+    let unsubscribe = () => {};
+    const end = () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+    };
+    unsubscribe = feed.subscribe({
+      flowId: flow.id,
+      after,
+      send: (changes) => {
+        if (!raw.writableEnded && !raw.destroyed) raw.write(changes.map(sseMessage).join(''));
+      },
+      close: () => {
+        end();
+        raw.end();
+      },
+    });
+    raw.on('close', end);
+    raw.on('error', end);
+  });
+};
+
+/** /api/test-webhooks/{flowType}, in the signed-in context: the console's test send. */
+export const testSendRoutes: FastifyPluginAsyncZod<TestSendRoutesOptions> = async (app, options) => {
+  const { pool } = app.database;
+  /**
+   * Stores the console's payload exactly as the webhook receiver stores a POST to the
+   * flow's URL (the same intake, the same transaction with its job), marked as a test
+   * by this signed-in route and by nothing a sender can write.
+   */
+  app.post(
+    '/:flowType',
+    { schema: { params: consoleParamsSchema, body: testWebhookBodySchema, response: { 202: testWebhookResponseSchema } }, preHandler: rateLimited('write') },
+    async (request, reply) => {
       const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
       if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
-      // The header is what EventSource sends on its own reconnects; the query parameter is
-      // for a stream the console opens again after the browser gave up on one.
-      const header = request.headers['last-event-id'];
-      const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : request.query.lastEventId;
-      const resumeFrom = lastEventId && changeIdPattern.test(lastEventId) ? lastEventId : null;
-      const streamHeaders = {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-      };
-      // HEAD asks whether the stream is there: its headers, and no stream to hold open.
-      if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
-      const after = resumeFrom ?? (await latestChangeId(pool, flow.id));
+      if (!flow.webhookUrl) throw new HttpError(409, 'no_webhook_url', webhookConsoleMessages.noWebhookUrl);
+      const stored = await options.intake.accept({ kind: 'test', flow, payloadText: request.body.payload, dryRun: request.body.dryRun ?? false });
+      return reply.status(202).send({ success: true, ...stored });
+    },
+  );
+};
 
-      reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, { ...streamHeaders, connection: 'keep-alive' });
-      // The first id tells the browser where it is, so even a reconnect before any event
-      // resumes from here rather than from "now".
-      raw.write(`retry: ${RECONNECT_MS}\nid: ${after}\nevent: ready\ndata: {}\n\n`);
-      const heartbeat = setInterval(() => {
-        if (!raw.writableEnded && !raw.destroyed) raw.write(': heartbeat\n\n');
-      }, HEARTBEAT_MS);
-      heartbeat.unref();
-      let unsubscribe = () => {};
-      const end = () => {
-        clearInterval(heartbeat);
-        unsubscribe();
-      };
-      unsubscribe = feed.subscribe({
-        flowId: flow.id,
-        after,
-        send: (changes) => {
-          if (!raw.writableEnded && !raw.destroyed) raw.write(changes.map(sseMessage).join(''));
-        },
-        close: () => {
-          end();
-          raw.end();
-        },
-      });
-      raw.on('close', end);
-      raw.on('error', end);
-    });
-  }, '/api/stream');
-
-  root.signedIn(async (scope) => {
-    const app = scope.withTypeProvider<ZodTypeProvider>();
-    /**
-     * Stores the console's payload exactly as the webhook receiver stores a POST to the
-     * flow's URL (the same intake, the same transaction with its job), marked as a test
-     * by this signed-in route and by nothing a sender can write.
-     */
-    app.post(
-      '/:flowType',
-      { schema: { params: consoleParamsSchema, body: testWebhookBodySchema, response: { 202: testWebhookResponseSchema } }, preHandler: rateLimited('write') },
-      async (request, reply) => {
-        const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
-        if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
-        if (!flow.webhookUrl) throw new HttpError(409, 'no_webhook_url', webhookConsoleMessages.noWebhookUrl);
-        const stored = await options.intake.accept({ kind: 'test', flow, payloadText: request.body.payload, dryRun: request.body.dryRun ?? false });
-        return reply.status(202).send({ success: true, ...stored });
-      },
-    );
-  }, '/api/test-webhooks');
-
-  const app = root.withTypeProvider<ZodTypeProvider>();
-  /** The handler page's check: public like the webhook URL itself, and saying no more than a POST would. */
+/**
+ * /api/webhook-status/{flowType}/{flowId}: the handler page's check, public like the
+ * webhook URL itself, and saying no more than a POST would.
+ */
+export const webhookStatusRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool } = app.database;
   app.get(
-    '/api/webhook-status/:flowType/:flowId',
+    '/:flowType/:flowId',
     {
       schema: { params: webhookStatusParamsSchema, response: { 200: webhookStatusResponseSchema } },
       config: { rateLimit: { max: 60, timeWindow: 60_000 } },
@@ -154,4 +165,4 @@ export function registerRealtime(root: FastifyInstance, options: RealtimeOptions
       };
     },
   );
-}
+};

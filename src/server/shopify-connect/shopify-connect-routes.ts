@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { connectResponseSchema, subscriptionsResponseSchema } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 import { shopifyConnectMessages as m } from '../../shared/shopify-connect/shopify-connect-messages.ts';
 import { HttpError } from '../platform/http-errors.ts';
@@ -14,12 +13,11 @@ import { isPublicAddress } from './public-address.ts';
 const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
 
 /**
- * /api/shopify, registered inside `app.signedIn`: the owner's own store (their
+ * /api/shopify, registered in the signed-in context: the owner's own store (their
  * credentials) and their own flows only, so one owner never sees or changes another's
  * subscriptions even when both name the same shop.
  */
-export async function shopifyConnectRoutes(scope: FastifyInstance): Promise<void> {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
+export const shopifyConnectRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
   const publicUrl = app.appConfig.publicUrl;
 
@@ -52,4 +50,4 @@ export async function shopifyConnectRoutes(scope: FastifyInstance): Promise<void
     request.log.info({ created: result.created, updated: result.updated, deleted: result.deleted }, 'store webhooks connected');
     return result;
   });
-}
+};

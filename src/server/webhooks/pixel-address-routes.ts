@@ -1,5 +1,4 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { findFlowForUser } from '../flows/flow-queries.ts';
@@ -7,13 +6,12 @@ import { pixelAddressResponseSchema, pixelUrlOf } from '../../shared/shopify-pix
 import { requestMessages } from '../../shared/messages.ts';
 
 /**
- * `GET /api/flows/browser_abandonment/pixel`, inside `app.signedIn`: the address the
+ * `GET /api/flows/browser_abandonment/pixel`, in the signed-in context: the address the
  * owner's pixel snippet sends to. Its own route rather than a field of the flow, because
  * only the browsing flow has a pixel, and the pixel's address is public while the flow's
  * webhook URL is a secret (docs/decisions/0013-who-may-send-what.md).
  */
-export function pixelAddressRoutes(scope: FastifyInstance): void {
-  const app = scope.withTypeProvider<ZodTypeProvider>();
+export const pixelAddressRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
 
   app.get(
@@ -25,4 +23,4 @@ export function pixelAddressRoutes(scope: FastifyInstance): void {
       return { pixelUrl: pixelUrlOf(app.appConfig.publicUrl, flow.pixelKey) };
     },
   );
-}
+};

@@ -7,7 +7,6 @@ import { storableText } from '../platform/json-text.ts';
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { Intake, IntakeRequest } from '../intake/intake.ts';
 import { PixelRateLimiter } from '../intake/pixel-rate-limiter.ts';
-import { pixelAddressRoutes } from './pixel-address-routes.ts';
 import { MAX_PIXEL_BODY_BYTES } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { webhookMessages } from '../../shared/events/event-messages.ts';
 import { webhookAcceptedSchema } from '../../shared/events/event-schemas.ts';
@@ -112,9 +111,6 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
   };
   // Answered on arrival, before a body is read, whatever the body is.
   app.post(RETIRED_PIXEL_ROUTE, { schema: { params: webhookParamsSchema }, onRequest: retiredPixelAddress }, retiredPixelAddress);
-
-  // The owner's view of the pixel's address lives with the pixel, behind sign-in.
-  app.signedIn(pixelAddressRoutes, '/api/flows');
 }
 
 function isPixelRequest(request: FastifyRequest): boolean {
