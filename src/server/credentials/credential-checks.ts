@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../platform/clock.ts';
+import { LRUCache } from 'lru-cache';
+import { cacheLifetime, type Clock } from '../platform/clock.ts';
 import { ServiceError, type ServiceErrorCode, type ServiceName } from '../integrations/service-error.ts';
 import { checkKlaviyoKey } from '../integrations/klaviyo/klaviyo-accounts.ts';
 import { listOpenAiModels, openAiModelExists } from '../integrations/openai/openai-models.ts';
@@ -37,23 +38,18 @@ export interface CredentialCheckReport {
 
 /** Remembers, by hash, the Klaviyo keys that passed the check lately. */
 export class KlaviyoKeyCache {
-  private readonly passed = new Map<string, number>();
-  private readonly clock: Clock;
-  private readonly ttlMs: number;
+  private readonly passed: LRUCache<string, true>;
   constructor(clock: Clock, ttlMs = KLAVIYO_KEY_CACHE_MS) {
-    this.clock = clock;
-    this.ttlMs = ttlMs;
+    this.passed = new LRUCache({ max: KLAVIYO_KEY_CACHE_ENTRIES, ...cacheLifetime(clock, ttlMs) });
   }
   private static hash(apiKey: string): string {
     return createHash('sha256').update(apiKey).digest('base64');
   }
   has(apiKey: string): boolean {
-    const until = this.passed.get(KlaviyoKeyCache.hash(apiKey));
-    return until !== undefined && until > this.clock.now().getTime();
+    return this.passed.get(KlaviyoKeyCache.hash(apiKey)) === true;
   }
   remember(apiKey: string): void {
-    if (this.passed.size >= KLAVIYO_KEY_CACHE_ENTRIES) this.passed.delete(this.passed.keys().next().value!);
-    this.passed.set(KlaviyoKeyCache.hash(apiKey), this.clock.now().getTime() + this.ttlMs);
+    this.passed.set(KlaviyoKeyCache.hash(apiKey), true);
   }
   forget(apiKey: string): void {
     this.passed.delete(KlaviyoKeyCache.hash(apiKey));
