@@ -138,20 +138,27 @@ describe('GET /readyz', () => {
 
 describe('overload', () => {
   it('answers 503 with Retry-After while the event loop is blocked, serves the operators\' routes, and recovers', async () => {
-    const busy = await startTestApp({ overload: { maxEventLoopDelayMs: 100, sampleIntervalMs: 250 } });
+    const busy = await startTestApp({ overload: { maxEventLoopDelayMs: 20, sampleIntervalMs: 250 } });
     try {
-      // Block the app's event loop (it runs in this process) far longer than its limit; the
-      // sample taken right after sees it, and holds until the next sample.
-      const until = Date.now() + 800;
-      while (Date.now() < until) {
-        // busy on purpose
+      // Block the app's event loop (it runs in this process) far longer than its limit. The
+      // sample right after averages the block with at most 25 ordinary 10 ms ticks, so it
+      // reads above 20 ms however the block falls in the sampling window; a machine busy
+      // enough to delay the request past the next sample gets another try.
+      let shed: Response | undefined;
+      let operators: Response | undefined;
+      for (let attempt = 0; attempt < 5 && shed?.status !== 503; attempt += 1) {
+        const until = Date.now() + 800;
+        while (Date.now() < until) {
+          // busy on purpose
+        }
+        [shed, operators] = await Promise.all([fetch(`${busy.baseUrl}/api/account/session`), fetch(`${busy.baseUrl}/healthz`)]);
       }
-      const [shed, operators] = await Promise.all([fetch(`${busy.baseUrl}/api/account/session`), fetch(`${busy.baseUrl}/healthz`)]);
+      if (!shed || !operators) throw new Error('no answer');
       expect(shed.status).toBe(503);
       expect(shed.headers.get('retry-after')).toBe('5');
       expect(await shed.json()).toMatchObject({ error: 'overloaded', message: requestMessages.overloaded });
       expect(operators.status).toBe(200);
-      await expect.poll(async () => (await fetch(`${busy.baseUrl}/api/account/session`)).status, { timeout: 5_000, interval: 100 }).not.toBe(503);
+      await expect.poll(async () => (await fetch(`${busy.baseUrl}/api/account/session`)).status, { timeout: 10_000, interval: 100 }).not.toBe(503);
     } finally {
       await busy.close();
     }
