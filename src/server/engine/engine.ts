@@ -71,6 +71,28 @@ export function createEngine(dependencies: {
   const options: EngineOptions = { ...defaultEngineOptions, ...dependencies.options };
   const logger = dependencies.logger.child({ module: 'engine' });
   const jobs = new EventJobs(dependencies.pool, options, logger);
+  let sweeper: NodeJS.Timeout | null = null;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweep = () => {
+    sweeping = fireTimers().catch((error: unknown) => logger.warn({ err: error }, 'firing due timers failed; trying again'));
+  };
+  // The regular sweep comes every timerSweepIntervalMs; an event this worker put to wait
+  // for less than that (a rate limit's slot a second or two away) is come back for on
+  // time instead, so a short wait does not cost a whole sweep interval.
+  let wake: { at: number; timer: NodeJS.Timeout } | null = null;
+  const wakeAt = (until: Date) => {
+    if (!sweeper) return;
+    const at = until.getTime();
+    const delayMs = at - dependencies.clock.now().getTime();
+    if (delayMs >= options.timerSweepIntervalMs || (wake && wake.at <= at)) return;
+    if (wake) clearTimeout(wake.timer);
+    const timer = setTimeout(() => {
+      wake = null;
+      sweep();
+    }, Math.max(0, delayMs) + 10);
+    timer.unref();
+    wake = { at, timer };
+  };
   const context = {
     pool: dependencies.pool,
     logger,
@@ -81,10 +103,9 @@ export function createEngine(dependencies: {
     options,
     clock: dependencies.clock,
     observer: dependencies.observer,
+    onWaiting: wakeAt,
   };
   let started: Promise<void> | null = null;
-  let sweeper: NodeJS.Timeout | null = null;
-  let sweeping: Promise<unknown> = Promise.resolve();
   const fireTimers = () =>
     fireDueTimers(
       dependencies.pool,
@@ -113,9 +134,7 @@ export function createEngine(dependencies: {
               throw error;
             }
           });
-          sweeper = setInterval(() => {
-            sweeping = fireTimers().catch((error: unknown) => logger.warn({ err: error }, 'firing due timers failed; trying again'));
-          }, options.timerSweepIntervalMs);
+          sweeper = setInterval(sweep, options.timerSweepIntervalMs);
           sweeper.unref();
           logger.info({ concurrency: options.concurrency }, 'event worker started');
         }
@@ -127,6 +146,8 @@ export function createEngine(dependencies: {
       await started.catch(() => undefined);
       if (sweeper) clearInterval(sweeper);
       sweeper = null;
+      if (wake) clearTimeout(wake.timer);
+      wake = null;
       await sweeping;
       await jobs.stop();
       started = null;

@@ -51,6 +51,8 @@ export interface PipelineContext {
   clock: Clock;
   /** Told how events end and what generations cost (the app's metrics). */
   observer?: PipelineObserver;
+  /** Told when an event waits for a time (its next try, a rate limit's slot), so this worker can come back for it then. */
+  onWaiting?: (until: Date) => void;
 }
 
 export interface PipelineObserver {
@@ -111,7 +113,9 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
  * event log says what it waits for.
  */
 async function waitForRateLimit(context: PipelineContext, event: EventRecord, wait: RateLimitWait): Promise<void> {
-  await deferEvent(context.pool, event.id, event.attempt, { until: wait.until, reason: m.rateLimitWait(serviceTitles[wait.service], wait.until) });
+  if (await deferEvent(context.pool, event.id, event.attempt, { until: wait.until, reason: m.rateLimitWait(serviceTitles[wait.service], wait.until) })) {
+    context.onWaiting?.(wait.until);
+  }
   context.logger.info({ eventId: event.id, service: wait.service, until: wait.until }, 'rate limit slot is further off than a worker waits; the event waits for it');
 }
 
@@ -135,12 +139,13 @@ async function retryLaterOrFail(context: PipelineContext, event: EventRecord, er
     return;
   }
   const nextTryAt = new Date(context.clock.now().getTime() + nextTryDelay(options.retry, failedTries, error.retryAfterMs));
-  await scheduleEventRetry(pool, event.id, event.attempt, {
+  const scheduled = await scheduleEventRetry(pool, event.id, event.attempt, {
     nextTryAt,
     retryCount: failedTries,
     retryProgress: progress,
     error: m.retrying(error.message, nextTryAt, failedTries + 1, options.retry.tries),
   });
+  if (scheduled) context.onWaiting?.(nextTryAt);
   context.logger.info({ eventId: event.id, code: error.code, failedTries, nextTryAt }, 'service call failed; the next try is scheduled');
 }
 
