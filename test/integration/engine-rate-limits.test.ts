@@ -163,3 +163,45 @@ describe("Shopify's per-shop request spacing", () => {
     expect(cached.rows).toHaveLength(1);
   });
 });
+
+describe('a wait shorter than the sweep interval', () => {
+  // A write slot two seconds off, and a sweep that would not come for ten minutes: only
+  // the worker's own wake-up can bring the event back in time.
+  const WINDOW_MS = 2_000;
+  let quick: EngineScenario;
+  let quickOwner: Owner;
+  beforeAll(async () => {
+    quick = await startEngineScenario({
+      engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: WINDOW_MS }] }, timerSweepIntervalMs: 600_000 },
+    });
+    quickOwner = await ownerWithFlows(quick, { abandoned_cart: {} });
+  });
+  afterAll(async () => {
+    await quick?.close();
+  });
+
+  it('is come back for by the worker that deferred the event, when the slot frees, without waiting for the next sweep', async () => {
+    const send = async (email: string) => {
+      const response = await postEvent(quick.testApp.baseUrl, quickOwner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email }));
+      expect(response.status, response.text).toBe(202);
+      return response.json.eventId as string;
+    };
+    const pool = quick.testApp.database.pool;
+    expect((await waitForEvent(pool, await send(uniqueEmail('quick-first')))).status).toBe('delivered');
+    const eventId = await send(uniqueEmail('quick-second'));
+    let slotFreesAt = 0;
+    await expect
+      .poll(
+        async () => {
+          const { rows } = await pool.query<{ status: string; process_after: Date | null }>('SELECT status, process_after FROM events WHERE id = $1', [eventId]);
+          slotFreesAt = rows[0]?.process_after?.getTime() ?? 0;
+          return rows[0]?.status;
+        },
+        { timeout: 10_000, interval: 50 },
+      )
+      .toBe('waiting');
+    // The app's clock reaches the slot; nothing here runs the sweep.
+    quick.testApp.clock.advance(Math.max(0, slotFreesAt - quick.testApp.clock.now().getTime()));
+    expect((await waitForEvent(pool, eventId, { timeoutMs: 10_000 })).status).toBe('delivered');
+  });
+});
