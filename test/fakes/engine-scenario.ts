@@ -38,6 +38,7 @@ export async function startEngineScenario(
     env?: Record<string, string>;
     pixelRateLimitPerMinute?: number;
     loadEngineCredentials?: CredentialsLoader;
+    webRoot?: string;
   } = {},
 ): Promise<EngineScenario> {
   const openai = await startFakeOpenAI(options.openai);
@@ -48,6 +49,7 @@ export async function startEngineScenario(
     engine: options.engine,
     ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
     ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
+    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   });
   return {
     testApp,
@@ -68,6 +70,18 @@ export interface FlowSetup {
   assistants?: Array<{ name: string; klaviyo_property: string; prompt_template: string; model?: string | null; instructions?: string | null }>;
   waitMinutes?: number;
   klaviyoEventName?: string | null;
+}
+
+/** The environment of a `ROLE=worker` process (engine-worker-process.ts) on the scenario's database and fakes. */
+export function workerEnvOf(scenario: EngineScenario, credentialsKey: string): Record<string, string> {
+  return {
+    DATABASE_URL: scenario.testApp.database.connectionString,
+    CREDENTIALS_KEY: credentialsKey,
+    OPENAI_BASE_URL: scenario.openai.apiBaseUrl,
+    KLAVIYO_BASE_URL: scenario.klaviyo.baseUrl,
+    SHOPIFY_BASE_URL: scenario.shopify.baseUrl,
+    PUBLIC_URL: scenario.testApp.baseUrl,
+  };
 }
 
 export const defaultAssistants = [

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/server/database/database.ts';
-import { insertEventOnce } from '../../src/server/events/event-queries.ts';
+import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
 import { generationsOnDay, reserveGenerationCaps } from '../../src/server/engine/generation-cap-queries.ts';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
@@ -142,7 +142,7 @@ describe('the caps under concurrency', () => {
     const ids = Array.from({ length: count }, () => randomUUID());
     await inTransaction(db(), async (client) => {
       for (const id of ids) {
-        await insertEventOnce(client, {
+        await insertEventOnce(client, newEvent({
           id,
           flowId: owner.flows.post_purchase.id,
           userId: owner.userId,
@@ -152,19 +152,8 @@ describe('the caps under concurrency', () => {
           status: 'received',
           contentType: 'application/json',
           rawBody: '{}',
-          headers: {},
-          shopifyEventId: null,
-          shopifyWebhookId: null,
-          externalEventId: null,
-          error: null,
-          checkoutToken: null,
-          cartToken: null,
-          objectId: null,
-          shopperEmail: null,
-          occurredAt: null,
-          processAfter: null,
           receivedAt: clock().now(),
-        });
+        }));
       }
     });
     return ids;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, workerEnvOf, type EngineScenario } from '../fakes/engine-scenario.ts';
 import { startWorkerProcess, type WorkerProcess } from '../fakes/engine-worker-process.ts';
 import { inputText } from '../fakes/fake-openai.ts';
 import type { RecordedRequest } from '../fakes/fake-server.ts';
@@ -32,14 +32,7 @@ afterAll(async () => {
 });
 
 async function startWorker(): Promise<WorkerProcess> {
-  const worker = await startWorkerProcess({
-    DATABASE_URL: scenario.testApp.database.connectionString,
-    CREDENTIALS_KEY: credentialsKey,
-    OPENAI_BASE_URL: scenario.openai.apiBaseUrl,
-    KLAVIYO_BASE_URL: scenario.klaviyo.baseUrl,
-    SHOPIFY_BASE_URL: scenario.shopify.baseUrl,
-    PUBLIC_URL: scenario.testApp.baseUrl,
-  });
+  const worker = await startWorkerProcess(workerEnvOf(scenario, credentialsKey));
   workers.push(worker);
   return worker;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/server/database/database.ts';
-import { insertEventOnce } from '../../src/server/events/event-queries.ts';
+import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
 import { eventOutcomeMessages, eventLogMessages } from '../../src/shared/events/event-messages.ts';
 import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
@@ -96,7 +96,7 @@ describe('missing setup', () => {
     // An event accepted a moment before the switch: stored as received, with its job.
     const eventId = randomUUID();
     await inTransaction(db(), async (client) => {
-      await insertEventOnce(client, {
+      await insertEventOnce(client, newEvent({
         id: eventId,
         flowId: switching.flows.abandoned_cart.id,
         userId: switching.userId,
@@ -106,19 +106,8 @@ describe('missing setup', () => {
         status: 'received',
         contentType: 'application/json',
         rawBody: JSON.stringify(sampleEvent('abandoned_cart')),
-        headers: {},
-        shopifyEventId: null,
-        shopifyWebhookId: null,
-        externalEventId: null,
-        error: null,
-        checkoutToken: null,
-        cartToken: null,
-        objectId: null,
-        shopperEmail: null,
-        occurredAt: null,
-        processAfter: null,
         receivedAt: new Date(),
-      });
+      }));
       await scenario.testApp.app.engine.enqueue(client, { eventId, attempt: 1 });
     });
     expect(await waitForEvent(db(), eventId)).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.flowSwitchedOff });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, workerEnvOf, type EngineScenario } from '../fakes/engine-scenario.ts';
 import { startWorkerProcess, type WorkerProcess } from '../fakes/engine-worker-process.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
@@ -27,19 +27,9 @@ afterAll(async () => {
   await scenario?.close();
 });
 
-function workerEnv(): Record<string, string> {
-  return {
-    DATABASE_URL: scenario.testApp.database.connectionString,
-    CREDENTIALS_KEY: credentialsKey,
-    OPENAI_BASE_URL: scenario.openai.apiBaseUrl,
-    KLAVIYO_BASE_URL: scenario.klaviyo.baseUrl,
-    SHOPIFY_BASE_URL: scenario.shopify.baseUrl,
-    PUBLIC_URL: scenario.testApp.baseUrl,
-  };
-}
 
 async function startWorker(): Promise<WorkerProcess> {
-  const worker = await startWorkerProcess(workerEnv());
+  const worker = await startWorkerProcess(workerEnvOf(scenario, credentialsKey));
   workers.push(worker);
   return worker;
 }

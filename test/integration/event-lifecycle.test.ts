@@ -7,6 +7,7 @@ import {
   endWaitingEvent,
   findEventById,
   insertEventOnce,
+  newEvent,
   releaseWaitingEvent,
   scheduleEventRetry,
   setEventStatus,
@@ -34,8 +35,8 @@ afterAll(async () => {
   await database?.close();
 });
 
-function newEvent(status: EventStatus): NewEvent {
-  return {
+function eventStoredAs(status: EventStatus): NewEvent {
+  return newEvent({
     id: randomUUID(),
     flowId,
     userId,
@@ -45,24 +46,14 @@ function newEvent(status: EventStatus): NewEvent {
     status,
     contentType: 'application/json',
     rawBody: '{}',
-    headers: {},
-    shopifyEventId: null,
-    shopifyWebhookId: null,
-    externalEventId: null,
-    error: null,
-    checkoutToken: null,
-    cartToken: null,
-    objectId: null,
-    shopperEmail: null,
-    occurredAt: null,
     processAfter: status === 'waiting' ? new Date() : null,
     receivedAt: new Date(),
-  };
+  });
 }
 
 /** An event put in `status` directly, as a past of moves would have left it. */
 async function eventIn(status: EventStatus): Promise<string> {
-  const event = newEvent('received');
+  const event = eventStoredAs('received');
   await insertEventOnce(database.pool, event);
   await database.pool.query("UPDATE events SET status = $2, process_after = CASE WHEN $2 = 'waiting' THEN now() ELSE NULL END WHERE id = $1", [event.id, status]);
   return event.id;
@@ -150,7 +141,7 @@ describe('the event lifecycle', () => {
 
   it('stores an event only in a status the lifecycle starts with', async () => {
     for (const status of eventStatuses) {
-      const store = insertEventOnce(database.pool, newEvent(status));
+      const store = insertEventOnce(database.pool, eventStoredAs(status));
       if ((eventLifecycle.initial as readonly EventStatus[]).includes(status)) await expect(store).resolves.toMatchObject({ inserted: true, status });
       else await expect(store).rejects.toThrow(/cannot be stored as/);
     }

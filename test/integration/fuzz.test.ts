@@ -4,13 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp } from '../support/test-app.ts';
 import { EventStreamReader } from '../support/event-stream.ts';
 import { strongPassword } from '../support/accounts.ts';
-import { startFakeOpenAI } from '../fakes/fake-openai.ts';
-import { startFakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { startFakeShopify } from '../fakes/fake-shopify.ts';
-import { credentialsInput, defaultAssistants, ownerWithFlows, postEvent, sampleEvent, shopifyToken, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, ownerWithFlows, postEvent, sampleEvent, startEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 
 /**
  * Hostile input against every route the app has, read from the app itself, so that a new
@@ -37,24 +33,8 @@ beforeAll(async () => {
   // Page routes serve the built web app; a stand-in page keeps them from answering "not built".
   webRoot = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-fuzz-web-'));
   await writeFile(path.join(webRoot, 'index.html'), '<!doctype html><title>Flowsmith</title>');
-  const openai = await startFakeOpenAI();
-  const klaviyo = await startFakeKlaviyo();
-  const shopify = await startFakeShopify({ accessTokens: [shopifyToken] });
-  const testApp = await startTestApp({
-    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl },
-    webRoot,
-    pixelRateLimitPerMinute: 1_000_000,
-  });
-  scenario = {
-    testApp,
-    openai,
-    klaviyo,
-    shopify,
-    async close() {
-      await testApp.close();
-      await Promise.all([openai.close(), klaviyo.close(), shopify.close()]);
-    },
-  };
+  scenario = await startEngineScenario({ webRoot, pixelRateLimitPerMinute: 1_000_000 });
+  const { testApp } = scenario;
   owner = await ownerWithFlows(scenario, { abandoned_cart: {}, browser_abandonment: {} });
   ownerEmail = (await owner.client.get('/api/account/session')).json.user.email;
   const posted = await postEvent(testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart'));

@@ -129,6 +129,30 @@ export interface NewEvent {
   dryRun?: boolean;
 }
 
+/** What every new event must say; the rest (ids, tokens, body, times) is absent unless given. */
+export type NewEventFields = Pick<NewEvent, 'id' | 'flowId' | 'userId' | 'flowType' | 'source' | 'status' | 'receivedAt'> & Partial<NewEvent>;
+
+/** The one way to make a NewEvent: every field it does not name is absent (null, empty). */
+export function newEvent(fields: NewEventFields): NewEvent {
+  return {
+    topic: null,
+    contentType: null,
+    rawBody: null,
+    headers: {},
+    shopifyEventId: null,
+    shopifyWebhookId: null,
+    externalEventId: null,
+    error: null,
+    checkoutToken: null,
+    cartToken: null,
+    objectId: null,
+    shopperEmail: null,
+    occurredAt: null,
+    processAfter: null,
+    ...fields,
+  };
+}
+
 /**
  * Stores an accepted event unless one with the same Shopify event id, Shopify webhook id
  * or event_id is already stored for the flow (any of the three unique indexes): returns

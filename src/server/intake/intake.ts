@@ -8,7 +8,7 @@ import { HttpError } from '../platform/http-errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { CredentialCipher } from '../credentials/credential-cipher.ts';
-import { findEventForUser, insertEventOnce, startReplay, type EventRecord, type NewEvent } from '../events/event-queries.ts';
+import { findEventForUser, insertEventOnce, newEvent, startReplay, type EventRecord } from '../events/event-queries.ts';
 import { defaultJsonLimits, JsonTextError, parseJsonText, storableText } from '../platform/json-text.ts';
 import { IntakeBatcher, type JobSender, type StoredEvent } from './intake-batcher.ts';
 import { claimedSource, keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, shopifyTopicOf, type IntakeDetails } from './intake-details.ts';
@@ -125,7 +125,7 @@ export class Intake {
   }
 
   /** The flow a webhook URL names, or 404 that says nothing more (a wrong type is recorded for its owner). */
-  async flowOfWebhookAddress(address: { flowType: string; flowKey: string }, request: IntakeRequest | null): Promise<FlowRecord> {
+  async flowOfWebhookAddress(address: { flowType: string; flowKey: string }, request: IntakeRequest): Promise<FlowRecord> {
     const flow = await this.readingFlows(() => this.webhookFlows.find(address.flowKey));
     if (!flow) {
       this.deps.observer?.rejected('unknown', 'unknown_flow');
@@ -351,11 +351,11 @@ export class Intake {
    * Everything here came from the sender, so it is made storable: a NUL or half a
    * surrogate pair must not cost the owner the record of why the event was refused.
    */
-  private async refuse(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest | null, code: string, reason: string, rawBody: string | null): Promise<void> {
-    const headers = request?.headers ?? {};
+  private async refuse(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, code: string, reason: string, rawBody: string | null): Promise<void> {
+    const { headers } = request;
     const source: EventSource = kind === 'pixel' ? 'pixel' : claimedSource(headers);
     this.deps.observer?.rejected(source, code);
-    const event: NewEvent = {
+    const event = newEvent({
       id: randomUUID(),
       flowId: flow.id,
       userId: flow.userId,
@@ -363,21 +363,12 @@ export class Intake {
       source,
       topic: source === 'shopify' ? shopifyTopicOf(headers) : null,
       status: 'rejected',
-      contentType: request?.contentType === null || request === null ? null : storableText(request.contentType.slice(0, 200)),
+      contentType: request.contentType,
       rawBody: rawBody === null ? null : storableText(rawBody.slice(0, MAX_REJECTED_BODY_CHARS)),
       headers: keptHeadersOf(headers),
-      shopifyEventId: null,
-      shopifyWebhookId: null,
-      externalEventId: null,
       error: storableText(reason),
-      checkoutToken: null,
-      cartToken: null,
-      objectId: null,
-      shopperEmail: null,
-      occurredAt: null,
-      processAfter: null,
       receivedAt: this.deps.clock.now(),
-    };
+    });
     try {
       await insertEventOnce(this.deps.pool, event);
     } catch (error) {

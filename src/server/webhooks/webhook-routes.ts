@@ -4,7 +4,6 @@ import { z } from 'zod';
 import { HttpError } from '../platform/http-errors.ts';
 import { clientAddressKey } from '../platform/client-address.ts';
 import { storableText } from '../platform/json-text.ts';
-import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { Intake, IntakeRequest } from '../intake/intake.ts';
 import { PixelRateLimiter } from '../intake/pixel-rate-limiter.ts';
 import { MAX_PIXEL_BODY_BYTES } from '../../shared/shopify-pixel/pixel-schemas.ts';
@@ -55,15 +54,13 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
     const params = pixel ? pixelParamsSchema.safeParse(request.params) : webhookParamsSchema.safeParse(request.params);
     if (!params.success) throw error;
     const incoming = intakeRequestOf(request);
-    const flow = await flowOfAddress(request, params.data, incoming);
+    const flow =
+      'pixelKey' in params.data
+        ? await intake.flowOfPixelAddress(params.data.pixelKey)
+        : await intake.flowOfWebhookAddress({ flowType: params.data.flowType, flowKey: params.data.flowId }, incoming);
     // Throws the 413 or 415 the app's error handler answers with.
     await intake.refuseUnreadBody(flow, pixel ? 'pixel' : 'webhook', incoming, refusal);
   });
-
-  async function flowOfAddress(request: FastifyRequest, params: { pixelKey: string } | { flowType: string; flowId: string }, incoming: IntakeRequest): Promise<FlowRecord> {
-    if ('pixelKey' in params) return intake.flowOfPixelAddress(params.pixelKey);
-    return intake.flowOfWebhookAddress({ flowType: params.flowType, flowKey: params.flowId }, isPixelRequest(request) ? null : incoming);
-  }
 
   app.post('/api/webhooks/:flowType/:flowId', { schema: { params: webhookParamsSchema, response: { 202: webhookAcceptedSchema } } }, async (request, reply) => {
     const incoming = intakeRequestOf(request);
