@@ -1,11 +1,18 @@
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { PRIORITY_APPLICATION_NAME } from './embedded-wire-server.ts';
 import { runMigrations } from './migrate.ts';
 import { isDatabaseUnavailable } from './database-errors.ts';
 
 export interface Database {
   pool: pg.Pool;
+  /**
+   * The intake's own few connections (its batched commits and duplicate look-ups), so a
+   * webhook's answer never queues for a connection behind the worker's jobs, and on the
+   * embedded database its statements go first (embedded-wire-server.ts).
+   */
+  intakePool: pg.Pool;
   connectionString: string;
   /** Settings for a connection of its own outside the pool (the change feed's LISTEN). */
   clientConfig: pg.ClientConfig;
@@ -114,32 +121,37 @@ export async function openDatabase(options: {
   const connectionString = options.databaseUrl ?? embedded!.connectionString;
   const clientConfig = connectionSettings(connectionString, embedded !== undefined);
   const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
+  // Two batches commit at a time (intake-batcher.ts); the rest serve duplicate and flow look-ups.
+  const intakePool = new pg.Pool({ ...clientConfig, application_name: PRIORITY_APPLICATION_NAME, max: 4 });
   const availability = new DatabaseAvailability(pool);
-  // A connection that fails while idle is reported here, and the pool replaces it.
-  pool.on('error', (error) => {
-    availability.noteFailure(error);
-    options.logger?.warn({ err: { message: error.message, code: (error as { code?: unknown }).code } }, 'database: an idle connection failed');
-  });
-  // A connection that fails while checked out (between two statements of a transaction,
-  // say) emits `error` with no listener of the pool's own, which would end the process;
-  // its next statement fails instead, and inTransaction throws the connection away.
-  pool.on('connect', (client) => {
-    client.on('error', (error) => availability.noteFailure(error));
-  });
+  for (const each of [pool, intakePool]) {
+    // A connection that fails while idle is reported here, and the pool replaces it.
+    each.on('error', (error) => {
+      availability.noteFailure(error);
+      options.logger?.warn({ err: { message: error.message, code: (error as { code?: unknown }).code } }, 'database: an idle connection failed');
+    });
+    // A connection that fails while checked out (between two statements of a transaction,
+    // say) emits `error` with no listener of the pool's own, which would end the process;
+    // its next statement fails instead, and inTransaction throws the connection away.
+    each.on('connect', (client) => {
+      client.on('error', (error) => availability.noteFailure(error));
+    });
+  }
   try {
     await runMigrations(clientConfig);
   } catch (error) {
-    await pool.end();
+    await Promise.all([pool.end(), intakePool.end()]);
     await embedded?.stop();
     throw error;
   }
   return {
     pool,
+    intakePool,
     connectionString,
     clientConfig,
     availability,
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), intakePool.end()]);
       await embedded?.stop();
     },
   };

@@ -34,8 +34,20 @@ const MAX_MESSAGE_BYTES = 0x3fffffff;
  */
 export const EMBEDDED_IDLE_IN_TRANSACTION_MS = 10_000;
 
+/**
+ * Connections whose `application_name` is this (the intake's own pool, database.ts) go
+ * first: a webhook sender waits for its answer (Shopify gives up after 5 s), while the
+ * worker's statements can wait a moment. Without it, on the single embedded session the
+ * worker's many small statements per event crowd out the intake's few batched ones.
+ */
+export const PRIORITY_APPLICATION_NAME = 'flowsmith-intake';
+/** At most this many priority exchanges run in a row while another connection's waits. */
+const PRIORITY_RUN = 3;
+
 interface Exchange {
   connectionId: number;
+  /** Run before the exchanges of other connections that are waiting (see PRIORITY_APPLICATION_NAME). */
+  priority: boolean;
   bytes: Uint8Array;
   send: (data: Uint8Array) => void;
   done: () => void;
@@ -51,6 +63,8 @@ class SerialSession {
   /** Connections that closed while their exchange ran: their transaction, if it began one, is rolled back after. */
   private readonly closedWhileRunning = new Set<number>();
   private idleTransactionTimer: NodeJS.Timeout | null = null;
+  /** Priority exchanges run in a row while others waited (see nextIndex). */
+  private priorityRun = 0;
   private readonly database: PGlite;
   private readonly endConnection: (connectionId: number) => void;
   private readonly idleInTransactionMs: number;
@@ -88,15 +102,29 @@ class SerialSession {
     this.transactionOwner = null;
   }
 
+  /**
+   * The next exchange outside a transaction: a priority one first, but never more than
+   * PRIORITY_RUN of them in a row while another waits, so the worker keeps a share under
+   * a flood of webhooks instead of stopping until it passes.
+   */
+  private nextIndex(): number {
+    const priority = this.queue.findIndex((exchange) => exchange.priority);
+    const other = this.queue.findIndex((exchange) => !exchange.priority);
+    const index = priority !== -1 && (other === -1 || this.priorityRun < PRIORITY_RUN) ? priority : Math.max(0, other);
+    this.priorityRun = this.queue[index]?.priority ? this.priorityRun + 1 : 0;
+    return index;
+  }
+
   private async pump(): Promise<void> {
     if (this.running) return;
     this.running = true;
     try {
       for (;;) {
-        const index =
-          this.transactionOwner === null
-            ? 0
-            : this.queue.findIndex((exchange) => exchange.connectionId === this.transactionOwner);
+        // PGlite runs each exchange synchronously; without a turn of the event loop between
+        // two, sockets are not read until the whole queue is done, and a priority exchange
+        // sent meanwhile would wait behind all of it.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        const index = this.transactionOwner === null ? this.nextIndex() : this.queue.findIndex((exchange) => exchange.connectionId === this.transactionOwner);
         if (index === -1 || this.queue.length === 0) break;
         this.clearIdleTransactionTimer();
         const exchange = this.queue.splice(index, 1)[0]!;
@@ -138,13 +166,21 @@ class SerialSession {
   }
 }
 
+/** The name/value pairs of a start-up packet (after its length and protocol code), NUL-separated. */
+function startupParameters(message: Buffer): Map<string, string> {
+  const fields = message.subarray(8).toString('utf8').split('\0');
+  const parameters = new Map<string, string>();
+  for (let index = 0; index + 1 < fields.length && fields[index] !== ''; index += 2) parameters.set(fields[index]!, fields[index + 1]!);
+  return parameters;
+}
+
 /**
- * Serves `database` on a random loopback port. A client that sends garbage or goes away
+ * Serves `database` on a loopback port (`port`, or a free one). A client that sends garbage or goes away
  * mid-exchange loses its own connection (and open transaction) only.
  */
 export async function serveEmbeddedDatabase(
   database: PGlite,
-  options: { idleInTransactionMs?: number } = {},
+  options: { idleInTransactionMs?: number; port?: number } = {},
 ): Promise<{ port: number; close(): Promise<void> }> {
   await database.waitReady;
   const sockets = new Map<number, Socket>();
@@ -157,11 +193,13 @@ export async function serveEmbeddedDatabase(
     socket.setNoDelay(true);
     let buffer: Buffer = Buffer.alloc(0);
     let startupDone = false;
+    let priority = false;
     let pending: Buffer[] = [];
 
     const submit = (bytes: Buffer) => {
       session.submit({
         connectionId,
+        priority,
         bytes: new Uint8Array(bytes),
         send: (data) => {
           if (data.length > 0 && socket.writable) socket.write(data);
@@ -196,6 +234,7 @@ export async function serveEmbeddedDatabase(
             return;
           }
           startupDone = true;
+          priority = startupParameters(message).get('application_name') === PRIORITY_APPLICATION_NAME;
           submit(Buffer.from(message));
           continue;
         }
@@ -241,7 +280,7 @@ export async function serveEmbeddedDatabase(
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
   });
   const address = server.address();
   if (address === null || typeof address !== 'object') throw new Error('embedded database server has no port');

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { flowParamsSchema } from '../../shared/flows/flow-schemas.ts';
 import { flowSignatureResponseSchema, flowSignatureSecretResponseSchema } from '../../shared/flows/flow-signature-schemas.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import { flowSignatureCacheFor } from '../intake/flow-signature-cache.ts';
+import type { FlowSignatureCache } from '../intake/flow-signature-cache.ts';
 import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlowSigningSecret } from './flow-signature-queries.ts';
 
 /**
@@ -12,10 +12,15 @@ import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlo
  * secret are the only answers that carry the secret in full; every other shows it masked.
  * Each change drops the receiver's cached secrets of the flow in this process.
  */
-export const flowSignatureRoutes: FastifyPluginAsyncZod = async (app) => {
+export interface FlowSignatureRoutesOptions {
+  /** The intake's cache of the secrets: each change drops the flow's entry. */
+  flowSignatures: FlowSignatureCache;
+}
+
+export const flowSignatureRoutes: FastifyPluginAsyncZod<FlowSignatureRoutesOptions> = async (app, options) => {
   const { pool } = app.database;
   const cipher = app.credentialCipher;
-  const cache = flowSignatureCacheFor(pool, cipher, app.clock);
+  const cache = options.flowSignatures;
 
   app.get(
     '/:flowType/signature',

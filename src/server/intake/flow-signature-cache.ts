@@ -64,19 +64,12 @@ function checkAgainst(state: FlowSigningSecrets, body: Buffer, header: string | 
 }
 
 /**
- * One cache per database pool, shared by the webhook receiver and the flow routes that
- * change the secrets (they are separate plugins of one app), so a change invalidates the
- * receiver's entry at once.
+ * The app's one cache, made once in app.ts and handed to both the intake and the flow
+ * routes that change the secrets (they are separate plugins, and the intake reads through
+ * a pool of its own), so a change invalidates the receiver's entry at once.
  */
-const caches = new WeakMap<object, FlowSignatureCache>();
-
-export function flowSignatureCacheFor(db: Queryable, cipher: CredentialCipher, clock: Clock): FlowSignatureCache {
-  let cache = caches.get(db);
-  if (!cache) {
-    cache = new FlowSignatureCache((flowId) => loadFlowSigningSecrets(db, cipher, flowId), clock);
-    caches.set(db, cache);
-  }
-  return cache;
+export function createFlowSignatureCache(db: Queryable, cipher: CredentialCipher, clock: Clock): FlowSignatureCache {
+  return new FlowSignatureCache((flowId) => loadFlowSigningSecrets(db, cipher, flowId), clock);
 }
 
 export function signatureHeaderOf(headers: Record<string, string | string[] | undefined>): string | undefined {

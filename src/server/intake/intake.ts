@@ -14,7 +14,7 @@ import { IntakeBatcher, type JobSender, type StoredEvent } from './intake-batche
 import { claimedSource, keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, shopifyTopicOf, type IntakeDetails } from './intake-details.ts';
 import { verifyShopifySignature } from './shopify-signature.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
-import { flowSignatureCacheFor, signatureHeaderOf, type FlowSignatureCheck } from './flow-signature-cache.ts';
+import { signatureHeaderOf, type FlowSignatureCache, type FlowSignatureCheck } from './flow-signature-cache.ts';
 import { signatureAgeSeconds } from './flow-signature.ts';
 import { pixelFlowCache, webhookFlowCache } from './flow-key-cache.ts';
 import { pixelEventSchema, pixelKeyPattern, trustedPixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
@@ -83,6 +83,8 @@ export interface IntakeDependencies {
   /** The owner's Shopify signing secrets (current and rotating), decrypted. */
   loadShopifySecrets(userId: string): Promise<string[]>;
   credentialCipher: CredentialCipher;
+  /** The generic senders' signing secrets, shared with the routes that change them. */
+  flowSignatures: FlowSignatureCache;
   observer?: IntakeObserver;
 }
 
@@ -106,7 +108,7 @@ export class Intake {
     this.webhookFlows = webhookFlowCache(deps.pool, deps.clock);
     this.pixelFlows = pixelFlowCache(deps.pool, deps.clock);
     this.signingSecrets = new SigningSecretCache((userId) => deps.loadShopifySecrets(userId), deps.clock);
-    this.flowSignatures = flowSignatureCacheFor(deps.pool, deps.credentialCipher, deps.clock);
+    this.flowSignatures = deps.flowSignatures;
   }
 
   accept(submission: Extract<Submission, { kind: 'replay' }>): Promise<Replayed>;

@@ -37,19 +37,41 @@ export function storableText(text: string): string {
   return withoutNul.isWellFormed() ? withoutNul : withoutNul.toWellFormed();
 }
 
+/** What one pass over the text found, beside its shape. */
+interface TextScan {
+  /** [start, end) of integer literals too large for a JavaScript number to hold exactly. */
+  unsafeIntegers: Array<[number, number]>;
+  /** A string holds an escape that decodes to NUL or to one half of a surrogate pair. */
+  unstorableEscapes: boolean;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 /* 0 */ && code <= 57 /* 9 */;
+}
+
 /**
- * Checks nesting and size in one pass over the text (strings skipped), so a hostile body
- * is refused before the parser builds anything from it.
+ * Checks nesting and size in one pass over the text, so a hostile body is refused before
+ * the parser builds anything from it; on the way it notes what plain JSON.parse would get
+ * wrong (unsafe integers, unstorable escapes), so that a body with neither is parsed by
+ * JSON.parse alone: a reviver that asks for each literal's source costs several times more.
  */
-function checkShape(text: string, limits: JsonLimits): void {
+function scanText(text: string, limits: JsonLimits): TextScan {
   let depth = 0;
   let members = 0;
   let inString = false;
+  const scan: TextScan = { unsafeIntegers: [], unstorableEscapes: false };
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (inString) {
-      if (code === 92 /* \ */) index += 1;
-      else if (code === 34 /* " */) inString = false;
+      if (code === 92 /* \ */) {
+        // \u0000 decodes to NUL; \uD800-\uDFFF may decode to a lone surrogate. Both are
+        // rare, so any of them sends the text the careful way.
+        if (text.charCodeAt(index + 1) === 117 /* u */) {
+          const hex = text.slice(index + 2, index + 6).toLowerCase();
+          if (hex === '0000' || (hex[0] === 'd' && '89abcdef'.includes(hex[1] ?? 'x'))) scan.unstorableEscapes = true;
+        }
+        index += 1;
+      } else if (code === 34 /* " */) inString = false;
       continue;
     }
     if (code === 34) inString = true;
@@ -59,36 +81,56 @@ function checkShape(text: string, limits: JsonLimits): void {
       if (depth > limits.maxDepth) throw new JsonTextError('too_deep', `JSON nested deeper than ${limits.maxDepth} levels`);
     } else if (code === 125 /* } */ || code === 93 /* ] */) depth -= 1;
     else if (code === 44 /* , */) members += 1;
+    else if (isDigit(code) || code === 45 /* - */) {
+      // A number literal: only an integer of 16 characters or more can be beyond 2^53.
+      // The whole literal is consumed, fraction and exponent too, so that the digits after
+      // a decimal point are never taken for an integer of their own.
+      const start = index;
+      let end = index + 1;
+      while (end < text.length && isDigit(text.charCodeAt(end))) end += 1;
+      const integerEnd = end;
+      while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end += 1;
+      if (end === integerEnd && end - start >= 16 && !Number.isSafeInteger(Number(text.slice(start, end)))) scan.unsafeIntegers.push([start, end]);
+      index = end - 1;
+    }
     if (members > limits.maxMembers) throw new JsonTextError('too_many_members', `JSON with more than ${limits.maxMembers} members`);
   }
+  return scan;
 }
 
-const integerLiteral = /^-?\d+$/;
-
-type ReviverContext = { source?: string } | undefined;
-
-function revive(this: unknown, _key: string, value: unknown, context?: ReviverContext): unknown {
-  if (typeof value === 'number') {
-    // Node 22+ gives the literal's source text: a large integer is kept digit for digit.
-    if (!Number.isSafeInteger(value) && context?.source !== undefined && integerLiteral.test(context.source)) return context.source;
-    return value;
+/** The text with each unsafe integer literal written as a string of its digits. */
+function quoteUnsafeIntegers(text: string, ranges: Array<[number, number]>): string {
+  let quoted = '';
+  let from = 0;
+  for (const [start, end] of ranges) {
+    quoted += `${text.slice(from, start)}"${text.slice(start, end)}"`;
+    from = end;
   }
+  return quoted + text.slice(from);
+}
+
+/** Keys and strings cleaned of what PostgreSQL cannot store, throughout a parsed value. */
+function storableValue(value: unknown): unknown {
   if (typeof value === 'string') return storableText(value);
-  if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
-    const record = value as Record<string, unknown>;
-    if (Object.keys(record).some((key) => storableText(key) !== key)) {
-      return Object.fromEntries(Object.entries(record).map(([key, member]) => [storableText(key), member]));
-    }
+  if (Array.isArray(value)) return value.map(storableValue);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, member]) => [storableText(key), storableValue(member)]));
   }
   return value;
 }
 
 /** Parses JSON text from outside; throws JsonTextError when it is malformed or out of bounds. */
 export function parseJsonText(text: string, limits: JsonLimits = defaultJsonLimits): unknown {
-  checkShape(text, limits);
+  const scan = scanText(text, limits);
+  let value: unknown;
   try {
-    return JSON.parse(text, revive as (this: unknown, key: string, value: unknown) => unknown);
+    value = JSON.parse(text);
   } catch (error) {
     throw new JsonTextError('malformed', (error as Error).message);
   }
+  // Well-formed, so the scan's literals are real numbers: parsed again with them quoted,
+  // their digits stay exact.
+  if (scan.unsafeIntegers.length > 0) value = JSON.parse(quoteUnsafeIntegers(text, scan.unsafeIntegers));
+  // Raw lone surrogates come in as characters, not escapes: the well-formed check finds them.
+  return scan.unstorableEscapes || !text.isWellFormed() ? storableValue(value) : value;
 }

@@ -1,0 +1,48 @@
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import { PGlite } from '@electric-sql/pglite';
+import { serveEmbeddedDatabase } from './embedded-wire-server.ts';
+
+/**
+ * The embedded database's own thread (embedded-postgres.ts starts it). PGlite runs
+ * PostgreSQL in WebAssembly, synchronously: on the app's thread every statement would stop
+ * HTTP, HMAC checks and the worker's bookkeeping for as long as it runs. Here it has a
+ * thread (and on a machine with two cores, a core) of its own, and the app talks to it over
+ * loopback TCP exactly as to a server.
+ */
+export interface EmbeddedThreadStart {
+  dataDir: string | null;
+  /** The port to listen on (a restarted thread takes its predecessor's, so pooled clients find it). */
+  port: number;
+}
+
+export type EmbeddedThreadMessage = { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'stopped' };
+
+const start = workerData as EmbeddedThreadStart;
+const port = parentPort!;
+
+async function run(): Promise<void> {
+  let database: PGlite;
+  if (start.dataDir) {
+    const directory = path.join(start.dataDir, 'pgdata');
+    await mkdir(directory, { recursive: true });
+    database = await PGlite.create({ dataDir: directory });
+  } else {
+    database = await PGlite.create();
+  }
+  const server = await serveEmbeddedDatabase(database, { port: start.port });
+  port.on('message', (message: { type: 'stop' }) => {
+    if (message.type !== 'stop') return;
+    void (async () => {
+      await server.close();
+      await database.close();
+      port.postMessage({ type: 'stopped' } satisfies EmbeddedThreadMessage);
+    })();
+  });
+  port.postMessage({ type: 'listening', port: server.port } satisfies EmbeddedThreadMessage);
+}
+
+run().catch((error: unknown) => {
+  port.postMessage({ type: 'failed', message: (error as Error).message ?? String(error) } satisfies EmbeddedThreadMessage);
+});

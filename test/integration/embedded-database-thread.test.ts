@@ -1,0 +1,85 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { PGlite } from '@electric-sql/pglite';
+import { startEmbeddedPostgres } from '../../src/server/database/embedded-postgres.ts';
+import { PRIORITY_APPLICATION_NAME, serveEmbeddedDatabase } from '../../src/server/database/embedded-wire-server.ts';
+
+// The embedded database runs in a thread of its own, and the intake's connections go
+// first on its single session (docs/decisions/0023-embedded-database-thread.md).
+
+describe('the embedded session runs the intake first', () => {
+  let database: PGlite;
+  let server: { port: number; close(): Promise<void> };
+  beforeAll(async () => {
+    database = await PGlite.create();
+    server = await serveEmbeddedDatabase(database);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+  });
+
+  it('answers a query of the intake before the queued queries of other connections', async () => {
+    const url = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
+    const others = new pg.Pool({ connectionString: url, max: 8 });
+    const intake = new pg.Pool({ connectionString: url, max: 1, application_name: PRIORITY_APPLICATION_NAME });
+    try {
+      // Connect everyone first, so only the queries themselves queue.
+      await Promise.all(Array.from({ length: 8 }, () => others.query('SELECT 1')));
+      await intake.query('SELECT 1');
+      const finished: string[] = [];
+      const slow = Array.from({ length: 8 }, (_, index) =>
+        others.query('SELECT count(*) FROM generate_series(1, 200000)').then(() => finished.push(`other ${index}`)),
+      );
+      // Sent after all eight, while the first of them runs.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const first = intake.query('SELECT 1').then(() => finished.push('intake'));
+      await Promise.all([...slow, first]);
+      // Without priority it would come last, behind everything queued before it.
+      expect(finished.indexOf('intake')).toBeLessThanOrEqual(2);
+    } finally {
+      await others.end();
+      await intake.end();
+    }
+  });
+});
+
+describe('the embedded database thread', () => {
+  let dataDir: string;
+  beforeAll(async () => {
+    dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-embedded-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it('is started again after a crash, on the same address and data, and the app’s connections recover', async () => {
+    const exits: string[] = [];
+    const embedded = await startEmbeddedPostgres(dataDir, { onThreadExit: (message) => exits.push(message) });
+    const pool = new pg.Pool({ connectionString: embedded.connectionString, max: 2, connectionTimeoutMillis: 1_000 });
+    pool.on('error', () => undefined);
+    try {
+      await pool.query('CREATE TABLE kept (id int PRIMARY KEY)');
+      await pool.query('INSERT INTO kept VALUES (1)');
+      await embedded.crashThread();
+      await expect(pool.query('SELECT count(*) FROM kept')).rejects.toThrow();
+      expect(exits.join(' ')).toMatch(/ended/);
+      const deadline = Date.now() + 15_000;
+      let count: number | null = null;
+      while (count === null && Date.now() < deadline) {
+        try {
+          count = (await pool.query<{ count: number }>('SELECT count(*)::int AS count FROM kept')).rows[0]!.count;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 200));
+        }
+      }
+      expect(count).toBe(1);
+    } finally {
+      await pool.end();
+      await embedded.stop();
+    }
+  });
+});
