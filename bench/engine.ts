@@ -79,7 +79,11 @@ async function run(name: string, events: number, limited: boolean): Promise<void
   });
   const warnings: string[] = [];
   const logger = createLogger('warn', new Writable({ write: (chunk: Buffer, _encoding, done) => (warnings.push(chunk.toString()), done()) }));
-  const engine: Partial<EngineOptions> = { klaviyoLimits: limited ? klaviyoAccountLimits : null };
+  const engine: Partial<EngineOptions> = {
+    klaviyoLimits: limited ? klaviyoAccountLimits : null,
+    // BENCH_CONCURRENCY overrides the worker's jobs in flight (default 200), to see whether it is what binds.
+    ...(process.env.BENCH_CONCURRENCY ? { concurrency: Number(process.env.BENCH_CONCURRENCY) } : {}),
+  };
   const app = await buildApp({
     config,
     database: db,

@@ -52,6 +52,13 @@ describe('event log and dashboard activity', () => {
     await page.getByRole('heading', { name: 'Last 24 hours' }).waitFor();
     const cartRow = page.getByTestId('activity-row').filter({ hasText: 'Abandoned Cart' });
     await expect.poll(async () => (await cartRow.locator('td').allTextContents()).slice(0, 2)).toEqual(['1', '1']);
+    // What the text cost, in dollars, today and over the week, with the one call it took.
+    await page.getByRole('heading', { name: 'OpenAI cost' }).waitFor();
+    const costRow = page.getByTestId('cost-row').filter({ hasText: 'Abandoned Cart' });
+    const costs = await costRow.locator('td').allTextContents();
+    expect(costs[0]).toMatch(/^\$0\.\d{2,4}$/);
+    expect(costs[0]).not.toBe('$0.00');
+    expect(costs[2]).toBe('1');
     await expectNoSeriousA11yViolations(page);
     await context.close();
   });

@@ -70,6 +70,15 @@ export interface FlowSetup {
   assistants?: Array<{ name: string; klaviyo_property: string; prompt_template: string; model?: string | null; instructions?: string | null }>;
   waitMinutes?: number;
   klaviyoEventName?: string | null;
+  /**
+   * The generation cache's window (default here: 0, off). Most engine tests send the same
+   * sample event many times and count OpenAI calls or make them fail; a text reused from
+   * an earlier test's identical request would skip the call they are about. The cache has
+   * its own tests.
+   */
+  reuseWindowHours?: number;
+  /** The flex tier for waits of 15 minutes or more (default here: off, like the cache). */
+  useFlexTier?: boolean;
 }
 
 /** The environment of a `ROLE=worker` process (engine-worker-process.ts) on the scenario's database and fakes. */
@@ -137,6 +146,11 @@ export async function ownerWithFlows(
       klaviyoEventName: setup.klaviyoEventName ?? null,
     });
     expect(saved.status, saved.text).toBe(200);
+    await scenario.testApp.database.pool.query('UPDATE flows SET reuse_window_hours = $2, use_flex_tier = $3 WHERE id = $1', [
+      flows[flowType].id,
+      setup.reuseWindowHours ?? 0,
+      setup.useFlexTier ?? false,
+    ]);
   }
   return { client, userId, flows };
 }

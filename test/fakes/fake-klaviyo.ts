@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { delay, hang, SlidingWindow, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
 
-export type KlaviyoEndpoint = 'accounts' | 'profiles' | 'profile-import' | 'events';
+export type KlaviyoEndpoint =
+  | 'accounts'
+  | 'profiles'
+  | 'profile-import'
+  | 'events'
+  | 'profile-bulk-import-jobs'
+  | 'profile-bulk-import-job'
+  | 'profile-bulk-import-errors'
+  | 'event-bulk-create-jobs';
 
 /**
  * A forced failure, used once from the queue (`failNext`) or every time a `failWhen`
@@ -55,6 +63,8 @@ export interface FakeKlaviyoOptions {
   latencyMs?: number;
   /** Time in milliseconds used for the rate windows (default Date.now). */
   now?: () => number;
+  /** How long a bulk import job takes from queued to complete (default 300 ms). */
+  bulkJobMs?: number;
 }
 
 const defaultLimits: Record<KlaviyoEndpoint, RateLimit> = {
@@ -62,7 +72,23 @@ const defaultLimits: Record<KlaviyoEndpoint, RateLimit> = {
   profiles: { burstPerSecond: 75, steadyPerMinute: 700 },
   'profile-import': { burstPerSecond: 75, steadyPerMinute: 700 },
   events: { burstPerSecond: 350, steadyPerMinute: 3500 },
+  // The bulk endpoints are Klaviyo's "M" tier (INTEGRATIONS.md).
+  'profile-bulk-import-jobs': { burstPerSecond: 10, steadyPerMinute: 150 },
+  'profile-bulk-import-job': { burstPerSecond: 10, steadyPerMinute: 150 },
+  'profile-bulk-import-errors': { burstPerSecond: 10, steadyPerMinute: 150 },
+  'event-bulk-create-jobs': { burstPerSecond: 10, steadyPerMinute: 150 },
 };
+
+/** A bulk profile import job as the fake keeps it. */
+interface FakeImportJob {
+  id: string;
+  createdAt: number;
+  total: number;
+  errors: Array<{ email: string; detail: string; original: Record<string, unknown> }>;
+  /** Applied when the job completes. */
+  apply: () => void;
+  applied: boolean;
+}
 
 const maxBodyBytes = 100 * 1024;
 
@@ -100,8 +126,12 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     enforceRateLimits: options.enforceRateLimits ?? false,
     latencyMs: options.latencyMs ?? 0,
     throttled: 0,
-    counts: { accounts: 0, profiles: 0, 'profile-import': 0, events: 0 } as Record<KlaviyoEndpoint, number>,
+    counts: Object.fromEntries(Object.keys(defaultLimits).map((endpoint) => [endpoint, 0])) as Record<KlaviyoEndpoint, number>,
+    bulkJobMs: options.bulkJobMs ?? 300,
   };
+  const importJobs = new Map<string, FakeImportJob>();
+  /** Emails a bulk import refuses (listed in the job's import errors), with Klaviyo's detail. */
+  const refusedInBulk = new Map<string, string>();
 
   const appliesTo = (failure: KlaviyoFailure, endpoint: KlaviyoEndpoint) => failure.on === undefined || failure.on === endpoint;
 
@@ -209,13 +239,17 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     return { status: created ? 201 : 200, contentType: 'application/vnd.api+json', body: { data: profileResource(profile) } };
   }
 
-  /** GET /api/profiles?filter=equals(email,"…"): the one filter the app uses. */
+  /** GET /api/profiles?filter=equals(email,"…") or any(email,["…","…"]): the filters the app uses. */
   function handleGetProfiles(request: RecordedRequest): FakeReply {
     const filter = request.query.get('filter') ?? '';
-    const match = /^equals\(email,"((?:[^"\\]|\\.)*)"\)$/.exec(filter);
-    if (!match) return apiError(400, 'invalid', 'Invalid input.', `Invalid filter provided: ${filter}`, '/filter');
-    const email = match[1]!.replace(/\\(.)/g, '$1');
-    const found = [...profiles.values()].filter((profile) => profile.email.toLowerCase() === email.toLowerCase());
+    const quoted = /"((?:[^"\\]|\\.)*)"/g;
+    const equals = /^equals\(email,"((?:[^"\\]|\\.)*)"\)$/.exec(filter);
+    const any = /^any\(email,\[(.*)\]\)$/.exec(filter);
+    if (!equals && !any) return apiError(400, 'invalid', 'Invalid input.', `Invalid filter provided: ${filter}`, '/filter');
+    const emails = equals ? [equals[1]!] : [...any![1]!.matchAll(quoted)].map((match) => match[1]!);
+    if (emails.length > 100) return apiError(400, 'invalid', 'Invalid input.', 'A filter may name at most 100 values.', '/filter');
+    const wanted = new Set(emails.map((email) => email.replace(/\\(.)/g, '$1').toLowerCase()));
+    const found = [...profiles.values()].filter((profile) => wanted.has(profile.email.toLowerCase()));
     return {
       status: 200,
       contentType: 'application/vnd.api+json',
@@ -252,8 +286,106 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     return { status: 202 };
   }
 
+  /** POST /api/profile-bulk-import-jobs: up to 10,000 profiles and 5 MB; applied when the job completes. */
+  function handleBulkImport(request: RecordedRequest): FakeReply {
+    if (Buffer.byteLength(request.rawBody) > 5 * 1024 * 1024) return apiError(413, 'request_too_large', 'Request too large.', 'The payload exceeds 5 MB.');
+    const data = (request.body as any)?.data;
+    const rows = data?.attributes?.profiles?.data;
+    if (data?.type !== 'profile-bulk-import-job' || !Array.isArray(rows) || rows.length === 0) {
+      return apiError(400, 'invalid', 'Invalid input.', "'data.attributes.profiles.data' must list profiles.", '/data/attributes/profiles');
+    }
+    if (rows.length > 10_000) return apiError(400, 'invalid', 'Invalid input.', 'A job may import at most 10,000 profiles.', '/data/attributes/profiles/data');
+    const job: FakeImportJob = { id: randomUUID(), createdAt: now(), total: rows.length, errors: [], applied: false, apply: () => undefined };
+    const accepted: Array<Record<string, any>> = [];
+    for (const row of rows) {
+      const attributes = row?.attributes ?? {};
+      const email = typeof attributes.email === 'string' ? attributes.email : '';
+      const refusal = !email.includes('@') ? 'One of email, phone_number or external_id is required.' : refusedInBulk.get(email.toLowerCase());
+      if (refusal) job.errors.push({ email, detail: refusal, original: attributes });
+      else accepted.push(attributes);
+    }
+    job.apply = () => {
+      for (const attributes of accepted) upsertProfile(attributes.email, attributes);
+      job.applied = true;
+    };
+    importJobs.set(job.id, job);
+    return { status: 202, contentType: 'application/vnd.api+json', body: { data: importJobResource(job) } };
+  }
+
+  function importJobResource(job: FakeImportJob) {
+    const elapsed = now() - job.createdAt;
+    const complete = elapsed >= state.bulkJobMs;
+    if (complete && !job.applied) job.apply();
+    return {
+      type: 'profile-bulk-import-job',
+      id: job.id,
+      attributes: {
+        status: complete ? 'complete' : elapsed >= state.bulkJobMs / 2 ? 'processing' : 'queued',
+        created_at: new Date(job.createdAt).toISOString(),
+        total_count: job.total,
+        completed_count: complete ? job.total - job.errors.length : 0,
+        failed_count: complete ? job.errors.length : 0,
+        completed_at: complete ? new Date(job.createdAt + state.bulkJobMs).toISOString() : null,
+      },
+    };
+  }
+
+  function handleImportJob(request: RecordedRequest, path: string): FakeReply {
+    const match = /^\/api\/profile-bulk-import-jobs\/([^/]+)(\/import-errors)?$/.exec(path);
+    const job = match ? importJobs.get(match[1]!) : undefined;
+    if (!job) return apiError(404, 'not_found', 'Not found.', 'No such job.');
+    if (!match![2]) return { status: 200, contentType: 'application/vnd.api+json', body: { data: importJobResource(job) } };
+    return {
+      status: 200,
+      contentType: 'application/vnd.api+json',
+      body: {
+        data: job.errors.map((error) => ({
+          type: 'import-error',
+          id: randomUUID(),
+          attributes: { code: 'invalid', title: 'Invalid input.', detail: error.detail, source: { pointer: '/data/attributes/email' }, original_payload: error.original },
+        })),
+        links: { next: null },
+      },
+    };
+  }
+
+  /** POST /api/event-bulk-create-jobs: up to 1,000 events, each de-duplicated by unique_id like POST /api/events. */
+  function handleBulkEvents(request: RecordedRequest, key: string): FakeReply {
+    const data = (request.body as any)?.data;
+    const entries = data?.attributes?.['events-bulk-create']?.data;
+    if (data?.type !== 'event-bulk-create-job' || !Array.isArray(entries)) {
+      return apiError(400, 'invalid', 'Invalid input.', "'data.attributes.events-bulk-create.data' must list profiles with events.", '/data/attributes');
+    }
+    const count = entries.reduce((sum: number, entry: any) => sum + (entry?.attributes?.events?.data?.length ?? 0), 0);
+    if (count > 1_000) return apiError(400, 'invalid', 'Invalid input.', 'A job may create at most 1,000 events.', '/data/attributes');
+    for (const entry of entries) {
+      const profileAttributes = entry?.attributes?.profile?.data?.attributes ?? {};
+      for (const event of entry?.attributes?.events?.data ?? []) {
+        const attributes = event?.attributes ?? {};
+        const uniqueId: string | undefined = attributes.unique_id;
+        if (uniqueId !== undefined && seenUniqueIds.has(uniqueId)) continue;
+        if (uniqueId !== undefined) seenUniqueIds.add(uniqueId);
+        upsertProfile(profileAttributes.email, profileAttributes);
+        events.push({
+          metric: attributes.metric?.data?.attributes?.name,
+          email: profileAttributes.email,
+          properties: attributes.properties ?? {},
+          profileProperties: profileAttributes.properties ?? {},
+          uniqueId,
+          time: attributes.time,
+          apiKey: key,
+        });
+      }
+    }
+    return { status: 202, contentType: 'application/vnd.api+json', body: { data: { type: 'event-bulk-create-job', id: randomUUID(), attributes: { status: 'queued' } } } };
+  }
+
   const endpointOf = (request: RecordedRequest): KlaviyoEndpoint | undefined => {
     const path = request.path.replace(/\/$/, '');
+    if (request.method === 'POST' && path === '/api/profile-bulk-import-jobs') return 'profile-bulk-import-jobs';
+    if (request.method === 'GET' && /^\/api\/profile-bulk-import-jobs\/[^/]+\/import-errors$/.test(path)) return 'profile-bulk-import-errors';
+    if (request.method === 'GET' && /^\/api\/profile-bulk-import-jobs\/[^/]+$/.test(path)) return 'profile-bulk-import-job';
+    if (request.method === 'POST' && path === '/api/event-bulk-create-jobs') return 'event-bulk-create-jobs';
     if (request.method === 'GET' && path === '/api/accounts') return 'accounts';
     if (request.method === 'GET' && path === '/api/profiles') return 'profiles';
     if (request.method === 'POST' && path === '/api/profile-import') return 'profile-import';
@@ -298,6 +430,9 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
       };
     }
     if (endpoint === 'profiles') return handleGetProfiles(request);
+    if (endpoint === 'profile-bulk-import-jobs') return handleBulkImport(request);
+    if (endpoint === 'profile-bulk-import-job' || endpoint === 'profile-bulk-import-errors') return handleImportJob(request, request.path.replace(/\/$/, ''));
+    if (endpoint === 'event-bulk-create-jobs') return handleBulkEvents(request, key);
     const reply = endpoint === 'profile-import' ? handleProfileImport(request) : handleEvents(request, key);
     if (reply.status < 300) writes.add(endpoint, now());
     return reply;
@@ -336,6 +471,10 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     clearFailures() {
       queue.length = 0;
       rules.length = 0;
+    },
+    /** Makes bulk imports refuse this email (it appears in the job's import errors with `detail`). */
+    refuseInBulk(email: string, detail = 'Invalid email address.') {
+      refusedInBulk.set(email.toLowerCase(), detail);
     },
     /** Requests received per endpoint (including failed ones). */
     counts: state.counts,

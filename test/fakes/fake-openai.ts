@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { delay, hang, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
 
 /** Which endpoints a forced failure applies to. */
@@ -34,6 +34,8 @@ export interface ResponsesRequestBody {
   input: unknown;
   max_output_tokens?: number;
   store?: boolean;
+  prompt_cache_key?: string;
+  service_tier?: string;
   text?: { format?: { type?: string; name?: string; schema?: { properties?: Record<string, unknown> } } };
 }
 
@@ -50,6 +52,8 @@ export interface FakeOpenAIOptions {
   /** Delay before every answer. */
   latencyMs?: number;
   responder?: OpenAIResponder;
+  /** Answer flex-tier requests with 429 resource_unavailable, as OpenAI does when flex capacity is short. */
+  refuseFlex?: boolean;
 }
 
 const defaultModels = ['gpt-5-mini', 'gpt-5', 'gpt-4.1-mini'];
@@ -72,8 +76,13 @@ export function defaultOpenAIText(body: ResponsesRequestBody): string {
   const text = `AI(${body.model}): ${inputText(body.input)}`.slice(0, 300);
   const format = body.text?.format;
   if (format?.type === 'json_schema') {
+    // Like a model doing as asked: each field answers the task the input gives for it
+    // ('Task for field "text_1":' …), echoed as a single call's text would be.
     const keys = Object.keys(format.schema?.properties ?? {});
-    return JSON.stringify(Object.fromEntries(keys.map((key) => [key, `${text} [${key}]`])));
+    const tasks = new Map<string, string>();
+    const parts = inputText(body.input).split(/^Task for field "([^"]+)":\n/m);
+    for (let index = 1; index + 1 < parts.length; index += 2) tasks.set(parts[index]!, parts[index + 1]!.trim());
+    return JSON.stringify(Object.fromEntries(keys.map((key) => [key, tasks.has(key) ? `AI(${body.model}): ${tasks.get(key)}`.slice(0, 300) : `${text} [${key}]`])));
   }
   return text;
 }
@@ -83,6 +92,17 @@ function errorReply(status: number, error: { message: string; type: string; para
 }
 
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+/** OpenAI caches prompt prefixes of 1,024 tokens or more, in steps of 128 (INTEGRATIONS.md); here a token is 4 characters. */
+const CACHE_MIN_TOKENS = 1_024;
+const CACHE_STEP_TOKENS = 128;
+
+/** The prefix lengths (in characters) a prompt could be cached at, longest first. */
+function cacheBoundaries(prompt: string): number[] {
+  const boundaries: number[] = [];
+  for (let tokenCount = CACHE_MIN_TOKENS; tokenCount * 4 <= prompt.length; tokenCount += CACHE_STEP_TOKENS) boundaries.push(tokenCount * 4);
+  return boundaries.reverse();
+}
 
 /** A local OpenAI: `/v1/models`, `/v1/models/{id}` and `/v1/responses` per INTEGRATIONS.md. */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
@@ -97,7 +117,23 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     inFlight: 0,
     peakInFlight: 0,
     responsesServed: 0,
+    refuseFlex: options.refuseFlex ?? false,
+    cachedTokensServed: 0,
+    inputTokensServed: 0,
   };
+  /** Per API key, the hashes of every cacheable prefix seen so far. */
+  const cachedPrefixes = new Map<string, Set<string>>();
+
+  /** Tokens of `prompt` a cache would serve: its longest prefix (on a boundary) sent before with this key; then remembers its own. */
+  function cachedTokensFor(key: string, prompt: string): number {
+    const seen = cachedPrefixes.get(key) ?? new Set<string>();
+    cachedPrefixes.set(key, seen);
+    const boundaries = cacheBoundaries(prompt);
+    const hashes = boundaries.map((length) => createHash('sha1').update(prompt.slice(0, length)).digest('hex'));
+    const hit = boundaries.find((_, index) => seen.has(hashes[index]!));
+    for (const hash of hashes) seen.add(hash);
+    return hit === undefined ? 0 : hit / 4;
+  }
 
   const keyModels = (key: string) => modelsForKey.get(key) ?? [...models];
 
@@ -206,7 +242,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
         },
       };
     }
+    if (body.service_tier === 'flex' && state.refuseFlex) {
+      return errorReply(429, { message: 'Flex processing is temporarily unavailable. Please retry later or use the default tier.', type: 'invalid_request_error', code: 'resource_unavailable' });
+    }
     const text = state.responder(body, request);
+    const inputTokens = tokens(promptText);
+    const cachedTokens = Math.min(inputTokens, cachedTokensFor(key, promptText));
+    state.inputTokensServed += inputTokens;
+    state.cachedTokensServed += cachedTokens;
     return {
       status: 200,
       body: {
@@ -225,7 +268,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
             content: [{ type: 'output_text', text, annotations: [] }],
           },
         ],
-        usage: { input_tokens: tokens(promptText), output_tokens: tokens(text), total_tokens: tokens(promptText) + tokens(text) },
+        service_tier: body.service_tier === 'flex' ? 'flex' : 'default',
+        usage: {
+          input_tokens: inputTokens,
+          input_tokens_details: { cached_tokens: cachedTokens },
+          output_tokens: tokens(text),
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: inputTokens + tokens(text),
+        },
         error: null,
       },
     };
@@ -276,6 +326,14 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     modelsForKey,
     setLatency(milliseconds: number) {
       state.latencyMs = milliseconds;
+    },
+    /** Refuse (or serve again) flex-tier requests. */
+    setRefuseFlex(refuse: boolean) {
+      state.refuseFlex = refuse;
+    },
+    /** Input tokens answered so far, and of them those served from the prompt cache. */
+    get tokens() {
+      return { input: state.inputTokensServed, cached: state.cachedTokensServed };
     },
     setResponder(responder: OpenAIResponder) {
       state.responder = responder;

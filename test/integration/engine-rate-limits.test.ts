@@ -20,7 +20,9 @@ let scenario: EngineScenario;
 let owner: Owner;
 beforeAll(async () => {
   scenario = await startEngineScenario({
-    engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: PROFILE_WRITE_WINDOW_MS }] } },
+    // The single write's own waiting is what these tests are about, so deliveries do not
+    // turn to bulk jobs here (klaviyo-bulk-delivery.test.ts tests those).
+    engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: PROFILE_WRITE_WINDOW_MS }] }, bulkDelivery: false },
   });
   const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
   owner = await ownerWithFlows(scenario, { abandoned_cart: { assistants: oneAssistant }, post_purchase: { assistants: oneAssistant } });
@@ -172,7 +174,7 @@ describe('a wait shorter than the sweep interval', () => {
   let quickOwner: Owner;
   beforeAll(async () => {
     quick = await startEngineScenario({
-      engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: WINDOW_MS }] }, timerSweepIntervalMs: 600_000 },
+      engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: WINDOW_MS }] }, timerSweepIntervalMs: 600_000, bulkDelivery: false },
     });
     quickOwner = await ownerWithFlows(quick, { abandoned_cart: {} });
   });

@@ -65,10 +65,18 @@ describe('generic events end on the shopper profile', () => {
       expect(writes[0]!.headers['content-type']).toBe('application/vnd.api+json');
     }
 
-    // The shop data goes in `input`; the owner's words and the fixed line in `instructions`.
-    const call = scenario.openai.requests.find((request) => request.path === '/v1/responses')!;
-    expect(call.body).toMatchObject({ model: 'gpt-5-mini', store: false, instructions: untrustedDataInstruction });
-    expect(typeof (call.body as any).max_output_tokens).toBe('number');
+    // One call per event for both assistants (one model): the fixed part in `instructions`
+    // (the same for every event of the flow, so OpenAI's prompt cache serves it), each
+    // task with its shop data in `input`, one answer field per assistant.
+    const calls = scenario.openai.requests.filter((request) => request.path === '/v1/responses');
+    expect(calls).toHaveLength(flowTypes.length);
+    const call = calls[0]!.body as any;
+    expect(call).toMatchObject({ model: 'gpt-5-mini', store: false, prompt_cache_key: expect.stringMatching(/^flow-[0-9a-f]{24}$/) });
+    expect(call.instructions.startsWith(untrustedDataInstruction.slice(0, 60))).toBe(true);
+    expect(call.instructions).not.toContain('Sam');
+    expect(call.text.format).toMatchObject({ type: 'json_schema', strict: true, schema: { required: ['text_1', 'text_2'], additionalProperties: false } });
+    expect(call.input).toContain('Task for field "text_1":\nWrite a subject line for {description}');
+    expect(typeof call.max_output_tokens).toBe('number');
   });
 
   it('shows the event with its prompts, texts, tokens and Klaviyo result in the event log', async () => {

@@ -264,6 +264,10 @@ describe('configuration', () => {
       pixelKey: expect.stringMatching(/^[0-9a-f]{64}$/),
       shopperCooldownHours: 24,
       dailyGenerationCap: 2000,
+      useFlexTier: true,
+      reuseWindowHours: 24,
+      dailyBudgetUsd: null,
+      overBudget: 'wait',
       updatedAt: expect.any(Date),
     });
     expect(await findFlowById(testApp.database.pool, 'no-such-flow')).toBeNull();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanPromptValue, composeInstructions, MAX_VALUE_LENGTH, renderPrompt, untrustedDataInstruction } from '../../src/server/engine/prompt-rendering.ts';
+import { cleanPromptValue, composeGroupInput, composeGroupInstructions, composeInstructions, MAX_VALUE_LENGTH, namesShopper, renderPrompt, untrustedDataInstruction } from '../../src/server/engine/prompt-rendering.ts';
 import type { NormalizedEvent } from '../../src/shared/events/event-schemas.ts';
 
 const event: NormalizedEvent = {
@@ -87,5 +87,38 @@ describe('prompt templates', () => {
     expect(composeInstructions('Be brief.')).toBe(`${untrustedDataInstruction}\n\nBe brief.`);
     expect(untrustedDataInstruction).toContain('<shop_data>');
     expect(untrustedDataInstruction).toContain('untrusted');
+  });
+});
+
+describe('one call for several assistants', () => {
+  const assistants = [
+    { name: 'Subject Line', instructions: 'Our brand voice: warm and plain.' },
+    { name: 'Body', instructions: 'Our brand voice: warm and plain.' },
+  ];
+
+  it('puts only what is fixed for the flow in the instructions, and writes shared owner instructions once', () => {
+    const instructions = composeGroupInstructions(assistants);
+    expect(instructions.split('Our brand voice: warm and plain.')).toHaveLength(2);
+    expect(instructions).toContain('Field "text_1": the text of the "Subject Line" assistant.');
+    expect(instructions).toContain('Field "text_2": the text of the "Body" assistant.');
+    expect(instructions).toContain('JSON object');
+    // The same for any event: nothing of the event is in it.
+    expect(composeGroupInstructions(assistants)).toBe(instructions);
+  });
+
+  it('keeps each assistant its own instructions when they differ', () => {
+    const instructions = composeGroupInstructions([assistants[0]!, { name: 'Body', instructions: 'Long and detailed.' }]);
+    expect(instructions).toContain('"Subject Line" assistant.\nOur brand voice: warm and plain.');
+    expect(instructions).toContain('"Body" assistant.\nLong and detailed.');
+  });
+
+  it('gives each field its task, with its shop data, in field order', () => {
+    expect(composeGroupInput(['first task', 'second task'])).toBe('Task for field "text_1":\nfirst task\n\nTask for field "text_2":\nsecond task');
+  });
+
+  it('tells a template that names the shopper from one that does not', () => {
+    expect(namesShopper('Write to {first_name} about {name}')).toBe(true);
+    expect(namesShopper('Come back to {checkout_url}')).toBe(true);
+    expect(namesShopper('A teaser for {name}: {description} at {price}')).toBe(false);
   });
 });

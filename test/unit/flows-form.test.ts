@@ -15,6 +15,10 @@ const flow: Flow = {
   klaviyoEventName: null,
   shopperCooldownHours: 24,
   dailyGenerationCap: 2000,
+  useFlexTier: true,
+  reuseWindowHours: 24,
+  dailyBudgetUsd: null,
+  overBudget: 'wait',
   previousWebhookUrlValidUntil: null,
   updatedAt: new Date(0).toISOString(),
 };
@@ -31,7 +35,23 @@ describe('the configuration form', () => {
       klaviyoEventName: null,
       shopperCooldownHours: 24,
       dailyGenerationCap: 2000,
+      useFlexTier: true,
+      reuseWindowHours: 24,
+      dailyBudgetUsd: null,
+      overBudget: 'wait',
     });
+  });
+
+  it('takes a budget in dollars, blank for none, with the API’s messages', () => {
+    const values = toFormValues({ ...flow, dailyBudgetUsd: 7.5, overBudget: 'skip' });
+    expect(values).toMatchObject({ dailyBudgetUsd: '7.50', overBudget: 'skip' });
+    expect(toUpdateInput(flowFormSchema(true).parse({ ...values, dailyBudgetUsd: '$12' }), true)).toMatchObject({ dailyBudgetUsd: 12, overBudget: 'skip' });
+    expect(toUpdateInput(flowFormSchema(true).parse({ ...values, dailyBudgetUsd: ' ' }), true)).toMatchObject({ dailyBudgetUsd: null });
+    for (const typed of ['0', '1.234', 'ten', '-3']) {
+      const result = flowFormSchema(true).safeParse({ ...values, dailyBudgetUsd: typed });
+      expect(result.success, typed).toBe(false);
+      expect(result.error!.issues[0]!.message, typed).toMatch(/Daily budget must be/);
+    }
   });
 
   it('leaves the wait out for post purchase', () => {

@@ -13,6 +13,8 @@ export interface DeliveryRecord {
   klaviyoEventName: string | null;
   eventSentAt: Date | null;
   error: string | null;
+  /** Set when the delivery waits for (or went in) a bulk import job rather than a single write. */
+  batchedAt: Date | null;
 }
 
 interface DeliveryRow {
@@ -27,10 +29,11 @@ interface DeliveryRow {
   klaviyo_event_name: string | null;
   event_sent_at: Date | null;
   error: string | null;
+  batched_at: Date | null;
 }
 
 const deliveryColumns =
-  'id, event_id, attempt, status, properties, profile_id, profile_created, profile_written_at, klaviyo_event_name, event_sent_at, error';
+  'id, event_id, attempt, status, properties, profile_id, profile_created, profile_written_at, klaviyo_event_name, event_sent_at, error, batched_at';
 
 function toDelivery(row: DeliveryRow): DeliveryRecord {
   return {
@@ -45,6 +48,7 @@ function toDelivery(row: DeliveryRow): DeliveryRecord {
     klaviyoEventName: row.klaviyo_event_name,
     eventSentAt: row.event_sent_at,
     error: row.error,
+    batchedAt: row.batched_at,
   };
 }
 

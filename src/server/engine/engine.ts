@@ -13,6 +13,7 @@ import type { CredentialsLoader } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { setEventStatus } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
+import { createBatchDispatcher } from './klaviyo-batches.ts';
 
 /**
  * The engine as the rest of the app sees it: `enqueue` inside the transaction that stores
@@ -28,9 +29,12 @@ export type EngineOptions = PipelineOptions &
 export const defaultEngineOptions: EngineOptions = {
   retry: defaultRetryPolicy,
   openaiTimeoutMs: 60_000,
+  // Flex answers are slow (minutes) by design; the flows that use it wait 15 minutes or more.
+  flexTimeoutMs: 5 * 60_000,
   klaviyoTimeoutMs: 30_000,
   maxOutputTokens: 1_024,
   klaviyoLimits: klaviyoAccountLimits,
+  bulkDelivery: true,
   concurrency: 200,
   pollIntervalMs: 1_000,
   retryLimit: 5,
@@ -51,6 +55,8 @@ export interface Engine {
   stop(): Promise<void>;
   /** Jobs this process is running now. */
   inFlight(): number;
+  /** Runs the bulk delivery batches waiting now (the worker does it every second, and when a delivery is queued). */
+  runBatches(): Promise<number>;
   /** Fires the abandonment timers due now (the worker does it every timerSweepIntervalMs). */
   fireDueTimers(): Promise<number>;
 }
@@ -93,6 +99,16 @@ export function createEngine(dependencies: {
     timer.unref();
     wake = { at, timer };
   };
+  const batches = createBatchDispatcher({
+    pool: dependencies.pool,
+    logger,
+    clock: dependencies.clock,
+    klaviyoBaseUrl: dependencies.klaviyoBaseUrl,
+    klaviyoTimeoutMs: options.klaviyoTimeoutMs,
+    klaviyoLimits: options.klaviyoLimits,
+    loadCredentials: dependencies.loadCredentials,
+    observer: dependencies.observer,
+  });
   const context = {
     pool: dependencies.pool,
     logger,
@@ -104,6 +120,7 @@ export function createEngine(dependencies: {
     clock: dependencies.clock,
     observer: dependencies.observer,
     onWaiting: wakeAt,
+    onBatched: () => batches.wake(),
   };
   let started: Promise<void> | null = null;
   const fireTimers = () =>
@@ -136,6 +153,7 @@ export function createEngine(dependencies: {
           });
           sweeper = setInterval(sweep, options.timerSweepIntervalMs);
           sweeper.unref();
+          batches.start();
           logger.info({ concurrency: options.concurrency }, 'event worker started');
         }
       })();
@@ -146,6 +164,7 @@ export function createEngine(dependencies: {
       await started.catch(() => undefined);
       if (sweeper) clearInterval(sweeper);
       sweeper = null;
+      await batches.stop();
       if (wake) clearTimeout(wake.timer);
       wake = null;
       await sweeping;
@@ -153,6 +172,7 @@ export function createEngine(dependencies: {
       started = null;
     },
     inFlight: () => jobs.inFlight(),
+    runBatches: () => batches.runOnce(),
     fireDueTimers: fireTimers,
   };
 }

@@ -1,73 +1,29 @@
-import type pg from 'pg';
-import type { Logger } from 'pino';
 import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
 import { isFinished } from '../events/event-lifecycle.ts';
 import { deferEvent, findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
-import type { Clock } from '../platform/clock.ts';
 import { endTimersEndedBy, findReasonTimerEnded, signalOnlyReason, timerKindOf, type TimerKind } from './shopper-timers.ts';
 import { findCartShopper } from './shopper-timer-queries.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { Assistant } from '../../shared/flows/flow-schemas.ts';
-import { createResponse } from '../integrations/openai/openai-responses.ts';
-import { createEvent, findProfileByEmail, importProfile, type KnownProfile } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { normalizeEvent } from './event-normalizer.ts';
-import { composeInstructions, renderPrompt } from './prompt-rendering.ts';
-import { findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
-import { failPendingDelivery, finishDelivery, progressOf, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
-import { takeKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
-import { nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from './retry-policy.ts';
+import { failPendingDelivery, progressOf } from './delivery-queries.ts';
+import { nextTryDelay, retryRefusal } from './retry-policy.ts';
 import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
-import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
 import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
+import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
+import { generateTexts } from './text-generation.ts';
+import { requireKnownShopper } from './known-shoppers.ts';
+import { deliver } from './klaviyo-delivery.ts';
+import { requireRoomInBudget, WaitingForBudget } from './generation-budget.ts';
 
-export interface PipelineOptions {
-  retry: RetryPolicy;
-  openaiTimeoutMs: number;
-  klaviyoTimeoutMs: number;
-  /** The output limit of every generation (reasoning tokens count against it). */
-  maxOutputTokens: number;
-  /** Klaviyo's per-account limits; null to not limit (an unlimited fake in benchmarks). */
-  klaviyoLimits: KlaviyoRateLimits | null;
-}
-
-export interface PipelineContext {
-  pool: pg.Pool;
-  logger: Logger;
-  openaiBaseUrl: string;
-  klaviyoBaseUrl: string;
-  loadCredentials: CredentialsLoader;
-  /** Product details from the owner's shop; without it, events go as they came, and pixel events (which need them) are skipped. */
-  shopifyTokens?: ShopifyAccessTokenProvider;
-  options: PipelineOptions;
-  /** The app's clock: timers and retries are due by it (tests move it by hand), and short waits sleep on it. */
-  clock: Clock;
-  /** Told how events end and what generations cost (the app's metrics). */
-  observer?: PipelineObserver;
-  /** Told when an event waits for a time (its next try, a rate limit's slot), so this worker can come back for it then. */
-  onWaiting?: (until: Date) => void;
-}
-
-export interface PipelineObserver {
-  eventFinished(status: 'delivered' | 'skipped' | 'failed'): void;
-  generation(result: { succeeded: boolean; durationMs: number; inputTokens: number; outputTokens: number }): void;
-}
-
-/** The event ends here, with this status and reason. */
-class EventOutcome extends Error {
-  readonly status: 'skipped' | 'failed';
-  constructor(status: 'skipped' | 'failed', reason: string) {
-    super(reason);
-    this.status = status;
-  }
-}
+export type { PipelineContext, PipelineObserver, PipelineOptions } from './pipeline-context.ts';
 
 /**
  * Processes one attempt of one event: normalise, generate every assistant's text,
@@ -99,6 +55,8 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
       await retryLaterOrFail(context, event, error);
       return;
     }
+    // Put to wait for the budget's next day already (generation-budget.ts).
+    if (error instanceof WaitingForBudget) return;
     if (error instanceof RateLimitWait && !signal.aborted) {
       await waitForRateLimit(context, event, error);
       return;
@@ -193,6 +151,8 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
     described = await withProductDetails(context, event, normalized, signal);
   }
 
+  // The budget first: an event that waits for tomorrow's budget has not used today's caps.
+  await requireRoomInBudget(context, event, flow);
   await requireRoomUnderCaps(context, event, flow, normalized.shopper.email!);
   // A job that resumes after a crash finds the event generating or delivering already; one
   // that finds it moved on by someone else (a replay, another worker) has nothing to do.
@@ -203,7 +163,10 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   // Names the profile already has (pixel shoppers' come from it) are not written back.
   const names = fromPixel ? { firstName: null, lastName: null } : { firstName: normalized.shopper.firstName, lastName: normalized.shopper.lastName };
   await setEventStatus(pool, event.id, event.attempt, 'delivering');
-  await deliver(context, event, flow, normalized.shopper.email!, names, credentials, properties, signal);
+  if ((await deliver(context, event, flow, normalized.shopper.email!, names, credentials, properties, signal)) === 'batched') {
+    context.logger.info({ eventId: event.id, attempt: event.attempt }, 'delivery joined a bulk import batch');
+    return;
+  }
   if (await setEventStatus(pool, event.id, event.attempt, 'delivered')) context.observer?.eventFinished('delivered');
   context.logger.info({ eventId: event.id, attempt: event.attempt }, 'event delivered');
 }
@@ -225,27 +188,6 @@ async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord
     now: context.clock.now(),
   });
   if (refusal) throw new EventOutcome('skipped', refusal.rule === 'shopper' ? m.shopperCooldown(refusal.hours) : m.dailyCapReached(refusal.cap));
-}
-
-/**
- * The browsing pixel's endpoint is public and its address sits in the storefront's code,
- * so anyone could post views under any email. Its events therefore only update shoppers
- * the owner's Klaviyo account already has, never create a profile, and are checked
- * before any AI runs (docs/decisions/0011-shopper-timers.md).
- */
-async function requireKnownShopper(context: PipelineContext, event: EventRecord, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<KnownProfile> {
-  const { options } = context;
-  const connection = klaviyoConnection(context, credentials);
-  const profile = await withQuickRetry(
-    async () => {
-      await takeSlot(context, credentials, 'profiles', signal);
-      return findProfileByEmail(connection, email, signal);
-    },
-    options.retry,
-    quickRetries(context, event, 'Klaviyo', signal),
-  );
-  if (!profile) throw new EventOutcome('skipped', m.unknownPixelShopper);
-  return profile;
 }
 
 /**
@@ -328,191 +270,3 @@ async function withCartShopper(context: PipelineContext, event: EventRecord, nor
   return identified;
 }
 
-/** All assistants of the flow at once; a text already stored for this attempt is kept. */
-async function generateTexts(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  normalized: NormalizedEvent,
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-): Promise<GenerationRecord[]> {
-  const stored = new Map((await listGenerations(context.pool, event.id, event.attempt)).map((generation) => [generation.klaviyoProperty, generation]));
-  const outcomes = await Promise.allSettled(
-    flow.assistants.map((assistant) => generateOne(context, event, assistant, normalized, credentials, stored.get(assistant.klaviyo_property), signal)),
-  );
-  if (signal.aborted) throw signal.reason;
-  const failures: string[] = [];
-  const generations: GenerationRecord[] = [];
-  let tryAgain: ServiceError | null = null;
-  for (const outcome of outcomes) {
-    if (outcome.status === 'rejected') {
-      // A text that failed for now is tried again later; the texts that arrived are kept.
-      if (outcome.reason instanceof ServiceError && outcome.reason.retryable) tryAgain ??= outcome.reason;
-      else throw outcome.reason;
-    } else if (outcome.value.status === 'succeeded') generations.push(outcome.value);
-    else failures.push(outcome.value.error ?? '');
-  }
-  if (failures.length > 0) throw new EventOutcome('failed', failures.join(' '));
-  if (tryAgain) throw tryAgain;
-  return generations;
-}
-
-async function generateOne(
-  context: PipelineContext,
-  event: EventRecord,
-  assistant: Assistant,
-  normalized: NormalizedEvent,
-  credentials: EngineCredentials,
-  stored: GenerationRecord | undefined,
-  signal: AbortSignal,
-): Promise<GenerationRecord> {
-  const { prompt, missing } = renderPrompt(assistant.prompt_template, normalized);
-  const model = assistant.model ?? credentials.openaiModel;
-  const request = {
-    eventId: event.id,
-    attempt: event.attempt,
-    klaviyoProperty: assistant.klaviyo_property,
-    assistantName: assistant.name,
-    model,
-    instructions: assistant.instructions,
-    prompt,
-  };
-  const sameRequest = (generation: GenerationRecord | undefined | null) =>
-    generation?.status === 'succeeded' && generation.prompt === prompt && generation.model === model && generation.instructions === assistant.instructions;
-  if (sameRequest(stored)) return stored!;
-
-  const empty = { inputTokens: 0, outputTokens: 0, totalTokens: 0, durationMs: 0, reused: false };
-  if (!prompt) {
-    const failed: GenerationRecord = { ...request, ...empty, status: 'failed', text: null, error: m.templateEmpty(assistant.name, missing) };
-    await saveGeneration(context.pool, failed);
-    return failed;
-  }
-  if (event.attempt > 1) {
-    const earlier = await findReusableGeneration(context.pool, request);
-    if (earlier) {
-      const reused: GenerationRecord = { ...request, ...empty, status: 'succeeded', text: earlier.text, reused: true, error: null };
-      await saveGeneration(context.pool, reused);
-      return reused;
-    }
-  }
-
-  // A duration, so the monotonic timer rather than the app's clock (which a test holds still).
-  const started = performance.now();
-  const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
-  let generation: GenerationRecord;
-  try {
-    const answer = await withQuickRetry(
-      () => createResponse(connection, { model, instructions: composeInstructions(assistant.instructions), input: prompt, maxOutputTokens: context.options.maxOutputTokens }, signal),
-      context.options.retry,
-      quickRetries(context, event, 'OpenAI', signal),
-    );
-    const tokens = { inputTokens: answer.usage.inputTokens, outputTokens: answer.usage.outputTokens, totalTokens: answer.usage.totalTokens };
-    generation = answer.text
-      ? { ...request, ...tokens, durationMs: Math.round(performance.now() - started), reused: false, status: 'succeeded', text: answer.text, error: null }
-      : {
-          ...request,
-          ...tokens,
-          durationMs: Math.round(performance.now() - started),
-          reused: false,
-          status: 'failed',
-          text: null,
-          error: m.noText(assistant.name, answer.noTextReason ?? ''),
-        };
-  } catch (error) {
-    if (!(error instanceof ServiceError) || signal.aborted) throw error;
-    generation = { ...request, ...empty, durationMs: Math.round(performance.now() - started), status: 'failed', text: null, error: m.generationFailed(assistant.name, error.message) };
-    // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
-    await saveGeneration(context.pool, generation);
-    context.observer?.generation({ succeeded: false, durationMs: generation.durationMs, inputTokens: 0, outputTokens: 0 });
-    if (error.retryable) throw error;
-    return generation;
-  }
-  // Stored the moment it arrives, before any delivery: a crash from here on never pays for this text again.
-  await saveGeneration(context.pool, generation);
-  context.observer?.generation({ succeeded: generation.status === 'succeeded', durationMs: generation.durationMs, inputTokens: generation.inputTokens, outputTokens: generation.outputTokens });
-  context.logger.info({ eventId: event.id, assistant: assistant.name, status: generation.status, durationMs: generation.durationMs }, 'text generated');
-  return generation;
-}
-
-/**
- * One profile write with every text, then (when the flow names one) one Klaviyo event.
- * Each step is recorded as it succeeds; a retried job skips the steps already done.
- */
-async function deliver(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  email: string,
-  names: { firstName: string | null; lastName: string | null },
-  credentials: EngineCredentials,
-  properties: Record<string, string>,
-  signal: AbortSignal,
-): Promise<void> {
-  const { pool, options } = context;
-  const delivery = await startDelivery(pool, {
-    id: deliveryId(event),
-    eventId: event.id,
-    attempt: event.attempt,
-    properties,
-    klaviyoEventName: flow.klaviyoEventName,
-  });
-  if (delivery.status === 'delivered') return;
-  const connection = klaviyoConnection(context, credentials);
-  const retrying = quickRetries(context, event, 'Klaviyo', signal);
-  // A failure goes up to processEvent, which schedules the next try (this delivery then
-  // resumes after its last recorded step) or fails the event and this delivery with it.
-  if (!delivery.profileWrittenAt) {
-    const result = await withQuickRetry(
-      async () => {
-        await takeSlot(context, credentials, 'profile-import', signal);
-        return importProfile(connection, { email, firstName: names.firstName, lastName: names.lastName, properties: delivery.properties }, signal);
-      },
-      options.retry,
-      retrying,
-    );
-    await recordProfileWritten(pool, delivery.id, result);
-  }
-  if (delivery.klaviyoEventName && !delivery.eventSentAt) {
-    await withQuickRetry(
-      async () => {
-        await takeSlot(context, credentials, 'events', signal);
-        await createEvent(
-          connection,
-          { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: context.clock.now().toISOString() },
-          signal,
-        );
-      },
-      options.retry,
-      retrying,
-    );
-    await recordKlaviyoEventSent(pool, delivery.id);
-  }
-  await finishDelivery(pool, delivery.id, 'delivered');
-}
-
-/** The event id for its first delivery (Klaviyo's unique_id); each replay gets a new one. */
-export function deliveryId(event: { id: string; attempt: number }): string {
-  return event.attempt === 1 ? event.id : `${event.id}:${event.attempt}`;
-}
-
-function klaviyoConnection(context: PipelineContext, credentials: EngineCredentials) {
-  return { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: context.options.klaviyoTimeoutMs, now: () => context.clock.now() };
-}
-
-/** One Klaviyo request's slot under the account's limits, waited for only as long as a Retry-After would be. */
-function takeSlot(context: PipelineContext, credentials: EngineCredentials, endpoint: KlaviyoEndpoint, signal: AbortSignal): Promise<void> {
-  return takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, endpoint, context.options.klaviyoLimits, {
-    clock: context.clock,
-    maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs,
-    signal,
-  });
-}
-
-function quickRetries(context: PipelineContext, event: EventRecord, service: string, signal: AbortSignal) {
-  return {
-    signal,
-    sleep: (milliseconds: number, abort?: AbortSignal) => context.clock.sleep(milliseconds, abort),
-    onRetry: (error: ServiceError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, `retrying ${service}`),
-  };
-}

@@ -17,6 +17,17 @@ export interface GenerationRecord {
   durationMs: number;
   reused: boolean;
   error: string | null;
+  /** Of `inputTokens`, those served from OpenAI's prompt cache. */
+  cachedInputTokens: number;
+  /** The tier that served the call; null when no call was made. */
+  serviceTier: string | null;
+  /** This row's share of its call's price, in dollars. */
+  costUsd: number;
+  /** The OpenAI call that wrote it; rows of one call (several assistants, one model) share it. */
+  openaiCallId: string | null;
+  /** Set when the prompt names nothing of the shopper: identical requests may reuse the text. */
+  reuseKey: string | null;
+  reusedFrom: 'earlier_attempt' | 'identical_request' | null;
 }
 
 interface GenerationRow {
@@ -35,10 +46,16 @@ interface GenerationRow {
   duration_ms: number;
   reused: boolean;
   error: string | null;
+  cached_input_tokens: number;
+  service_tier: string | null;
+  cost_usd: string;
+  openai_call_id: string | null;
+  reuse_key: string | null;
+  reused_from: 'earlier_attempt' | 'identical_request' | null;
 }
 
 const generationColumns =
-  'event_id, attempt, klaviyo_property, assistant_name, model, instructions, prompt, status, text, input_tokens, output_tokens, total_tokens, duration_ms, reused, error';
+  'event_id, attempt, klaviyo_property, assistant_name, model, instructions, prompt, status, text, input_tokens, output_tokens, total_tokens, duration_ms, reused, error, cached_input_tokens, service_tier, cost_usd, openai_call_id, reuse_key, reused_from';
 
 function toGeneration(row: GenerationRow): GenerationRecord {
   return {
@@ -57,6 +74,12 @@ function toGeneration(row: GenerationRow): GenerationRecord {
     durationMs: row.duration_ms,
     reused: row.reused,
     error: row.error,
+    cachedInputTokens: row.cached_input_tokens,
+    serviceTier: row.service_tier,
+    costUsd: Number(row.cost_usd),
+    openaiCallId: row.openai_call_id,
+    reuseKey: row.reuse_key,
+    reusedFrom: row.reused_from,
   };
 }
 
@@ -87,18 +110,40 @@ export async function findReusableGeneration(
   return rows[0] ? toGeneration(rows[0]) : null;
 }
 
-/** Records (or, for a retried job, replaces) one assistant's outcome. */
-export async function saveGeneration(db: Queryable, generation: GenerationRecord): Promise<void> {
+/**
+ * The newest text any event of the flow got for exactly this request (same reuse key,
+ * which hashes flow, model, instructions and prompt) since `since`: the generation cache.
+ */
+export async function findCachedGeneration(db: Queryable, reuseKey: string, since: Date): Promise<GenerationRecord | null> {
+  const { rows } = await db.query<GenerationRow>(
+    `SELECT ${generationColumns} FROM event_generations
+      WHERE reuse_key = $1 AND status = 'succeeded' AND created_at >= $2
+      ORDER BY created_at DESC
+      LIMIT 1`,
+    [reuseKey, since],
+  );
+  return rows[0] ? toGeneration(rows[0]) : null;
+}
+
+/**
+ * Records (or, for a retried job, replaces) one assistant's outcome, stamped with the
+ * app's clock (the generation cache's window is kept by it).
+ */
+export async function saveGeneration(db: Queryable, generation: GenerationRecord, at: Date): Promise<void> {
   await db.query(
-    `INSERT INTO event_generations (${generationColumns})
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+    `INSERT INTO event_generations (${generationColumns}, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
      ON CONFLICT (event_id, attempt, klaviyo_property) DO UPDATE SET
        assistant_name = EXCLUDED.assistant_name, model = EXCLUDED.model, instructions = EXCLUDED.instructions,
        prompt = EXCLUDED.prompt, status = EXCLUDED.status, text = EXCLUDED.text,
        input_tokens = event_generations.input_tokens + EXCLUDED.input_tokens,
        output_tokens = event_generations.output_tokens + EXCLUDED.output_tokens,
        total_tokens = event_generations.total_tokens + EXCLUDED.total_tokens,
-       duration_ms = EXCLUDED.duration_ms, reused = EXCLUDED.reused, error = EXCLUDED.error, created_at = now()`,
+       cached_input_tokens = event_generations.cached_input_tokens + EXCLUDED.cached_input_tokens,
+       cost_usd = event_generations.cost_usd + EXCLUDED.cost_usd,
+       duration_ms = EXCLUDED.duration_ms, reused = EXCLUDED.reused, error = EXCLUDED.error,
+       service_tier = EXCLUDED.service_tier, openai_call_id = EXCLUDED.openai_call_id,
+       reuse_key = EXCLUDED.reuse_key, reused_from = EXCLUDED.reused_from, created_at = EXCLUDED.created_at`,
     [
       generation.eventId,
       generation.attempt,
@@ -115,6 +160,13 @@ export async function saveGeneration(db: Queryable, generation: GenerationRecord
       generation.durationMs,
       generation.reused,
       generation.error,
+      generation.cachedInputTokens,
+      generation.serviceTier,
+      generation.costUsd,
+      generation.openaiCallId,
+      generation.reuseKey,
+      generation.reusedFrom,
+      at,
     ],
   );
 }

@@ -14,12 +14,20 @@ import { tryTakeSlot, type RateWindow } from './klaviyo-rate-queries.ts';
  * with the app's clock, like every other time the engine keeps, so a test's manual clock
  * moves the windows too.
  */
-export type KlaviyoEndpoint = 'profiles' | 'profile-import' | 'events';
+export type KlaviyoEndpoint =
+  | 'profiles'
+  | 'profile-import'
+  | 'events'
+  | 'profile-bulk-import-jobs'
+  | 'profile-bulk-import-job'
+  | 'profile-bulk-import-errors'
+  | 'event-bulk-create-jobs';
 
 export type KlaviyoRateLimits = Record<KlaviyoEndpoint, RateWindow[]>;
 
 /**
- * INTEGRATIONS.md: profile writes 75/s burst, 700/min steady; events 350/s, 3,500/min.
+ * INTEGRATIONS.md: profile writes 75/s burst, 700/min steady; events 350/s, 3,500/min;
+ * each bulk endpoint 10/s, 150/min.
  * Profile lookups (GET /api/profiles) are Klaviyo's "L" tier, like profile writes.
  */
 export const klaviyoAccountLimits: KlaviyoRateLimits = {
@@ -35,7 +43,19 @@ export const klaviyoAccountLimits: KlaviyoRateLimits = {
     { limit: 350, windowMs: 1_000 },
     { limit: 3_500, windowMs: 60_000 },
   ],
+  // The bulk endpoints, Klaviyo's "M" tier: 10/s, 150/min each.
+  'profile-bulk-import-jobs': mTier(),
+  'profile-bulk-import-job': mTier(),
+  'profile-bulk-import-errors': mTier(),
+  'event-bulk-create-jobs': mTier(),
 };
+
+function mTier() {
+  return [
+    { limit: 10, windowMs: 1_000 },
+    { limit: 150, windowMs: 60_000 },
+  ];
+}
 
 export function bucketKey(apiKey: string, endpoint: KlaviyoEndpoint): string {
   return `${createHash('sha256').update(apiKey).digest('hex').slice(0, 32)}:${endpoint}`;
@@ -53,13 +73,13 @@ export async function takeKlaviyoSlot(
   apiKey: string,
   endpoint: KlaviyoEndpoint,
   limits: KlaviyoRateLimits | null,
-  options: { clock: Clock; maxInPlaceWaitMs: number; signal?: AbortSignal },
+  options: { clock: Clock; maxInPlaceWaitMs: number; signal?: AbortSignal; unlessBusy?: boolean },
 ): Promise<void> {
   if (!limits) return;
   const key = bucketKey(apiKey, endpoint);
   let waitedMs = 0;
   for (;;) {
-    const slot = await tryTakeSlot(pool, key, limits[endpoint], options.clock);
+    const slot = await tryTakeSlot(pool, key, limits[endpoint], options.clock, { unlessBusy: options.unlessBusy });
     if (slot.taken) return;
     // Spread the waiters out so they do not all come back in the same millisecond.
     const waitMs = slot.waitMs + Math.round(Math.random() * 50);

@@ -23,10 +23,14 @@ export async function tryTakeSlot(
   key: string,
   windows: RateWindow[],
   clock: Pick<Clock, 'now'>,
+  options: { unlessBusy?: boolean } = {},
 ): Promise<{ taken: true } | { taken: false; waitMs: number; at: Date }> {
   return inTransaction(pool, async (client) => {
     await client.query('INSERT INTO klaviyo_rate_buckets (bucket_key) VALUES ($1) ON CONFLICT DO NOTHING', [key]);
-    await client.query('SELECT bucket_key FROM klaviyo_rate_buckets WHERE bucket_key = $1 FOR UPDATE', [key]);
+    // `unlessBusy`: another request holds the bucket now, so the caller would queue behind
+    // it; it is told "not now" at once instead, without holding a connection waiting.
+    const locked = await client.query(`SELECT bucket_key FROM klaviyo_rate_buckets WHERE bucket_key = $1 FOR UPDATE${options.unlessBusy ? ' SKIP LOCKED' : ''}`, [key]);
+    if (locked.rowCount === 0) return { taken: false, waitMs: 1, at: clock.now() };
     // Read once the lock is held: callers queue for it, and a use stamped before the wait
     // would leave the window early by that wait while its request goes out late.
     const now = clock.now();

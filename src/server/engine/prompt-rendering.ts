@@ -106,3 +106,45 @@ export function renderPrompt(template: string, event: NormalizedEvent): Rendered
   const prompt = Object.keys(used).length > 0 ? `${task}\n\n${SHOP_DATA_OPEN}\n${shopDataJson(used)}\n${SHOP_DATA_CLOSE}` : task;
   return { prompt, missing: [...missing] };
 }
+
+/**
+ * Placeholders whose value belongs to one shopper. A prompt without any of them reads the
+ * same for every shopper who saw the same products, so its text may be reused for them
+ * (the generation cache, text-generation.ts).
+ */
+const shopperPlaceholders = ['{first_name}', '{checkout_url}'];
+
+export function namesShopper(template: string): boolean {
+  return shopperPlaceholders.some((token) => template.includes(token));
+}
+
+/** The answer field of the i-th assistant of a combined call. */
+export function fieldName(index: number): string {
+  return `text_${index + 1}`;
+}
+
+/**
+ * The instructions of one call that writes several assistants' texts (Structured Outputs,
+ * one field each). Everything here is fixed for the flow, so it is byte-identical from
+ * one event to the next and OpenAI's prompt cache serves it; the event's data comes last,
+ * in the input (composeGroupInput). Owner instructions shared by several assistants (a
+ * brand voice) are written once.
+ */
+export function composeGroupInstructions(assistants: Array<{ name: string; instructions: string | null }>): string {
+  const shared = assistants.every((assistant) => assistant.instructions === assistants[0]!.instructions) ? assistants[0]!.instructions : null;
+  const fields = assistants.map((assistant, index) => {
+    const own = shared === null && assistant.instructions ? `\n${assistant.instructions}` : '';
+    return `Field "${fieldName(index)}": the text of the "${assistant.name}" assistant.${own}`;
+  });
+  return [
+    untrustedDataInstruction.replace('Answer with the requested text only.', 'Answer with a JSON object that has one field per task, each holding the requested text only.'),
+    ...(shared ? [shared] : []),
+    'The tasks and their fields:',
+    ...fields,
+  ].join('\n\n');
+}
+
+/** The input of a combined call: each field's task, with its shop data, in field order. */
+export function composeGroupInput(prompts: string[]): string {
+  return prompts.map((prompt, index) => `Task for field "${fieldName(index)}":\n${prompt}`).join('\n\n');
+}

@@ -62,7 +62,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
           headers: event.headers,
           normalized: event.normalized,
           finishedAt: event.finishedAt?.toISOString() ?? null,
-          generations: generations.map(({ eventId: _eventId, attempt: _attempt, ...generation }) => generation),
+          generations: generations.map(({ eventId: _eventId, attempt: _attempt, reuseKey: _reuseKey, openaiCallId: _callId, ...generation }) => generation),
           deliveries: deliveries.map((delivery) => ({
             id: delivery.id,
             attempt: delivery.attempt,

@@ -37,6 +37,10 @@ export function toApiFlow(flow: FlowRecord, publicUrl: string, now: Date): Flow 
     klaviyoEventName: flow.klaviyoEventName,
     shopperCooldownHours: flow.shopperCooldownHours,
     dailyGenerationCap: flow.dailyGenerationCap,
+    useFlexTier: flow.useFlexTier,
+    reuseWindowHours: flow.reuseWindowHours,
+    dailyBudgetUsd: flow.dailyBudgetUsd,
+    overBudget: flow.overBudget,
     previousWebhookUrlValidUntil: previousValidUntil && previousValidUntil.getTime() > now.getTime() ? previousValidUntil.toISOString() : null,
     updatedAt: flow.updatedAt.toISOString(),
   };
@@ -80,6 +84,11 @@ export async function updateFlow(
       klaviyoEventName: input.klaviyoEventName,
       shopperCooldownHours: input.shopperCooldownHours ?? null,
       dailyGenerationCap: input.dailyGenerationCap ?? null,
+      useFlexTier: input.useFlexTier ?? null,
+      reuseWindowHours: input.reuseWindowHours ?? null,
+      // undefined keeps the budget; null removes it.
+      dailyBudgetUsd: input.dailyBudgetUsd === undefined ? { keep: true } : { keep: false, value: input.dailyBudgetUsd },
+      overBudget: input.overBudget ?? null,
     });
     if (!flow) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
     return {

@@ -28,6 +28,14 @@ export interface FlowRecord {
   shopperCooldownHours: number;
   /** At most this many events generate per day (UTC) in this flow. */
   dailyGenerationCap: number;
+  /** Use OpenAI's flex tier (cheaper, slower) when the flow waits 15 minutes or more. */
+  useFlexTier: boolean;
+  /** An identical request that names no shopper reuses a text from this many hours back; 0 = never. */
+  reuseWindowHours: number;
+  /** Dollars a day (UTC) the flow may spend on OpenAI; null = no budget. */
+  dailyBudgetUsd: number | null;
+  /** Past the budget: events wait for the next day, or are skipped. */
+  overBudget: 'wait' | 'skip';
   updatedAt: Date;
 }
 
@@ -46,11 +54,16 @@ interface FlowRow {
   pixel_key: string;
   shopper_cooldown_hours: number;
   daily_generation_cap: number;
+  use_flex_tier: boolean;
+  reuse_window_hours: number;
+  /** numeric arrives as a string from pg. */
+  daily_budget_usd: string | null;
+  over_budget: 'wait' | 'skip';
   updated_at: Date;
 }
 
 const flowColumns =
-  'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, webhook_key, previous_webhook_key, previous_webhook_key_expires_at, pixel_key, shopper_cooldown_hours, daily_generation_cap, updated_at';
+  'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, webhook_key, previous_webhook_key, previous_webhook_key_expires_at, pixel_key, shopper_cooldown_hours, daily_generation_cap, use_flex_tier, reuse_window_hours, daily_budget_usd, over_budget, updated_at';
 
 function toFlowRecord(row: FlowRow): FlowRecord {
   return {
@@ -68,6 +81,10 @@ function toFlowRecord(row: FlowRow): FlowRecord {
     pixelKey: row.pixel_key,
     shopperCooldownHours: row.shopper_cooldown_hours,
     dailyGenerationCap: row.daily_generation_cap,
+    useFlexTier: row.use_flex_tier,
+    reuseWindowHours: row.reuse_window_hours,
+    dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
+    overBudget: row.over_budget,
     updatedAt: row.updated_at,
   };
 }
@@ -153,8 +170,9 @@ export async function createMissingFlows(db: Queryable, userId: string, newId: (
 }
 
 /**
- * Stores the owner's configuration of one flow. A null `waitMinutes`, `shopperCooldownHours`
- * or `dailyGenerationCap` keeps the stored value (the owner's request left it out).
+ * Stores the owner's configuration of one flow. A null `waitMinutes`, cap, flex, reuse or
+ * over-budget value keeps the stored one (the owner's request left it out); the budget says
+ * explicitly whether to keep it, since null is a value (no budget).
  */
 export async function saveFlowConfiguration(
   db: Queryable,
@@ -168,6 +186,10 @@ export async function saveFlowConfiguration(
     klaviyoEventName: string | null;
     shopperCooldownHours: number | null;
     dailyGenerationCap: number | null;
+    useFlexTier: boolean | null;
+    reuseWindowHours: number | null;
+    dailyBudgetUsd: { keep: true } | { keep: false; value: number | null };
+    overBudget: 'wait' | 'skip' | null;
   },
 ): Promise<FlowRecord | null> {
   const { rows } = await db.query<FlowRow>(
@@ -176,6 +198,10 @@ export async function saveFlowConfiguration(
             wait_minutes = COALESCE($6, wait_minutes), klaviyo_event_name = $7,
             shopper_cooldown_hours = COALESCE($8, shopper_cooldown_hours),
             daily_generation_cap = COALESCE($9, daily_generation_cap),
+            use_flex_tier = COALESCE($10, use_flex_tier),
+            reuse_window_hours = COALESCE($11, reuse_window_hours),
+            daily_budget_usd = CASE WHEN $12 THEN daily_budget_usd ELSE $13::numeric END,
+            over_budget = COALESCE($14, over_budget),
             updated_at = now()
       WHERE user_id = $1 AND flow_type = $2
       RETURNING ${flowColumns}`,
@@ -189,6 +215,11 @@ export async function saveFlowConfiguration(
       values.klaviyoEventName,
       values.shopperCooldownHours,
       values.dailyGenerationCap,
+      values.useFlexTier,
+      values.reuseWindowHours,
+      values.dailyBudgetUsd.keep,
+      values.dailyBudgetUsd.keep ? null : values.dailyBudgetUsd.value,
+      values.overBudget,
     ],
   );
   return rows[0] ? toFlowRecord(rows[0]) : null;

@@ -10,6 +10,8 @@ import {
 import { rotateWebhookUrlResponseSchema, rotateWebhookUrlSchema } from '../../shared/flows/webhook-url-rotation.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { listFlowsForUser, type FlowRecord } from './flow-queries.ts';
+import { listOwnerSpend, spendDay } from '../engine/flow-spend-queries.ts';
+import { flowCostsResponseSchema } from '../../shared/flows/flow-costs.ts';
 import { fixWebhookUrls, initializeFlows, rotateWebhookUrl, toApiFlow, updateFlow } from './flow-configurations.ts';
 
 /**
@@ -21,6 +23,35 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
   const { publicUrl } = app.appConfig;
   const toApi = (flow: FlowRecord) => toApiFlow(flow, publicUrl, app.clock.now());
+
+  // What each flow spent on OpenAI: today (UTC) and the last 7 days, for the dashboard.
+  app.get('/costs', { schema: { response: { 200: flowCostsResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+    const now = app.clock.now();
+    const today = spendDay(now);
+    const fromDay = spendDay(new Date(now.getTime() - 6 * 86_400_000));
+    const rows = await listOwnerSpend(pool, request.user.id, fromDay);
+    const flows = await listFlowsForUser(pool, request.user.id);
+    const zero = { costUsd: 0, calls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+    const add = (sum: typeof zero, row: typeof zero) => ({
+      costUsd: sum.costUsd + row.costUsd,
+      calls: sum.calls + row.calls,
+      inputTokens: sum.inputTokens + row.inputTokens,
+      cachedInputTokens: sum.cachedInputTokens + row.cachedInputTokens,
+      outputTokens: sum.outputTokens + row.outputTokens,
+    });
+    return {
+      flows: flows.map((flow) => {
+        const own = rows.filter((row) => row.flowId === flow.id);
+        const pick = ({ costUsd, calls, inputTokens, cachedInputTokens, outputTokens }: typeof zero) => ({ costUsd, calls, inputTokens, cachedInputTokens, outputTokens });
+        return {
+          flowType: flow.flowType,
+          today: own.filter((row) => row.day === today).map(pick).reduce(add, zero),
+          last7Days: own.map(pick).reduce(add, zero),
+          days: own.map((row) => ({ day: row.day, costUsd: row.costUsd })),
+        };
+      }),
+    };
+  });
 
   app.get('/', { schema: { response: { 200: flowListResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
     const flows = await listFlowsForUser(pool, request.user.id);

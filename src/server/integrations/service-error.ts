@@ -12,6 +12,7 @@ export type ServiceErrorCode =
   | 'timeout'
   | 'network'
   | 'rate_limited'
+  | 'resource_unavailable'
   | 'insufficient_quota'
   | 'unauthorized'
   | 'forbidden'
@@ -44,6 +45,8 @@ const kindsByCode: Record<ServiceErrorCode, ServiceErrorKind> = {
   // An unreadable answer is most often a proxy's or an outage's page, not the service's verdict.
   invalid_response: 'retryable',
   rate_limited: 'rate_limited',
+  // OpenAI's flex tier is out of capacity (429): the standard tier serves the request instead.
+  resource_unavailable: 'rate_limited',
   insufficient_quota: 'quota',
   unauthorized: 'bad_credentials',
   forbidden: 'bad_credentials',

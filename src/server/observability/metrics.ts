@@ -123,9 +123,11 @@ export class AppMetrics {
     this.finished.inc({ status });
   }
 
-  generation(result: { succeeded: boolean; durationMs: number; inputTokens: number; outputTokens: number }): void {
+  generation(result: { succeeded: boolean; durationMs: number; inputTokens: number; cachedInputTokens: number; outputTokens: number }): void {
     this.generationSeconds.observe({ outcome: result.succeeded ? 'succeeded' : 'failed' }, result.durationMs / 1000);
     if (result.inputTokens > 0) this.generationTokens.inc({ kind: 'input' }, result.inputTokens);
+    // Of the input, what OpenAI's prompt cache served (billed at the cached price).
+    if (result.cachedInputTokens > 0) this.generationTokens.inc({ kind: 'cached_input' }, result.cachedInputTokens);
     if (result.outputTokens > 0) this.generationTokens.inc({ kind: 'output' }, result.outputTokens);
   }
 

@@ -100,6 +100,10 @@ export const eventOutcomeMessages = {
   triesUsedUp: (problem: string, tries: number) => `${problem} (gave up after ${tries} tries; replay the event to try again)`,
   retryTooLate: (problem: string) => `${problem} (the service asked to wait longer than Flowsmith waits; replay the event to try again)`,
   rateLimitWait: (service: string, until: Date) => `Waiting for ${service}'s rate limit until ${until.toISOString().slice(0, 19).replace('T', ' ')} UTC.`,
+  budgetWait: (budget: number, until: Date) =>
+    `The flow spent its daily budget of $${budget.toFixed(2)} on OpenAI today (UTC); the event waits until ${until.toISOString().slice(0, 16).replace('T', ' ')} UTC. Raise the budget in the flow's settings to go on sooner.`,
+  budgetSkipped: (budget: number) =>
+    `The flow spent its daily budget of $${budget.toFixed(2)} on OpenAI today (UTC), so nothing was generated. Raise the budget in the flow's settings, then replay the event.`,
 } as const;
 
 export const eventLogMessages = {

@@ -87,6 +87,14 @@ export const eventGenerationSchema = z.object({
   totalTokens: z.number().int(),
   durationMs: z.number().int(),
   reused: z.boolean(),
+  /** Where a reused text came from: an earlier attempt (a replay), or an identical request of another event. */
+  reusedFrom: z.enum(['earlier_attempt', 'identical_request']).nullable(),
+  /** Of the input tokens, those served from OpenAI's prompt cache. */
+  cachedInputTokens: z.number().int(),
+  /** The OpenAI tier that served it (flex is cheaper and slower); null when no call was made. */
+  serviceTier: z.string().nullable(),
+  /** This text's share of its call's price, in dollars. */
+  costUsd: z.number(),
   error: z.string().nullable(),
 });
 export type EventGeneration = z.infer<typeof eventGenerationSchema>;

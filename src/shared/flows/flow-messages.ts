@@ -50,6 +50,11 @@ export const flowValidationMessages = {
   shopperCooldownRange: (max: number) => `Hours between texts for one shopper must be between 0 (no limit) and ${max}`,
   dailyGenerationCapWholeNumber: 'Events a day must be a whole number',
   dailyGenerationCapRange: (max: number) => `Events a day must be between 1 and ${max.toLocaleString('en-US')}`,
+  reuseWindowWholeNumber: 'Hours to reuse a text must be a whole number',
+  reuseWindowRange: (max: number) => `Hours to reuse a text must be between 0 (never) and ${max}`,
+  dailyBudgetNumber: 'Daily budget must be an amount in dollars, such as 5 or 12.50',
+  dailyBudgetRange: (max: number) => `Daily budget must be more than $0 and at most $${max.toLocaleString('en-US')}, or left blank for no budget`,
+  overBudgetChoice: 'Choose what happens when the budget is spent: wait for the next day, or skip the event',
   graceChoice: 'Choose when the current URL stops working: at once, after 1 hour, after 24 hours or after 7 days',
 } as const;
 
@@ -64,6 +69,21 @@ export const flowCapMessages = {
   shopperCooldownOff: 'No limit per shopper.',
   shopperCooldown: (hours: number) => `At most one text per shopper every ${hours === 1 ? 'hour' : `${hours} hours`}.`,
   dailyGenerationCap: (cap: number) => `At most ${cap.toLocaleString('en-US')} ${cap === 1 ? 'event' : 'events'} a day get AI texts.`,
+  useFlexTierLabel: 'Use the flex tier when this flow waits 15 minutes or more',
+  useFlexTierHint: "OpenAI's flex tier costs about half and answers more slowly; if it is busy, the standard tier writes the text instead.",
+  reuseWindowLabel: 'Hours to reuse a text that names no shopper',
+  reuseWindowHint: (max: number) =>
+    `A text whose prompt uses nothing of the shopper (no first name, no checkout link) is the same for everyone who saw the same products: it is reused for this many hours instead of paying for it again. 0 writes every text anew; at most ${max}.`,
+  dailyBudgetLabel: 'Daily budget (USD)',
+  dailyBudgetHint: 'What this flow may spend on OpenAI per day (UTC). Leave blank for no budget.',
+  overBudgetLabel: 'When the budget is spent',
+  overBudgetWait: 'Events wait for the next day',
+  overBudgetSkip: 'Events are skipped',
+  flexOn: 'Flex tier for waits of 15 minutes or more.',
+  reuseOff: 'Every text written anew.',
+  reuse: (hours: number) => `Texts that name no shopper are reused for ${hours === 1 ? '1 hour' : `${hours} hours`}.`,
+  noBudget: 'No daily budget.',
+  budget: (dollars: number, overBudget: 'wait' | 'skip') => `Daily budget $${dollars.toFixed(2)}; past it, events ${overBudget === 'wait' ? 'wait for the next day' : 'are skipped'}.`,
 } as const;
 
 /**

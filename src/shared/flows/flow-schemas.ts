@@ -14,12 +14,15 @@ export const MAX_ASSISTANTS_PER_FLOW = 20;
 export const MAX_ASSISTANT_NAME_LENGTH = 100;
 export const MAX_KLAVIYO_PROPERTY_LENGTH = 100;
 export const MAX_PROMPT_TEMPLATE_LENGTH = 4000;
-export const MAX_INSTRUCTIONS_LENGTH = 2000;
+/** Room for a brand-voice guide: the fixed part of the prompt is served from OpenAI's cache, so length costs little (docs/decisions/0021-one-call-per-model.md). */
+export const MAX_INSTRUCTIONS_LENGTH = 8000;
 export const MAX_MODEL_LENGTH = 100;
 export const MAX_KLAVIYO_EVENT_NAME_LENGTH = 128;
 /** The flows table's bounds (migration 011): 0 turns the per-shopper limit off; 720 hours is 30 days. */
 export const MAX_SHOPPER_COOLDOWN_HOURS = 720;
 export const MIN_DAILY_GENERATION_CAP = 1;
+export const MAX_REUSE_WINDOW_HOURS = 720;
+export const MAX_DAILY_BUDGET_USD = 100_000;
 export const MAX_DAILY_GENERATION_CAP = 1_000_000;
 
 /** docs/decisions/0006-assistant-properties.md */
@@ -110,6 +113,22 @@ export const dailyGenerationCapSchema = z
   .min(MIN_DAILY_GENERATION_CAP, m.dailyGenerationCapRange(MAX_DAILY_GENERATION_CAP))
   .max(MAX_DAILY_GENERATION_CAP, m.dailyGenerationCapRange(MAX_DAILY_GENERATION_CAP));
 
+/** Hours a text that names no shopper is reused for identical requests; 0 = never. */
+export const reuseWindowHoursSchema = z
+  .number({ error: m.reuseWindowWholeNumber })
+  .int(m.reuseWindowWholeNumber)
+  .min(0, m.reuseWindowRange(MAX_REUSE_WINDOW_HOURS))
+  .max(MAX_REUSE_WINDOW_HOURS, m.reuseWindowRange(MAX_REUSE_WINDOW_HOURS));
+
+/** Dollars a day (UTC) the flow may spend on OpenAI, in cents' precision; null = no budget. */
+export const dailyBudgetUsdSchema = z
+  .number({ error: m.dailyBudgetNumber })
+  .refine((value) => Number.isFinite(value) && Math.abs(value * 100 - Math.round(value * 100)) < 1e-6, m.dailyBudgetNumber)
+  .refine((value) => value > 0 && value <= MAX_DAILY_BUDGET_USD, m.dailyBudgetRange(MAX_DAILY_BUDGET_USD))
+  .nullable();
+
+export const overBudgetSchema = z.enum(['wait', 'skip'], { error: m.overBudgetChoice });
+
 /**
  * What the owner may change. The webhook URL is not among it: the server makes it from
  * PUBLIC_URL and the flow's URL key. `waitMinutes` applies to the abandonment flows only.
@@ -123,6 +142,10 @@ export const updateFlowSchema = z.object({
   klaviyoEventName: klaviyoEventNameSchema,
   shopperCooldownHours: shopperCooldownHoursSchema.optional(),
   dailyGenerationCap: dailyGenerationCapSchema.optional(),
+  useFlexTier: z.boolean().optional(),
+  reuseWindowHours: reuseWindowHoursSchema.optional(),
+  dailyBudgetUsd: dailyBudgetUsdSchema.optional(),
+  overBudget: overBudgetSchema.optional(),
 });
 export type UpdateFlowInput = z.input<typeof updateFlowSchema>;
 export type UpdateFlow = z.output<typeof updateFlowSchema>;
@@ -166,6 +189,13 @@ export const flowSchema = z.object({
   shopperCooldownHours: z.number().int(),
   /** At most this many events a day (UTC) get texts. */
   dailyGenerationCap: z.number().int(),
+  /** OpenAI's flex tier when the flow waits 15 minutes or more. */
+  useFlexTier: z.boolean(),
+  /** Hours a text that names no shopper is reused; 0 = never. */
+  reuseWindowHours: z.number().int(),
+  /** Dollars a day (UTC); null = no budget. */
+  dailyBudgetUsd: z.number().nullable(),
+  overBudget: z.enum(['wait', 'skip']),
   updatedAt: z.string(),
 });
 export type Flow = z.output<typeof flowSchema>;

@@ -7,6 +7,7 @@ import { FlowIcon } from '../flows/flow-icon.tsx';
 import { flowTypeDetails, flowTypes } from '../../shared/flows/flow-types.ts';
 import { pageRoutes } from '../../shared/routes.ts';
 import { DashboardActivity } from '../events/dashboard-activity.tsx';
+import { DashboardCosts } from './dashboard-costs.tsx';
 
 const gettingStartedSteps = [
   'Save your Klaviyo, OpenAI and Shopify credentials in API Settings.',
@@ -56,6 +57,7 @@ export function DashboardPage() {
       </section>
 
       <DashboardActivity />
+      <DashboardCosts />
 
       <Card>
         <section aria-labelledby="getting-started-heading" className="flex flex-col gap-4 sm:flex-row sm:items-start">

@@ -146,8 +146,11 @@ function EventDetailBody({ event }: { event: EventDetail }) {
                     {generation.assistantName} <span className="font-mono text-xs text-slate-600">{generation.klaviyoProperty}</span>
                   </p>
                   <p className="text-xs text-slate-600">
-                    {generation.model} · {generation.totalTokens.toLocaleString()} tokens · {(generation.durationMs / 1000).toFixed(1)} s
-                    {generation.reused ? ' · kept from the previous attempt' : ''}
+                    {generation.model} · {generation.totalTokens.toLocaleString()} tokens
+                    {generation.cachedInputTokens > 0 ? ` (${generation.cachedInputTokens.toLocaleString()} cached)` : ''} · {(generation.durationMs / 1000).toFixed(1)} s
+                    {generation.costUsd > 0 ? ` · $${generation.costUsd.toFixed(4)}` : ''}
+                    {generation.serviceTier === 'flex' ? ' · flex tier' : ''}
+                    {generation.reusedFrom === 'identical_request' ? ' · reused from an identical request' : generation.reused ? ' · kept from the previous attempt' : ''}
                   </p>
                 </div>
                 <p className="text-xs font-semibold text-slate-600">Prompt</p>

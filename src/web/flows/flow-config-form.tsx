@@ -8,7 +8,8 @@ import { TextField } from '../ui/field.tsx';
 import { ApiRequestError } from '../app/api-client.ts';
 import { flowHasWait } from '../../shared/flows/flow-types.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
-import { MAX_ASSISTANTS_PER_FLOW, MAX_DAILY_GENERATION_CAP, MAX_SHOPPER_COOLDOWN_HOURS, MIN_DAILY_GENERATION_CAP } from '../../shared/flows/flow-schemas.ts';
+import { MAX_ASSISTANTS_PER_FLOW, MAX_DAILY_GENERATION_CAP, MAX_REUSE_WINDOW_HOURS, MAX_SHOPPER_COOLDOWN_HOURS, MIN_DAILY_GENERATION_CAP } from '../../shared/flows/flow-schemas.ts';
+import { CheckboxField } from '../ui/checkbox-field.tsx';
 import { flowCapMessages, flowMessages } from '../../shared/flows/flow-messages.ts';
 import { waitUnits } from '../../shared/flows/flow-wait.ts';
 import { AssistantFields } from './assistant-fields.tsx';
@@ -166,6 +167,51 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
             error={errors.dailyGenerationCap?.message}
             {...form.register('dailyGenerationCap')}
           />
+        </fieldset>
+
+        {/* What the AI costs: a budget per day, and the ways to pay less for the same texts. */}
+        <fieldset className="space-y-4">
+          <legend className="text-sm font-semibold text-slate-800">Cost</legend>
+          <TextField
+            label={flowCapMessages.dailyBudgetLabel}
+            inputMode="decimal"
+            placeholder="No budget"
+            className="max-w-40"
+            hint={flowCapMessages.dailyBudgetHint}
+            error={errors.dailyBudgetUsd?.message}
+            {...form.register('dailyBudgetUsd')}
+          />
+          <div className="space-y-1">
+            <label htmlFor={`${ids.active}-over-budget`} className="block text-sm font-medium text-slate-700">
+              {flowCapMessages.overBudgetLabel}
+            </label>
+            <select
+              id={`${ids.active}-over-budget`}
+              className="block rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:outline-none focus:ring-2 focus:ring-indigo-500"
+              {...form.register('overBudget')}
+            >
+              <option value="wait">{flowCapMessages.overBudgetWait}</option>
+              <option value="skip">{flowCapMessages.overBudgetSkip}</option>
+            </select>
+          </div>
+          <TextField
+            label={flowCapMessages.reuseWindowLabel}
+            type="number"
+            inputMode="numeric"
+            min={0}
+            max={MAX_REUSE_WINDOW_HOURS}
+            step={1}
+            className="max-w-40"
+            hint={flowCapMessages.reuseWindowHint(MAX_REUSE_WINDOW_HOURS)}
+            error={errors.reuseWindowHours?.message}
+            {...form.register('reuseWindowHours')}
+          />
+          {hasWait ? (
+            <div className="space-y-1">
+              <CheckboxField label={flowCapMessages.useFlexTierLabel} {...form.register('useFlexTier')} />
+              <p className="text-xs text-slate-600">{flowCapMessages.useFlexTierHint}</p>
+            </div>
+          ) : null}
         </fieldset>
 
         <section className="space-y-4" aria-labelledby={`${ids.active}-assistants`}>

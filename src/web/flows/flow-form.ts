@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import {
   assistantsSchema,
+  dailyBudgetUsdSchema,
   dailyGenerationCapSchema,
   klaviyoEventNameSchema,
+  reuseWindowHoursSchema,
   shopperCooldownHoursSchema,
   type Flow,
   type UpdateFlowInput,
@@ -29,6 +31,15 @@ function typedWholeNumber(schema: z.ZodNumber, notWhole: string) {
   });
 }
 
+/** A dollar amount typed into a text box; blank means no budget. Judged by the API's schema. */
+const typedBudget = z.string().superRefine((typed, context) => {
+  const text = typed.trim().replace(/^\$/, '');
+  if (text === '') return;
+  const value = /^\d+(\.\d{1,2})?$/.test(text) ? Number(text) : Number.NaN;
+  const checked = dailyBudgetUsdSchema.safeParse(Number.isNaN(value) ? 'not a number' : value);
+  if (!checked.success) context.addIssue({ code: 'custom', message: checked.error.issues[0]!.message });
+});
+
 /** The API's rules (shared schemas, same messages) plus the wait and the caps as the form holds them. */
 export function flowFormSchema(hasWait: boolean) {
   return z
@@ -40,6 +51,10 @@ export function flowFormSchema(hasWait: boolean) {
       klaviyoEventName: klaviyoEventNameSchema,
       shopperCooldownHours: typedWholeNumber(shopperCooldownHoursSchema, m.shopperCooldownWholeNumber),
       dailyGenerationCap: typedWholeNumber(dailyGenerationCapSchema, m.dailyGenerationCapWholeNumber),
+      useFlexTier: z.boolean(),
+      reuseWindowHours: typedWholeNumber(reuseWindowHoursSchema, m.reuseWindowWholeNumber),
+      dailyBudgetUsd: typedBudget,
+      overBudget: z.enum(['wait', 'skip']),
     })
     .superRefine((values, context) => {
       if (!hasWait) return;
@@ -75,6 +90,10 @@ export function toFormValues(flow: Flow): FlowFormValues {
     klaviyoEventName: flow.klaviyoEventName ?? '',
     shopperCooldownHours: String(flow.shopperCooldownHours),
     dailyGenerationCap: String(flow.dailyGenerationCap),
+    useFlexTier: flow.useFlexTier,
+    reuseWindowHours: String(flow.reuseWindowHours),
+    dailyBudgetUsd: flow.dailyBudgetUsd === null ? '' : flow.dailyBudgetUsd.toFixed(2),
+    overBudget: flow.overBudget,
   };
 }
 
@@ -86,6 +105,10 @@ export function toUpdateInput(values: FlowFormOutput, hasWait: boolean): UpdateF
     klaviyoEventName: values.klaviyoEventName,
     shopperCooldownHours: Number(values.shopperCooldownHours.trim()),
     dailyGenerationCap: Number(values.dailyGenerationCap.trim()),
+    useFlexTier: values.useFlexTier,
+    reuseWindowHours: Number(values.reuseWindowHours.trim()),
+    dailyBudgetUsd: values.dailyBudgetUsd.trim() === '' ? null : Number(values.dailyBudgetUsd.trim().replace(/^\$/, '')),
+    overBudget: values.overBudget,
   };
 }
 

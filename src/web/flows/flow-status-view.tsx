@@ -47,6 +47,11 @@ export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure:
           {flow.shopperCooldownHours === 0 ? flowCapMessages.shopperCooldownOff : flowCapMessages.shopperCooldown(flow.shopperCooldownHours)}{' '}
           {flowCapMessages.dailyGenerationCap(flow.dailyGenerationCap)}
         </p>
+        <p className="text-sm text-slate-700" data-testid="flow-cost-settings">
+          {flow.dailyBudgetUsd === null ? flowCapMessages.noBudget : flowCapMessages.budget(flow.dailyBudgetUsd, flow.overBudget)}{' '}
+          {flow.reuseWindowHours === 0 ? flowCapMessages.reuseOff : flowCapMessages.reuse(flow.reuseWindowHours)}
+          {flow.waitMinutes !== null && flow.useFlexTier ? ` ${flowCapMessages.flexOn}` : ''}
+        </p>
       </section>
 
       <section aria-labelledby="flow-webhook-heading" className="space-y-2">

@@ -117,6 +117,37 @@ export async function findProfileByEmail(connection: KlaviyoConnection, email: s
   });
 }
 
+/** Emails one look-up may name: Klaviyo's filters take at most 100 values, and a page holds 100 profiles. */
+export const MAX_EMAILS_PER_LOOKUP = 100;
+
+/**
+ * The account's profiles with any of these emails (GET /api/profiles with an `any`
+ * filter, one page of 100), by lower-cased email; an email without a profile is absent.
+ */
+export async function findProfilesByEmails(connection: KlaviyoConnection, emails: string[], signal?: AbortSignal): Promise<Map<string, KnownProfile>> {
+  const quoted = emails.map((email) => `"${email.replace(/["\\]/g, (character) => `\\${character}`)}"`);
+  const query = new URLSearchParams({ filter: `any(email,[${quoted.join(',')}])`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': String(MAX_EMAILS_PER_LOOKUP) });
+  return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
+    const profiles = (await readAnswer(answer, profileListWithEmailSchema, 'the profile lookup answer', connection.apiKey)).data;
+    return new Map(
+      profiles.flatMap((profile) =>
+        profile.attributes?.email
+          ? [[profile.attributes.email.toLowerCase(), { profileId: profile.id, firstName: profile.attributes.first_name || null, lastName: profile.attributes.last_name || null }]]
+          : [],
+      ),
+    );
+  });
+}
+
+const profileListWithEmailSchema = z.looseObject({
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      attributes: z.looseObject({ email: z.string().nullish(), first_name: z.string().nullish(), last_name: z.string().nullish() }).nullish(),
+    }),
+  ),
+});
+
 /** Records a Klaviyo event on the profile; 202 with no body is success. */
 export async function createEvent(connection: KlaviyoConnection, event: KlaviyoEvent, signal?: AbortSignal): Promise<void> {
   const body = {
@@ -150,4 +181,123 @@ function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string
     details = [];
   }
   return answer.error(withoutSecret(details.filter(Boolean).join('; ') || `HTTP ${answer.status}`, apiKey));
+}
+
+/**
+ * Klaviyo's bulk writes (INTEGRATIONS.md): a profile import job of up to 10,000 profiles
+ * (5 MB), whose outcome is read from the job and its import errors, and an event bulk
+ * create job of up to 1,000 events, de-duplicated by `unique_id` like single events.
+ */
+export const MAX_PROFILES_PER_IMPORT_JOB = 10_000;
+export const MAX_IMPORT_JOB_BYTES = 5 * 1024 * 1024;
+export const MAX_EVENTS_PER_BULK_JOB = 1_000;
+
+function profileAttributes(profile: ProfileImport): Record<string, unknown> {
+  const attributes: Record<string, unknown> = { email: profile.email, properties: profile.properties };
+  if (profile.firstName) attributes.first_name = profile.firstName;
+  if (profile.lastName) attributes.last_name = profile.lastName;
+  return attributes;
+}
+
+/** The body of a profile import job for these profiles (the caller keeps it under MAX_IMPORT_JOB_BYTES). */
+export function profileImportJobBody(profiles: ProfileImport[]): string {
+  return JSON.stringify({
+    data: {
+      type: 'profile-bulk-import-job',
+      attributes: { profiles: { data: profiles.map((profile) => ({ type: 'profile', attributes: profileAttributes(profile) })) } },
+    },
+  });
+}
+
+const importJobSchema = z.looseObject({
+  data: z.looseObject({
+    id: z.string(),
+    attributes: z.looseObject({
+      status: z.string(),
+      total_count: z.number().int().nullish(),
+      completed_count: z.number().int().nullish(),
+      failed_count: z.number().int().nullish(),
+    }),
+  }),
+});
+
+export interface ImportJob {
+  id: string;
+  status: 'queued' | 'processing' | 'complete' | 'cancelled' | string;
+  failedCount: number;
+}
+
+function toImportJob(answer: z.infer<typeof importJobSchema>): ImportJob {
+  return { id: answer.data.id, status: answer.data.attributes.status, failedCount: answer.data.attributes.failed_count ?? 0 };
+}
+
+/** Starts a profile import job (202); the profiles are written when Klaviyo completes it. */
+export async function createProfileImportJob(connection: KlaviyoConnection, profiles: ProfileImport[], signal?: AbortSignal): Promise<ImportJob> {
+  const call = { ...request(connection, '/api/profile-bulk-import-jobs', { method: 'POST' }, signal), body: profileImportJobBody(profiles) };
+  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, 'the import job answer', connection.apiKey)));
+}
+
+export async function getProfileImportJob(connection: KlaviyoConnection, jobId: string, signal?: AbortSignal): Promise<ImportJob> {
+  return callService('klaviyo', request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}`, { method: 'GET' }, signal), async (answer) =>
+    toImportJob(await readAnswer(answer, importJobSchema, 'the import job answer', connection.apiKey)),
+  );
+}
+
+const importErrorsSchema = z.looseObject({
+  data: z.array(
+    z.looseObject({
+      attributes: z.looseObject({
+        detail: z.string().nullish(),
+        title: z.string().nullish(),
+        original_payload: z.looseObject({ email: z.string().nullish() }).nullish(),
+      }),
+    }),
+  ),
+  links: z.looseObject({ next: z.string().nullish() }).nullish(),
+});
+
+/** The rows a completed job refused: the email each named, and Klaviyo's reason (first page; Klaviyo lists up to 100 a page). */
+export async function listImportErrors(connection: KlaviyoConnection, jobId: string, signal?: AbortSignal): Promise<Array<{ email: string | null; reason: string }>> {
+  return callService('klaviyo', request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}/import-errors?page[size]=100`, { method: 'GET' }, signal), async (answer) => {
+    const errors = await readAnswer(answer, importErrorsSchema, 'the import errors answer', connection.apiKey);
+    return errors.data.map((error) => ({
+      email: error.attributes.original_payload?.email ?? null,
+      reason: withoutSecret(error.attributes.detail || error.attributes.title || 'refused', connection.apiKey),
+    }));
+  });
+}
+
+/** Creates up to MAX_EVENTS_PER_BULK_JOB events in one job (202). */
+export async function createEventBulkJob(connection: KlaviyoConnection, events: KlaviyoEvent[], signal?: AbortSignal): Promise<void> {
+  const body = {
+    data: {
+      type: 'event-bulk-create-job',
+      attributes: {
+        'events-bulk-create': {
+          data: events.map((event) => ({
+            type: 'event-bulk-create',
+            attributes: {
+              profile: { data: { type: 'profile', attributes: { email: event.email } } },
+              events: {
+                data: [
+                  {
+                    type: 'event',
+                    attributes: {
+                      properties: event.properties,
+                      metric: { data: { type: 'metric', attributes: { name: event.metricName } } },
+                      unique_id: event.uniqueId,
+                      time: event.time,
+                    },
+                  },
+                ],
+              },
+            },
+          })),
+        },
+      },
+    },
+  };
+  await callService('klaviyo', request(connection, '/api/event-bulk-create-jobs', { method: 'POST', body }, signal), async (answer) => {
+    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey);
+  });
 }

@@ -12,6 +12,12 @@ export interface ResponsesRequest {
   instructions: string;
   input: string;
   maxOutputTokens: number;
+  /** Routes requests that share a prefix to the same cache (one per flow). */
+  promptCacheKey?: string;
+  /** 'flex': cheaper and slower, and may be refused with 429 resource_unavailable. */
+  serviceTier?: 'flex';
+  /** Structured Outputs: the answer is JSON text in this schema (strict). */
+  jsonSchema?: { name: string; schema: Record<string, unknown> };
 }
 
 export interface ResponsesResult {
@@ -20,7 +26,9 @@ export interface ResponsesResult {
   /** Why there is no text, when OpenAI says (e.g. "max_output_tokens", a refusal). */
   noTextReason: string | null;
   model: string | null;
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number };
+  /** The tier OpenAI says served the request ('default', 'flex', …); null when it does not say. */
+  serviceTier: string | null;
+  usage: { inputTokens: number; cachedInputTokens: number; outputTokens: number; totalTokens: number };
 }
 
 export interface OpenAiConnection {
@@ -38,8 +46,14 @@ const responseSchema = z.looseObject({
   status: z.string().nullish(),
   model: z.string().nullish(),
   output: z.array(outputItemSchema).nullish(),
+  service_tier: z.string().nullish(),
   usage: z
-    .looseObject({ input_tokens: z.number().int().nullish(), output_tokens: z.number().int().nullish(), total_tokens: z.number().int().nullish() })
+    .looseObject({
+      input_tokens: z.number().int().nullish(),
+      input_tokens_details: z.looseObject({ cached_tokens: z.number().int().nullish() }).nullish(),
+      output_tokens: z.number().int().nullish(),
+      total_tokens: z.number().int().nullish(),
+    })
     .nullish(),
   incomplete_details: z.looseObject({ reason: z.string().nullish() }).nullish(),
   error: z.looseObject({ message: z.string().nullish(), code: z.string().nullish() }).nullish(),
@@ -63,6 +77,9 @@ export async function createResponse(
       input: request.input,
       max_output_tokens: request.maxOutputTokens,
       store: false,
+      ...(request.promptCacheKey ? { prompt_cache_key: request.promptCacheKey } : {}),
+      ...(request.serviceTier ? { service_tier: request.serviceTier } : {}),
+      ...(request.jsonSchema ? { text: { format: { type: 'json_schema', name: request.jsonSchema.name, strict: true, schema: request.jsonSchema.schema } } } : {}),
     }),
     timeoutMs: connection.timeoutMs,
     signal,
@@ -98,8 +115,10 @@ function resultOf(answer: ServiceAnswer, json: unknown, apiKey: string): Respons
     text: text || null,
     noTextReason: text ? null : refusals.length > 0 ? `refused: ${refusals.join(' ')}` : incomplete,
     model: body.model ?? null,
+    serviceTier: body.service_tier ?? null,
     usage: {
       inputTokens: body.usage?.input_tokens ?? 0,
+      cachedInputTokens: body.usage?.input_tokens_details?.cached_tokens ?? 0,
       outputTokens: body.usage?.output_tokens ?? 0,
       totalTokens: body.usage?.total_tokens ?? (body.usage?.input_tokens ?? 0) + (body.usage?.output_tokens ?? 0),
     },
@@ -121,5 +140,6 @@ function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string
   if (error?.code === 'insufficient_quota' || error?.type === 'insufficient_quota') {
     return new ServiceError('openai', 'insufficient_quota', message, { status: answer.status });
   }
+  if (error?.code === 'resource_unavailable') return answer.error(message, 'resource_unavailable');
   return answer.error(message);
 }

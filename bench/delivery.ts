@@ -1,0 +1,347 @@
+/**
+ * `npm run bench:delivery`: deliveries at shop-sale scale, and what they cost.
+ *
+ * One process (ROLE=all), server PostgreSQL (TEST_DATABASE_URL or the local default),
+ * local fakes with OpenAI answering every call after 1 s and the fake Klaviyo enforcing
+ * Klaviyo's published limits on every endpoint it serves, the app's limiter on.
+ *
+ * Run 1, backlog: 20,000 abandoned-cart events (BENCH_EVENTS) for one Klaviyo account,
+ *   sent as fast as the intake takes them, through a flow of three assistants on one model
+ *   with long brand instructions and a Klaviyo event. Prints deliveries per minute
+ *   (target ≥ 10,000 sustained), OpenAI calls per event (target 1), the share of input
+ *   tokens served from the prompt cache from the second event on (target ≥ 80 %), 429s
+ *   (target 0 unhandled), and checks that every event was delivered exactly once.
+ * Run 1b, draining: Klaviyo holds the first bulk job back 45 s while deliveries queue;
+ *   prints how fast the queue is written once it takes them (target ≥ 10,000/min).
+ * Run 2, light load: 60 events at 2 a second; prints how long after its texts were ready
+ *   each event's Klaviyo write started (target p50 ≤ 1 s).
+ * Run 3, browse abandonment: 2,000 product views by 2,000 different shoppers over a
+ *   50-product catalog, instructions naming no shopper; prints OpenAI calls per event
+ *   (target ≤ 0.1).
+ *
+ * Figures are printed, not asserted.
+ */
+import { Writable } from 'node:stream';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { buildApp } from '../src/server/app.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { openDatabase, type Database } from '../src/server/database/database.ts';
+import { createLogger } from '../src/server/logger.ts';
+import { createMailer } from '../src/server/mail/mailer.ts';
+import { createCredentialCipher, parseCredentialsKey } from '../src/server/credentials/credential-cipher.ts';
+import type { FlowType } from '../src/shared/flows/flow-types.ts';
+import type { Assistant } from '../src/shared/flows/flow-schemas.ts';
+import { startFakeOpenAI } from '../test/fakes/fake-openai.ts';
+import { startFakeKlaviyo } from '../test/fakes/fake-klaviyo.ts';
+import { benchKeys, countRows, createBenchDatabase, formatNumber, freePort, seedOwnerWithFlow } from './bench-support.ts';
+
+type FakeOpenAI = Awaited<ReturnType<typeof startFakeOpenAI>>;
+type FakeKlaviyo = Awaited<ReturnType<typeof startFakeKlaviyo>>;
+
+/** A brand voice long enough (well over 1,024 tokens) that prompt caching pays, as real flows' instructions are. */
+const brandVoice = Array.from(
+  { length: 40 },
+  (_, index) =>
+    `Rule ${index + 1}: write as Trailhead Outfitters, a small outdoor shop that speaks plainly and warmly, never pushy, never with exclamation marks, and always about the walk rather than the gear.`,
+).join('\n');
+
+const cartAssistants: Assistant[] = [
+  { name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line about {products}', model: null, instructions: brandVoice },
+  { name: 'Preview', klaviyo_property: 'preview_text', prompt_template: 'Write preview text for {first_name} about {products}', model: null, instructions: brandVoice },
+  { name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'Write a short email about {products}, total {total} {currency}', model: null, instructions: brandVoice },
+];
+
+const browseAssistants: Assistant[] = [
+  { name: 'Teaser', klaviyo_property: 'product_teaser', prompt_template: 'Write a one-line teaser for {name}: {description}', model: null, instructions: brandVoice },
+];
+
+function cartEvent(email: string) {
+  return {
+    event_id: `evt_${randomUUID()}`,
+    event_type: 'cart_abandoned',
+    timestamp: new Date().toISOString(),
+    properties: {
+      customer: { email, first_name: 'Bench', last_name: 'Shopper' },
+      cart_id: randomUUID(),
+      products: [
+        { id: 'p1', name: 'Trail Shoe', price: 89.5, quantity: 1, description: 'A light trail running shoe' },
+        { id: 'p2', name: 'Wool Socks', price: 12, quantity: 2, description: 'Merino socks' },
+      ],
+      total: 113.5,
+      currency: 'USD',
+      abandoned_at: new Date().toISOString(),
+    },
+  };
+}
+
+function browseEvent(email: string, product: number) {
+  return {
+    event_id: `evt_${randomUUID()}`,
+    event_type: 'product_viewed',
+    timestamp: new Date().toISOString(),
+    properties: {
+      customer: { email, first_name: 'Bench', last_name: 'Shopper' },
+      product: { id: `prod-${product}`, name: `Trail Product ${product}`, price: 40 + product, description: `The ${product}th piece of our trail range.` },
+      page_url: `https://bench-shop.example/products/${product}`,
+      time_spent: 120,
+    },
+  };
+}
+
+/** The most items in any window of `windowMs` ending at one of them. */
+function busiestWindow(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let busiest = 0;
+  for (let start = 0, end = 0; end < sorted.length; end += 1) {
+    while (sorted[end]! - sorted[start]! >= windowMs) start += 1;
+    busiest = Math.max(busiest, end - start + 1);
+  }
+  return busiest;
+}
+
+function percentile(values: number[], share: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? NaN;
+}
+
+interface Harness {
+  db: Database;
+  openai: FakeOpenAI;
+  klaviyo: FakeKlaviyo;
+  flowId: string;
+  url: string;
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+async function startHarness(flow: { flowType: FlowType; assistants: Assistant[]; klaviyoEventName?: string }): Promise<Harness> {
+  const openai = await startFakeOpenAI({ validKeys: [benchKeys.openai], latencyMs: 1_000 });
+  const klaviyo = await startFakeKlaviyo({ validKeys: [benchKeys.klaviyo], enforceRateLimits: true });
+  const database = await createBenchDatabase();
+  const db = await openDatabase({ databaseUrl: database.url, dataDir: null, poolSize: 30 });
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: database.url,
+    DATA_DIR: path.resolve('.tmp/bench-data'),
+    OPENAI_BASE_URL: openai.apiBaseUrl,
+    KLAVIYO_BASE_URL: klaviyo.baseUrl,
+    ROLE: 'all',
+  });
+  const warnings: string[] = [];
+  const logger = createLogger('warn', new Writable({ write: (chunk: Buffer, _encoding, done) => (warnings.push(chunk.toString()), done()) }));
+  const app = await buildApp({
+    config,
+    database: db,
+    logger,
+    mailer: createMailer({ smtpUrl: undefined, mailFrom: config.mailFrom, outboxDir: path.resolve('.tmp/bench-data/outbox'), logger }),
+    authSecret: 'bench-secret-that-is-long-enough-for-signing',
+    credentialCipher: createCredentialCipher(parseCredentialsKey(benchKeys.credentialsKey)),
+  });
+  const { flowId } = await seedOwnerWithFlow(db.pool, { flowType: flow.flowType, assistants: flow.assistants, klaviyoEventName: flow.klaviyoEventName ?? null });
+  // The caps would skip part of a large run: the daily cap, and one text per shopper a day.
+  await db.pool.query('UPDATE flows SET daily_generation_cap = 1000000, shopper_cooldown_hours = 0 WHERE id = $1', [flowId]);
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    db,
+    openai,
+    klaviyo,
+    flowId,
+    url: `http://127.0.0.1:${port}/api/webhooks/${flow.flowType}/${flowId}`,
+    warnings,
+    async close() {
+      await app.close();
+      await db.close();
+      await database.drop();
+      await openai.close();
+      await klaviyo.close();
+    },
+  };
+}
+
+async function send(url: string, bodies: unknown[], connections: number, paceMs = 0): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        if (response.status !== 202) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
+        if (paceMs > 0) await new Promise((resolve) => setTimeout(resolve, paceMs));
+      }
+    }),
+  );
+}
+
+async function settled(harness: Harness, timeoutMs: number): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    const open = await countRows(harness.db.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status NOT IN ('delivered', 'failed', 'skipped', 'rejected')`, [harness.flowId]);
+    if (open === 0 || Date.now() > giveUpAt) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** Every profile write Klaviyo accepted, single or in a bulk import job, by email, with when it arrived. */
+function profileWrites(klaviyo: FakeKlaviyo): Array<{ email: string; at: number }> {
+  const writes: Array<{ email: string; at: number }> = [];
+  for (const request of klaviyo.requests) {
+    if (request.method !== 'POST' || request.status === null || request.status >= 300) continue;
+    const body = request.body as { data?: { attributes?: { email?: string; profiles?: { data?: Array<{ attributes?: { email?: string } }> } } } } | undefined;
+    if (request.path === '/api/profile-import' && body?.data?.attributes?.email) writes.push({ email: body.data.attributes.email, at: request.receivedAt });
+    if (request.path === '/api/profile-bulk-import-jobs') {
+      for (const profile of body?.data?.attributes?.profiles?.data ?? []) if (profile.attributes?.email) writes.push({ email: profile.attributes.email, at: request.receivedAt });
+    }
+  }
+  return writes;
+}
+
+async function generationTotals(db: Database, flowId: string) {
+  const { rows } = await db.pool.query<{ input: string; cached: string; later_input: string; later_cached: string; reused: string; rows: string }>(
+    `WITH ranked AS (
+       SELECT g.*, rank() OVER (ORDER BY g.created_at) AS position
+         FROM event_generations g JOIN events e ON e.id = g.event_id WHERE e.flow_id = $1)
+     SELECT coalesce(sum(input_tokens), 0) AS input, coalesce(sum(cached_input_tokens), 0) AS cached,
+            coalesce(sum(input_tokens) FILTER (WHERE position > 3), 0) AS later_input,
+            coalesce(sum(cached_input_tokens) FILTER (WHERE position > 3), 0) AS later_cached,
+            count(*) FILTER (WHERE reused) AS reused, count(*) AS rows
+       FROM ranked`,
+    [flowId],
+  );
+  const row = rows[0]!;
+  return { input: Number(row.input), cached: Number(row.cached), laterInput: Number(row.later_input), laterCached: Number(row.later_cached), reused: Number(row.reused), rows: Number(row.rows) };
+}
+
+async function backlogRun(events: number): Promise<void> {
+  const harness = await startHarness({ flowType: 'abandoned_cart', assistants: cartAssistants, klaviyoEventName: 'AI content ready' });
+  try {
+    const emails = Array.from({ length: events }, (_, index) => `bench-${index}-${randomUUID().slice(0, 8)}@shop.example`);
+    const started = Date.now();
+    await send(harness.url, emails.map(cartEvent), 50);
+    const received = Date.now();
+    await settled(harness, 30 * 60_000);
+    const finished = Date.now();
+    const delivered = await countRows(harness.db.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status = 'delivered'`, [harness.flowId]);
+    const deliveriesPerEvent = await countRows(
+      harness.db.pool,
+      `SELECT count(*) FROM (SELECT d.event_id FROM event_deliveries d JOIN events e ON e.id = d.event_id
+         WHERE e.flow_id = $1 AND d.status = 'delivered' GROUP BY d.event_id HAVING count(*) > 1) twice`,
+      [harness.flowId],
+    );
+    const writes = profileWrites(harness.klaviyo);
+    const writesPerEmail = new Map<string, number>();
+    for (const write of writes) writesPerEmail.set(write.email, (writesPerEmail.get(write.email) ?? 0) + 1);
+    const missing = emails.filter((email) => harness.klaviyo.profiles.get(email)?.properties.body_copy === undefined).length;
+    // A bulk job posted again after a failure writes the same properties once more (Klaviyo's import is idempotent).
+    const rewritten = emails.filter((email) => (writesPerEmail.get(email) ?? 0) > 1).length;
+    const klaviyoEvents = new Map<string, number>();
+    for (const event of harness.klaviyo.events) klaviyoEvents.set(event.email ?? '', (klaviyoEvents.get(event.email ?? '') ?? 0) + 1);
+    const eventsNotOnce = emails.filter((email) => klaviyoEvents.get(email) !== 1).length;
+    const exactlyOnce = deliveriesPerEvent === 0 && missing === 0 && eventsNotOnce === 0;
+    const writeTimes = writes.map((write) => write.at);
+    const firstWrite = Math.min(...writeTimes);
+    const lastWrite = Math.max(...writeTimes);
+    const deliverySpanMinutes = Math.max(lastWrite - firstWrite, 1) / 60_000;
+    const tokens = await generationTotals(harness.db, harness.flowId);
+    const calls = harness.openai.responsesServed;
+
+    console.log(`\nRun 1, backlog: ${formatNumber(events)} events × ${cartAssistants.length} assistants on one model, one Klaviyo account, Klaviyo's limits enforced`);
+    console.log(`  all received in ${formatNumber((received - started) / 1000, 1)} s; all settled in ${formatNumber((finished - started) / 1000, 1)} s`);
+    console.log(
+      `  deliveries         ${formatNumber(delivered / deliverySpanMinutes)}/min from the first Klaviyo write to the last; busiest minute ${formatNumber(busiestWindow(writeTimes, 60_000))} (target ≥ 10,000/min)`,
+    );
+    console.log(`  OpenAI calls       ${formatNumber(calls)}, ${formatNumber(calls / events, 2)} per event (target 1), peak ${formatNumber(harness.openai.peakInFlight)} at once`);
+    console.log(
+      `  cached input       ${formatNumber((tokens.laterCached / Math.max(tokens.laterInput, 1)) * 100, 1)} % of input tokens from the second event on (target ≥ 80 %); ${formatNumber((tokens.cached / Math.max(tokens.input, 1)) * 100, 1)} % overall`,
+    );
+    console.log(`  429 answers        ${harness.klaviyo.throttledCount} from Klaviyo (each waited for and retried)`);
+    console.log(`  delivered          ${formatNumber(delivered)} of ${formatNumber(events)}; every event delivered exactly once: ${exactlyOnce ? 'yes' : 'NO'}`);
+    console.log(
+      `                     (events delivered twice ${deliveriesPerEvent}, profiles without their texts ${missing}, Klaviyo events not exactly once ${eventsNotOnce}; profiles imported again after a failed job ${rewritten})`,
+    );
+    const warnings = new Map<string, number>();
+    for (const line of harness.warnings) {
+      const error = /"err":\{"type":"[^"]*","message":"([^"]{0,120})/.exec(line)?.[1];
+      const message = `${/"msg":"([^"]*)"/.exec(line)?.[1] ?? line.slice(0, 80)}${error ? ` (${error})` : ''}`;
+      warnings.set(message, (warnings.get(message) ?? 0) + 1);
+    }
+    for (const [message, count] of warnings) console.log(`  warning ×${count}: ${message}`);
+  } finally {
+    await harness.close();
+  }
+}
+
+/**
+ * Run 1b: how fast one account's backlog drains once Klaviyo takes it. Klaviyo answers the
+ * first bulk job with 429 and Retry-After 45 s (an account busy elsewhere); meanwhile the
+ * texts of the events keep coming and their deliveries queue. Then the queue is written.
+ */
+async function drainRun(events: number): Promise<void> {
+  const harness = await startHarness({ flowType: 'abandoned_cart', assistants: cartAssistants, klaviyoEventName: 'AI content ready' });
+  try {
+    harness.klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 45, on: 'profile-bulk-import-jobs' });
+    const emails = Array.from({ length: events }, (_, index) => `drain-${index}-${randomUUID().slice(0, 8)}@shop.example`);
+    await send(harness.url, emails.map(cartEvent), 50);
+    await settled(harness, 15 * 60_000);
+    const posts = harness.klaviyo.requests.filter((request) => request.method === 'POST' && request.path === '/api/profile-bulk-import-jobs');
+    const throttledAt = posts.find((request) => request.status === 429)?.receivedAt ?? 0;
+    const after = profileWrites(harness.klaviyo).filter((write) => write.at > throttledAt);
+    const times = after.map((write) => write.at);
+    const spanMs = Math.max(Math.max(...times) - Math.min(...times), 1_000);
+    const delivered = await countRows(harness.db.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status = 'delivered'`, [harness.flowId]);
+    console.log(`\nRun 1b, draining a backlog: ${formatNumber(events)} events; Klaviyo holds the first bulk job back 45 s while the rest queue`);
+    console.log(
+      `  drained            ${formatNumber(after.length)} queued deliveries in ${formatNumber(spanMs / 1000, 1)} s once Klaviyo took them (≥ ${formatNumber((after.length / spanMs) * 60_000)}/min; target ≥ 10,000/min), in ${posts.length - 1} bulk jobs`,
+    );
+    console.log(`  delivered          ${formatNumber(delivered)} of ${formatNumber(events)}; 429 answers ${harness.klaviyo.throttledCount} (the one held back, waited out)`);
+  } finally {
+    await harness.close();
+  }
+}
+
+async function lightRun(events: number): Promise<void> {
+  const harness = await startHarness({ flowType: 'abandoned_cart', assistants: cartAssistants });
+  try {
+    const emails = Array.from({ length: events }, (_, index) => `light-${index}-${randomUUID().slice(0, 8)}@shop.example`);
+    await send(harness.url, emails.map(cartEvent), 1, 500);
+    await settled(harness, 5 * 60_000);
+    // When each event's last text was stored, by the database's clock (same machine).
+    const { rows } = await harness.db.pool.query<{ email: string; ready: Date }>(
+      `SELECT e.shopper_email AS email, max(g.created_at) AS ready FROM events e JOIN event_generations g ON g.event_id = e.id
+        WHERE e.flow_id = $1 AND e.status = 'delivered' GROUP BY e.shopper_email`,
+      [harness.flowId],
+    );
+    const writeAt = new Map(profileWrites(harness.klaviyo).map((write) => [write.email.toLowerCase(), write.at]));
+    const lags = rows.flatMap((row) => (writeAt.has(row.email) ? [writeAt.get(row.email)! - row.ready.getTime()] : []));
+    console.log(`\nRun 2, light load: ${formatNumber(events)} events at 2 a second`);
+    console.log(
+      `  texts ready → Klaviyo write: p50 ${formatNumber(percentile(lags, 0.5))} ms, p90 ${formatNumber(percentile(lags, 0.9))} ms, max ${formatNumber(Math.max(...lags))} ms over ${lags.length} events (target p50 ≤ 1,000 ms)`,
+    );
+  } finally {
+    await harness.close();
+  }
+}
+
+async function browseRun(events: number, products: number): Promise<void> {
+  const harness = await startHarness({ flowType: 'browser_abandonment', assistants: browseAssistants });
+  try {
+    const bodies = Array.from({ length: events }, (_, index) => browseEvent(`viewer-${index}-${randomUUID().slice(0, 8)}@shop.example`, index % products));
+    await send(harness.url, bodies, 50);
+    await settled(harness, 10 * 60_000);
+    const delivered = await countRows(harness.db.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status = 'delivered'`, [harness.flowId]);
+    const tokens = await generationTotals(harness.db, harness.flowId);
+    const calls = harness.openai.responsesServed;
+    console.log(`\nRun 3, browse abandonment: ${formatNumber(events)} views by ${formatNumber(events)} shoppers over ${products} products, instructions naming no shopper`);
+    console.log(`  OpenAI calls       ${formatNumber(calls)}, ${formatNumber(calls / events, 3)} per event (target ≤ 0.1); ${formatNumber(tokens.reused)} texts reused`);
+    console.log(`  delivered          ${formatNumber(delivered)} of ${formatNumber(events)}`);
+  } finally {
+    await harness.close();
+  }
+}
+
+await backlogRun(Number(process.env.BENCH_EVENTS ?? 20_000));
+await drainRun(Number(process.env.BENCH_DRAIN_EVENTS ?? 4_000));
+await lightRun(Number(process.env.BENCH_LIGHT_EVENTS ?? 60));
+await browseRun(Number(process.env.BENCH_BROWSE_EVENTS ?? 2_000), 50);

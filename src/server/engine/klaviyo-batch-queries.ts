@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { inTransaction, type Queryable } from '../database/database.ts';
+
+/** The queue of deliveries waiting for a bulk import job, and the jobs (klaviyo-batches.ts decides). */
+export interface BatchDelivery {
+  id: string;
+  eventId: string;
+  attempt: number;
+  email: string;
+  firstName: string | null;
+  lastName: string | null;
+  properties: Record<string, string>;
+  klaviyoEventName: string | null;
+  profileWrittenAt: Date | null;
+  eventSentAt: Date | null;
+}
+
+export interface Batch {
+  id: string;
+  userId: string;
+  status: 'importing' | 'sending_events' | 'done';
+  jobId: string | null;
+}
+
+/** Queues a pending delivery for the owner's next bulk import job. */
+export async function queueDeliveryForBatch(
+  db: Queryable,
+  deliveryId: string,
+  values: { userId: string; email: string; firstName: string | null; lastName: string | null; at: Date },
+): Promise<void> {
+  await db.query(
+    `UPDATE event_deliveries SET user_id = $2, email = $3, first_name = $4, last_name = $5, batched_at = $6, updated_at = now()
+      WHERE id = $1 AND status = 'pending' AND batched_at IS NULL`,
+    [deliveryId, values.userId, values.email, values.firstName, values.lastName, values.at],
+  );
+}
+
+/** How many deliveries of the owner wait for a batch now. */
+export async function countQueuedDeliveries(db: Queryable, userId: string): Promise<number> {
+  const { rows } = await db.query<{ count: string }>(
+    `SELECT count(*) FROM event_deliveries WHERE user_id = $1 AND status = 'pending' AND batched_at IS NOT NULL AND batch_id IS NULL`,
+    [userId],
+  );
+  return Number(rows[0]!.count);
+}
+
+/**
+ * Takes a batch to work on: one whose worker's lease ran out (a crash), else a new one of
+ * up to `maxDeliveries` queued deliveries of the owner who has waited longest. SKIP LOCKED
+ * lets several workers form batches at once without taking the same delivery.
+ */
+export async function claimBatch(pool: pg.Pool, options: { now: Date; leaseMs: number; maxDeliveries: number }): Promise<Batch | null> {
+  return inTransaction(pool, async (client) => {
+    const lease = new Date(options.now.getTime() + options.leaseMs);
+    const stale = await client.query<{ id: string; user_id: string; status: Batch['status']; job_id: string | null }>(
+      `UPDATE klaviyo_batches SET lease_until = $2, updated_at = now()
+        WHERE id = (SELECT id FROM klaviyo_batches WHERE status <> 'done' AND lease_until < $1 ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED)
+        RETURNING id, user_id, status, job_id`,
+      [options.now, lease],
+    );
+    if (stale.rows[0]) return toBatch(stale.rows[0]);
+    const oldest = await client.query<{ user_id: string }>(
+      `SELECT user_id FROM event_deliveries
+        WHERE status = 'pending' AND batched_at IS NOT NULL AND batch_id IS NULL
+        ORDER BY batched_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+    );
+    const userId = oldest.rows[0]?.user_id;
+    if (!userId) return null;
+    const id = randomUUID();
+    await client.query(`INSERT INTO klaviyo_batches (id, user_id, status, lease_until) VALUES ($1, $2, 'importing', $3)`, [id, userId, lease]);
+    await client.query(
+      `UPDATE event_deliveries SET batch_id = $1, updated_at = now()
+        WHERE id IN (SELECT id FROM event_deliveries
+                      WHERE user_id = $2 AND status = 'pending' AND batched_at IS NOT NULL AND batch_id IS NULL
+                      ORDER BY batched_at LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+      [id, userId, options.maxDeliveries],
+    );
+    return { id, userId, status: 'importing', jobId: null };
+  });
+}
+
+function toBatch(row: { id: string; user_id: string; status: Batch['status']; job_id: string | null }): Batch {
+  return { id: row.id, userId: row.user_id, status: row.status, jobId: row.job_id };
+}
+
+export async function listBatchDeliveries(db: Queryable, batchId: string): Promise<BatchDelivery[]> {
+  const { rows } = await db.query<{
+    id: string;
+    event_id: string;
+    attempt: number;
+    email: string;
+    first_name: string | null;
+    last_name: string | null;
+    properties: Record<string, string>;
+    klaviyo_event_name: string | null;
+    profile_written_at: Date | null;
+    event_sent_at: Date | null;
+  }>(
+    `SELECT id, event_id, attempt, email, first_name, last_name, properties, klaviyo_event_name, profile_written_at, event_sent_at
+       FROM event_deliveries WHERE batch_id = $1 AND status = 'pending' ORDER BY batched_at`,
+    [batchId],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    eventId: row.event_id,
+    attempt: row.attempt,
+    email: row.email,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    properties: row.properties,
+    klaviyoEventName: row.klaviyo_event_name,
+    profileWrittenAt: row.profile_written_at,
+    eventSentAt: row.event_sent_at,
+  }));
+}
+
+/** Moves the batch on (its job posted, its events sent, done) and holds it for another lease. */
+export async function updateBatch(db: Queryable, batchId: string, values: { status?: Batch['status']; jobId?: string; leaseUntil: Date }): Promise<void> {
+  await db.query(
+    `UPDATE klaviyo_batches SET status = COALESCE($2, status), job_id = COALESCE($3, job_id), lease_until = $4, updated_at = now() WHERE id = $1`,
+    [batchId, values.status ?? null, values.jobId ?? null, values.leaseUntil],
+  );
+}
+
+/** Marks the profiles of a completed job written (one statement for the whole batch). */
+export async function recordBatchProfilesWritten(db: Queryable, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await db.query(`UPDATE event_deliveries SET profile_written_at = now(), updated_at = now() WHERE id = ANY($1) AND profile_written_at IS NULL`, [deliveryIds]);
+}
+
+export async function recordBatchEventsSent(db: Queryable, deliveryIds: string[]): Promise<void> {
+  if (deliveryIds.length === 0) return;
+  await db.query(`UPDATE event_deliveries SET event_sent_at = now(), updated_at = now() WHERE id = ANY($1) AND event_sent_at IS NULL`, [deliveryIds]);
+}
+
+/** Deliveries of a batch that did not go in its job (over 5 MB) go back to the queue. */
+export async function releaseUnsentDeliveries(db: Queryable, batchId: string): Promise<void> {
+  await db.query(`UPDATE event_deliveries SET batch_id = NULL, updated_at = now() WHERE batch_id = $1 AND status = 'pending' AND profile_written_at IS NULL`, [batchId]);
+}

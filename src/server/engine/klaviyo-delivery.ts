@@ -1,0 +1,121 @@
+import type { FlowRecord } from '../flows/flow-queries.ts';
+import type { EventRecord } from '../events/event-queries.ts';
+import { createEvent, importProfile } from '../integrations/klaviyo/klaviyo-profiles.ts';
+import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
+import { takeKlaviyoSlot, type KlaviyoEndpoint } from './klaviyo-rate-limiter.ts';
+import { withQuickRetry } from './retry-policy.ts';
+import type { EngineCredentials } from './engine-credentials.ts';
+import { quickRetries, type PipelineContext } from './pipeline-context.ts';
+import { countQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';
+import { RateLimitWait } from './rate-limit-wait.ts';
+
+/**
+ * One profile write with every text, then (when the flow names one) one Klaviyo event.
+ * Each step is recorded as it succeeds; a retried job skips the steps already done.
+ *
+ * Under a backlog (the account's single-write slot is taken for now, or deliveries of the
+ * account already wait for a bulk job) the delivery joins the account's next bulk import
+ * job instead ('batched'): the event stays `delivering`, this job ends, and the batch
+ * dispatcher (klaviyo-batches.ts) finishes it (docs/decisions/0020-klaviyo-batches.md).
+ */
+export async function deliver(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  email: string,
+  names: { firstName: string | null; lastName: string | null },
+  credentials: EngineCredentials,
+  properties: Record<string, string>,
+  signal: AbortSignal,
+): Promise<'delivered' | 'batched'> {
+  const { pool, options } = context;
+  const delivery = await startDelivery(pool, {
+    id: deliveryId(event),
+    eventId: event.id,
+    attempt: event.attempt,
+    properties,
+    klaviyoEventName: flow.klaviyoEventName,
+  });
+  if (delivery.status === 'delivered') return 'delivered';
+  if (delivery.batchedAt) return 'batched';
+  let slotTaken = false;
+  if (!delivery.profileWrittenAt && options.klaviyoLimits && options.bulkDelivery) {
+    slotTaken = await takeSlotNowOrBatch(context, event, credentials, signal);
+    if (!slotTaken) {
+      await queueDeliveryForBatch(pool, delivery.id, { userId: event.userId, email, firstName: names.firstName, lastName: names.lastName, at: context.clock.now() });
+      context.onBatched?.();
+      return 'batched';
+    }
+  }
+  const connection = klaviyoConnection(context, credentials);
+  const retrying = quickRetries(context, event, 'Klaviyo', signal);
+  // A failure goes up to processEvent, which schedules the next try (this delivery then
+  // resumes after its last recorded step) or fails the event and this delivery with it.
+  if (!delivery.profileWrittenAt) {
+    const result = await withQuickRetry(
+      async () => {
+        // The first try may use the slot taken above; a retry takes its own.
+        if (slotTaken) slotTaken = false;
+        else await takeSlot(context, credentials, 'profile-import', signal);
+        return importProfile(connection, { email, firstName: names.firstName, lastName: names.lastName, properties: delivery.properties }, signal);
+      },
+      options.retry,
+      retrying,
+    );
+    await recordProfileWritten(pool, delivery.id, result);
+  }
+  if (delivery.klaviyoEventName && !delivery.eventSentAt) {
+    await withQuickRetry(
+      async () => {
+        await takeSlot(context, credentials, 'events', signal);
+        await createEvent(
+          connection,
+          { metricName: delivery.klaviyoEventName!, email, properties: delivery.properties, uniqueId: delivery.id, time: context.clock.now().toISOString() },
+          signal,
+        );
+      },
+      options.retry,
+      retrying,
+    );
+    await recordKlaviyoEventSent(pool, delivery.id);
+  }
+  await finishDelivery(pool, delivery.id, 'delivered');
+  return 'delivered';
+}
+
+/**
+ * True when a single write may go now (its slot is taken); false when the delivery should
+ * join a batch: deliveries of the account already wait for one, or the account's
+ * single-write slot is not free at this moment.
+ */
+async function takeSlotNowOrBatch(context: PipelineContext, event: EventRecord, credentials: EngineCredentials, signal: AbortSignal): Promise<boolean> {
+  if ((await countQueuedDeliveries(context.pool, event.userId)) > 0) return false;
+  try {
+    // Busy (another delivery is taking a slot this moment) counts as "not now": under a
+    // backlog hundreds of deliveries would otherwise queue on that one lock.
+    await takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, 'profile-import', context.options.klaviyoLimits, { clock: context.clock, maxInPlaceWaitMs: 0, signal, unlessBusy: true });
+    return true;
+  } catch (error) {
+    if (error instanceof RateLimitWait) return false;
+    throw error;
+  }
+}
+
+/** The event id for its first delivery (Klaviyo's unique_id); each replay gets a new one. */
+export function deliveryId(event: { id: string; attempt: number }): string {
+  return event.attempt === 1 ? event.id : `${event.id}:${event.attempt}`;
+}
+
+export function klaviyoConnection(context: PipelineContext, credentials: EngineCredentials) {
+  return { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: context.options.klaviyoTimeoutMs, now: () => context.clock.now() };
+}
+
+/** One Klaviyo request's slot under the account's limits, waited for only as long as a Retry-After would be. */
+export function takeSlot(context: PipelineContext, credentials: EngineCredentials, endpoint: KlaviyoEndpoint, signal: AbortSignal): Promise<void> {
+  return takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, endpoint, context.options.klaviyoLimits, {
+    clock: context.clock,
+    maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs,
+    signal,
+  });
+}
+

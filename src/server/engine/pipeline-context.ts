@@ -1,0 +1,73 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Clock } from '../platform/clock.ts';
+import type { ServiceError } from '../integrations/service-error.ts';
+import type { KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
+import type { RetryPolicy } from './retry-policy.ts';
+import type { CredentialsLoader } from './engine-credentials.ts';
+import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
+import type { EventRecord } from '../events/event-queries.ts';
+
+/**
+ * What every step of the event pipeline is given (event-pipeline.ts runs the steps;
+ * text-generation.ts, known-shoppers.ts and klaviyo-delivery.ts are steps), and the one
+ * way a step ends an event early.
+ */
+export interface PipelineOptions {
+  retry: RetryPolicy;
+  openaiTimeoutMs: number;
+  /** How long a flex-tier call may take before the standard tier is asked instead. */
+  flexTimeoutMs: number;
+  klaviyoTimeoutMs: number;
+  /** The output limit of every generation (reasoning tokens count against it). */
+  maxOutputTokens: number;
+  /**
+   * Deliveries under a backlog go in bulk import jobs (klaviyo-batches.ts). Off, each
+   * waits for its single-write slot instead: the tests of that waiting turn it off.
+   */
+  bulkDelivery: boolean;
+  /** Klaviyo's per-account limits; null to not limit (an unlimited fake in benchmarks). */
+  klaviyoLimits: KlaviyoRateLimits | null;
+}
+
+export interface PipelineContext {
+  pool: pg.Pool;
+  logger: Logger;
+  openaiBaseUrl: string;
+  klaviyoBaseUrl: string;
+  loadCredentials: CredentialsLoader;
+  /** Product details from the owner's shop; without it, events go as they came, and pixel events (which need them) are skipped. */
+  shopifyTokens?: ShopifyAccessTokenProvider;
+  options: PipelineOptions;
+  /** The app's clock: timers and retries are due by it (tests move it by hand), and short waits sleep on it. */
+  clock: Clock;
+  /** Told how events end and what generations cost (the app's metrics). */
+  observer?: PipelineObserver;
+  /** Told when an event waits for a time (its next try, a rate limit's slot), so this worker can come back for it then. */
+  onWaiting?: (until: Date) => void;
+  /** Told when a delivery joined a bulk batch, so this worker's batch dispatcher runs soon. */
+  onBatched?: () => void;
+}
+
+export interface PipelineObserver {
+  eventFinished(status: 'delivered' | 'skipped' | 'failed'): void;
+  generation(result: { succeeded: boolean; durationMs: number; inputTokens: number; cachedInputTokens: number; outputTokens: number }): void;
+}
+
+/** The event ends here, with this status and reason. */
+export class EventOutcome extends Error {
+  readonly status: 'skipped' | 'failed';
+  constructor(status: 'skipped' | 'failed', reason: string) {
+    super(reason);
+    this.status = status;
+  }
+}
+
+
+export function quickRetries(context: PipelineContext, event: EventRecord, service: string, signal: AbortSignal) {
+  return {
+    signal,
+    sleep: (milliseconds: number, abort?: AbortSignal) => context.clock.sleep(milliseconds, abort),
+    onRetry: (error: ServiceError, delayMs: number) => context.logger.info({ eventId: event.id, code: error.code, delayMs }, `retrying ${service}`),
+  };
+}

@@ -1,0 +1,358 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { FlowRecord } from '../flows/flow-queries.ts';
+import type { EventRecord } from '../events/event-queries.ts';
+import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
+import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import type { Assistant } from '../../shared/flows/flow-schemas.ts';
+import { createResponse, type ResponsesRequest, type ResponsesResult } from '../integrations/openai/openai-responses.ts';
+import { ServiceError } from '../integrations/service-error.ts';
+import { composeGroupInput, composeGroupInstructions, composeInstructions, fieldName, namesShopper, renderPrompt } from './prompt-rendering.ts';
+import { findCachedGeneration, findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
+import { recordFlowSpend } from './flow-spend-queries.ts';
+import { callCostUsd, priceOf } from './openai-prices.ts';
+import { withQuickRetry } from './retry-policy.ts';
+import type { EngineCredentials } from './engine-credentials.ts';
+import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
+
+/**
+ * The texts of all a flow's assistants for one event, at the least cost
+ * (docs/decisions/0021-one-call-per-model.md):
+ * - a text already stored for this attempt is kept; a replay reuses an earlier attempt's
+ *   text for the same request;
+ * - a prompt that names nothing of the shopper reuses the text an identical request got
+ *   within the flow's window (the generation cache), and identical requests in flight in
+ *   this process share one call;
+ * - the rest are written by one OpenAI call per model, with Structured Outputs (one field
+ *   per assistant) when several assistants share it; the fixed part of the prompt comes
+ *   first and `prompt_cache_key` names the flow, so OpenAI's prompt cache serves it;
+ * - flows that wait 15 minutes or more use the flex tier when the owner allows it, and the
+ *   standard tier when flex is refused or too slow.
+ * Each assistant's outcome is still its own row, with its own prompt and text.
+ */
+export async function generateTexts(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  normalized: NormalizedEvent,
+  credentials: EngineCredentials,
+  signal: AbortSignal,
+): Promise<GenerationRecord[]> {
+  const stored = new Map((await listGenerations(context.pool, event.id, event.attempt)).map((generation) => [generation.klaviyoProperty, generation]));
+  const done: GenerationRecord[] = [];
+  const toWrite: Pending[] = [];
+  for (const assistant of flow.assistants) {
+    const outcome = await settleWithoutCall(context, event, flow, assistant, normalized, credentials, stored.get(assistant.klaviyo_property));
+    if ('generation' in outcome) done.push(outcome.generation);
+    else toWrite.push(outcome.pending);
+  }
+  const byModel = new Map<string, Pending[]>();
+  for (const pending of toWrite) byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
+  const outcomes = await Promise.allSettled([...byModel.values()].map((group) => writeGroupSharingCalls(context, event, flow, group, credentials, signal)));
+  if (signal.aborted) throw signal.reason;
+  const failures: string[] = [];
+  const generations: GenerationRecord[] = [];
+  let tryAgain: ServiceError | null = null;
+  const all = [...done.map((generation) => ({ status: 'fulfilled' as const, value: [generation] })), ...outcomes];
+  for (const outcome of all) {
+    if (outcome.status === 'rejected') {
+      // A text that failed for now is tried again later; the texts that arrived are kept.
+      if (outcome.reason instanceof ServiceError && outcome.reason.retryable) tryAgain ??= outcome.reason;
+      else throw outcome.reason;
+      continue;
+    }
+    for (const generation of outcome.value) {
+      if (generation.status === 'succeeded') generations.push(generation);
+      else failures.push(generation.error ?? '');
+    }
+  }
+  if (failures.length > 0) throw new EventOutcome('failed', failures.join(' '));
+  if (tryAgain) throw tryAgain;
+  return generations;
+}
+
+type GenerationRequest = Pick<GenerationRecord, 'eventId' | 'attempt' | 'klaviyoProperty' | 'assistantName' | 'model' | 'instructions' | 'prompt'>;
+
+/** An assistant whose text needs a call. */
+interface Pending {
+  assistant: Assistant;
+  request: GenerationRequest;
+  reuseKey: string | null;
+}
+
+const noCall = {
+  inputTokens: 0,
+  outputTokens: 0,
+  totalTokens: 0,
+  durationMs: 0,
+  cachedInputTokens: 0,
+  serviceTier: null,
+  costUsd: 0,
+  openaiCallId: null,
+  reused: false,
+  reusedFrom: null,
+} satisfies Partial<GenerationRecord>;
+
+/** The key of the generation cache: one flow, one model, one set of instructions, one prompt. */
+function reuseKeyOf(flowId: string, request: GenerationRequest): string {
+  return createHash('sha256').update(JSON.stringify([flowId, request.model, request.instructions, request.prompt])).digest('hex');
+}
+
+/** What an assistant's text is without a call (kept, reused, or an empty template), or what the call must ask. */
+async function settleWithoutCall(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  assistant: Assistant,
+  normalized: NormalizedEvent,
+  credentials: EngineCredentials,
+  stored: GenerationRecord | undefined,
+): Promise<{ generation: GenerationRecord } | { pending: Pending }> {
+  const { prompt, missing } = renderPrompt(assistant.prompt_template, normalized);
+  const request: GenerationRequest = {
+    eventId: event.id,
+    attempt: event.attempt,
+    klaviyoProperty: assistant.klaviyo_property,
+    assistantName: assistant.name,
+    model: assistant.model ?? credentials.openaiModel,
+    instructions: assistant.instructions,
+    prompt,
+  };
+  if (stored?.status === 'succeeded' && stored.prompt === prompt && stored.model === request.model && stored.instructions === request.instructions) {
+    return { generation: stored };
+  }
+  const now = context.clock.now();
+  if (!prompt) {
+    const failed: GenerationRecord = { ...request, ...noCall, reuseKey: null, status: 'failed', text: null, error: m.templateEmpty(assistant.name, missing) };
+    await saveGeneration(context.pool, failed, now);
+    return { generation: failed };
+  }
+  const reuseKey = flow.reuseWindowHours > 0 && !namesShopper(assistant.prompt_template) ? reuseKeyOf(flow.id, request) : null;
+  const earlier =
+    event.attempt > 1 ? await findReusableGeneration(context.pool, request) : null;
+  if (earlier) return { generation: await saveReused(context, request, reuseKey, earlier.text!, 'earlier_attempt') };
+  if (reuseKey) {
+    const cached = await findCachedGeneration(context.pool, reuseKey, new Date(now.getTime() - flow.reuseWindowHours * 3_600_000));
+    if (cached) return { generation: await saveReused(context, request, reuseKey, cached.text!, 'identical_request') };
+  }
+  return { pending: { assistant, request, reuseKey } };
+}
+
+async function saveReused(
+  context: PipelineContext,
+  request: GenerationRequest,
+  reuseKey: string | null,
+  text: string,
+  from: 'earlier_attempt' | 'identical_request',
+): Promise<GenerationRecord> {
+  const reused: GenerationRecord = { ...request, ...noCall, reuseKey, status: 'succeeded', text, reused: true, reusedFrom: from, error: null };
+  await saveGeneration(context.pool, reused, context.clock.now());
+  return reused;
+}
+
+/**
+ * Calls in flight in this process for requests that name no shopper, by their reuse
+ * keys: an identical request arriving meanwhile (200 shoppers viewing one product in the
+ * same minute) waits for that call's texts instead of paying for its own.
+ */
+const sharedCalls = new Map<string, Promise<Map<string, string>>>();
+
+async function writeGroupSharingCalls(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  group: Pending[],
+  credentials: EngineCredentials,
+  signal: AbortSignal,
+): Promise<GenerationRecord[]> {
+  const shareable = group.every((pending) => pending.reuseKey !== null);
+  if (!shareable) return writeGroup(context, event, flow, group, credentials, signal);
+  const key = group.map((pending) => pending.reuseKey).join(':');
+  const running = sharedCalls.get(key);
+  if (running) {
+    const texts = await running.catch(() => null);
+    if (texts && group.every((pending) => texts.has(pending.reuseKey!))) {
+      return Promise.all(group.map((pending) => saveReused(context, pending.request, pending.reuseKey, texts.get(pending.reuseKey!)!, 'identical_request')));
+    }
+    // The shared call failed: this event tries on its own.
+    return writeGroup(context, event, flow, group, credentials, signal);
+  }
+  const call = writeGroup(context, event, flow, group, credentials, signal);
+  const texts = call.then(
+    (generations) => new Map(generations.flatMap((generation) => (generation.status === 'succeeded' && generation.reuseKey ? [[generation.reuseKey, generation.text!]] : []))),
+  );
+  // A failed call is this event's to handle; those waiting on it then try on their own.
+  texts.catch(() => undefined);
+  sharedCalls.set(key, texts);
+  try {
+    return await call;
+  } finally {
+    sharedCalls.delete(key);
+  }
+}
+
+/** One OpenAI call for assistants that share a model; each gets its own row. */
+async function writeGroup(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  group: Pending[],
+  credentials: EngineCredentials,
+  signal: AbortSignal,
+): Promise<GenerationRecord[]> {
+  const model = group[0]!.request.model;
+  const combined = group.length > 1;
+  const request: ResponsesRequest = {
+    model,
+    instructions: combined ? composeGroupInstructions(group.map((pending) => pending.assistant)) : composeInstructions(group[0]!.request.instructions),
+    input: combined ? composeGroupInput(group.map((pending) => pending.request.prompt)) : group[0]!.request.prompt,
+    maxOutputTokens: context.options.maxOutputTokens * group.length,
+    promptCacheKey: `flow-${createHash('sha256').update(flow.id).digest('hex').slice(0, 24)}`,
+    ...(combined ? { jsonSchema: answerSchema(group.length) } : {}),
+  };
+  // A duration, so the monotonic timer rather than the app's clock (which a test holds still).
+  const started = performance.now();
+  const callId = randomUUID();
+  let answer: ResponsesResult;
+  try {
+    answer = await callOpenAi(context, event, flow, request, credentials, signal);
+  } catch (error) {
+    if (!(error instanceof ServiceError) || signal.aborted) throw error;
+    const durationMs = Math.round(performance.now() - started);
+    const failed = group.map(
+      (pending): GenerationRecord => ({
+        ...pending.request,
+        ...noCall,
+        durationMs,
+        reuseKey: pending.reuseKey,
+        status: 'failed',
+        text: null,
+        error: m.generationFailed(pending.assistant.name, error.message),
+      }),
+    );
+    // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
+    for (const generation of failed) await saveGeneration(context.pool, generation, context.clock.now());
+    context.observer?.generation({ succeeded: false, durationMs, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 });
+    if (error.retryable) throw error;
+    return failed;
+  }
+  const durationMs = Math.round(performance.now() - started);
+  const texts = combined ? fieldTexts(answer, group.length) : [{ text: answer.text, reason: answer.noTextReason ?? '' }];
+  const costUsd = callCostUsd(model, answer.usage, answer.serviceTier);
+  const shares = splitUsage(answer.usage, costUsd, texts.map((field) => field.text?.length ?? 0));
+  const generations = group.map(
+    (pending, index): GenerationRecord => ({
+      ...pending.request,
+      ...shares[index]!,
+      durationMs,
+      serviceTier: answer.serviceTier,
+      openaiCallId: callId,
+      reuseKey: pending.reuseKey,
+      reused: false,
+      reusedFrom: null,
+      status: texts[index]!.text ? 'succeeded' : 'failed',
+      text: texts[index]!.text,
+      error: texts[index]!.text ? null : m.noText(pending.assistant.name, texts[index]!.reason),
+    }),
+  );
+  // Stored the moment they arrive, before any delivery: a crash from here on never pays for these texts again.
+  const now = context.clock.now();
+  for (const generation of generations) await saveGeneration(context.pool, generation, now);
+  await recordFlowSpend(context.pool, {
+    flowId: flow.id,
+    at: now,
+    costUsd,
+    inputTokens: answer.usage.inputTokens,
+    cachedInputTokens: answer.usage.cachedInputTokens,
+    outputTokens: answer.usage.outputTokens,
+  });
+  context.observer?.generation({
+    succeeded: generations.every((generation) => generation.status === 'succeeded'),
+    durationMs,
+    inputTokens: answer.usage.inputTokens,
+    cachedInputTokens: answer.usage.cachedInputTokens,
+    outputTokens: answer.usage.outputTokens,
+  });
+  context.logger.info({ eventId: event.id, model, assistants: group.length, serviceTier: answer.serviceTier, durationMs }, 'text generated');
+  return generations;
+}
+
+/** Structured Outputs: one required string per assistant, nothing else. */
+function answerSchema(fields: number): { name: string; schema: Record<string, unknown> } {
+  const names = Array.from({ length: fields }, (_, index) => fieldName(index));
+  return {
+    name: 'assistant_texts',
+    schema: { type: 'object', properties: Object.fromEntries(names.map((name) => [name, { type: 'string' }])), required: names, additionalProperties: false },
+  };
+}
+
+/** Each field's text from a combined answer; an answer that is not the schema's JSON leaves every field without text, with the reason. */
+function fieldTexts(answer: ResponsesResult, fields: number): Array<{ text: string | null; reason: string }> {
+  if (!answer.text) return Array.from({ length: fields }, () => ({ text: null, reason: answer.noTextReason ?? '' }));
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    parsed = null;
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    return Array.from({ length: fields }, () => ({ text: null, reason: 'the answer was not the JSON object asked for' }));
+  }
+  return Array.from({ length: fields }, (_, index) => {
+    const value = (parsed as Record<string, unknown>)[fieldName(index)];
+    const text = typeof value === 'string' ? value.trim() : '';
+    return text ? { text, reason: '' } : { text: null, reason: 'its field was empty' };
+  });
+}
+
+/**
+ * A call's tokens and cost shared among its rows, so that sums over rows are the call's
+ * totals: input (and cached input) evenly, output by the length of each text.
+ */
+function splitUsage(usage: ResponsesResult['usage'], costUsd: number, textLengths: number[]) {
+  const count = textLengths.length;
+  const even = (total: number, index: number) => Math.floor(total / count) + (index < total % count ? 1 : 0);
+  const written = textLengths.reduce((sum, length) => sum + length, 0);
+  let outputLeft = usage.outputTokens;
+  return textLengths.map((length, index) => {
+    const outputTokens = index === count - 1 ? outputLeft : written > 0 ? Math.round((usage.outputTokens * length) / written) : even(usage.outputTokens, index);
+    outputLeft -= outputTokens;
+    const inputTokens = even(usage.inputTokens, index);
+    return {
+      inputTokens,
+      cachedInputTokens: even(usage.cachedInputTokens, index),
+      outputTokens,
+      totalTokens: inputTokens + outputTokens,
+      costUsd: costUsd / count,
+    };
+  });
+}
+
+/**
+ * The flex tier for flows that wait 15 minutes or more (when the owner allows it and the
+ * model offers it): a text that arrives a few minutes later costs about half. Refused
+ * (429 resource_unavailable) or not answered within the flex time limit, the request goes
+ * to the standard tier at once, with the usual quick retries.
+ */
+async function callOpenAi(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  request: ResponsesRequest,
+  credentials: EngineCredentials,
+  signal: AbortSignal,
+): Promise<ResponsesResult> {
+  const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
+  const flex = flow.useFlexTier && (flow.waitMinutes ?? 0) >= FLEX_MIN_WAIT_MINUTES && priceOf(request.model).flex;
+  if (flex) {
+    try {
+      return await createResponse({ ...connection, timeoutMs: context.options.flexTimeoutMs }, { ...request, serviceTier: 'flex' }, signal);
+    } catch (error) {
+      if (!(error instanceof ServiceError) || signal.aborted || (error.code !== 'resource_unavailable' && error.code !== 'timeout')) throw error;
+      context.logger.info({ eventId: event.id, code: error.code }, 'flex tier unavailable; using the standard tier');
+    }
+  }
+  return withQuickRetry(() => createResponse(connection, request, signal), context.options.retry, quickRetries(context, event, 'OpenAI', signal));
+}
+
+/** Flows that wait at least this long can afford the flex tier's slower answers. */
+export const FLEX_MIN_WAIT_MINUTES = 15;

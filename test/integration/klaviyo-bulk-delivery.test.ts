@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+
+/**
+ * Under a backlog, deliveries go to Klaviyo in bulk import jobs (docs/decisions/0020-klaviyo-batches.md).
+ * Here the account may make 2 single profile writes a minute, so from the third event in
+ * a row deliveries queue for a batch.
+ */
+let scenario: EngineScenario;
+let owner: Owner;
+beforeAll(async () => {
+  scenario = await startEngineScenario({
+    engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] } },
+  });
+  const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
+  owner = await ownerWithFlows(scenario, { abandoned_cart: { assistants: oneAssistant, waitMinutes: 0 }, post_purchase: { assistants: oneAssistant, klaviyoEventName: 'AI content ready' } });
+});
+afterAll(async () => {
+  await scenario?.close();
+});
+beforeEach(() => {
+  scenario.klaviyo.clearFailures();
+  // Past the single-write window of the test before.
+  scenario.testApp.clock.advance(120_000);
+});
+
+const db = () => scenario.testApp.database.pool;
+const requestsTo = (path: string) => scenario.klaviyo.requests.filter((request) => request.method === 'POST' && request.path === path);
+
+/** Every write Klaviyo accepted for `email`, single or in a bulk job. */
+function writesOf(email: string): number {
+  let writes = 0;
+  for (const request of scenario.klaviyo.requests) {
+    if (request.method !== 'POST' || request.status === null || request.status >= 300) continue;
+    const body = request.body as any;
+    if (request.path === '/api/profile-import' && body.data.attributes.email === email) writes += 1;
+    if (request.path === '/api/profile-bulk-import-jobs') writes += body.data.attributes.profiles.data.filter((row: any) => row.attributes.email === email).length;
+  }
+  return writes;
+}
+
+async function sendOrders(count: number, prefix: string): Promise<{ emails: string[]; ids: string[] }> {
+  const emails = Array.from({ length: count }, (_, index) => uniqueEmail(`${prefix}-${index}`));
+  const ids: string[] = [];
+  for (const email of emails) {
+    const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email }));
+    expect(posted.status, posted.text).toBe(202);
+    ids.push(posted.json.eventId as string);
+  }
+  return { emails, ids };
+}
+
+describe('bulk delivery under a backlog', () => {
+  it('writes single profiles while light, then one import job for the backlog; every event delivered once, its Klaviyo event sent once', async () => {
+    const singleBefore = requestsTo('/api/profile-import').length;
+    const jobsBefore = requestsTo('/api/profile-bulk-import-jobs').length;
+    const { emails, ids } = await sendOrders(8, 'backlog');
+    const settled = await waitForEvents(db(), ids, { timeoutMs: 30_000 });
+    expect([...settled.values()].map((row) => row.status)).toEqual(ids.map(() => 'delivered'));
+    expect(requestsTo('/api/profile-import').length - singleBefore).toBe(2);
+    const jobs = requestsTo('/api/profile-bulk-import-jobs').length - jobsBefore;
+    expect(jobs).toBeGreaterThanOrEqual(1);
+    expect(jobs).toBeLessThanOrEqual(3);
+    for (const email of emails) {
+      expect(writesOf(email), email).toBe(1);
+      expect(scenario.klaviyo.profiles.get(email)?.properties.subject_line1, email).toContain('Write a subject line');
+      expect(scenario.klaviyo.events.filter((event) => event.email === email), email).toHaveLength(1);
+    }
+    // Each job's outcome was read from Klaviyo before the events were called delivered.
+    expect(scenario.klaviyo.requests.some((request) => request.method === 'GET' && /^\/api\/profile-bulk-import-jobs\/[^/]+$/.test(request.path))).toBe(true);
+    const { rows } = await db().query<{ delivered: string }>(`SELECT count(*) AS delivered FROM event_deliveries WHERE event_id = ANY($1) AND status = 'delivered'`, [ids]);
+    expect(Number(rows[0]!.delivered)).toBe(ids.length);
+  });
+
+  it('fails only the rows Klaviyo refused, with Klaviyo’s reason, and delivers the rest', async () => {
+    const { emails, ids } = await sendOrders(6, 'partly');
+    // The first two go singly; one of the batched ones is refused by the import job.
+    scenario.klaviyo.refuseInBulk(emails[4]!, 'The email address is not valid.');
+    const settled = await waitForEvents(db(), ids, { timeoutMs: 30_000 });
+    expect(settled.get(ids[4]!)).toMatchObject({ status: 'failed', error: 'Klaviyo: The email address is not valid.' });
+    for (const [index, id] of ids.entries()) if (index !== 4) expect(settled.get(id)!.status, emails[index]).toBe('delivered');
+    expect(scenario.klaviyo.profiles.get(emails[4]!)).toBeUndefined();
+    const detail = await owner.client.get(`/api/events/${ids[4]}`);
+    expect(detail.json.event.deliveries[0]).toMatchObject({ status: 'failed', error: 'Klaviyo: The email address is not valid.' });
+  });
+
+  it('waits out a 429 on job creation and posts the job again, delivering each event once', async () => {
+    const throttledBefore = scenario.klaviyo.throttledCount;
+    scenario.klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 1, on: 'profile-bulk-import-jobs' });
+    const { emails, ids } = await sendOrders(5, 'throttled');
+    const settled = await waitForEvents(db(), ids, { timeoutMs: 30_000 });
+    expect([...settled.values()].every((row) => row.status === 'delivered')).toBe(true);
+    expect(scenario.klaviyo.throttledCount).toBe(throttledBefore + 1);
+    for (const email of emails) expect(writesOf(email), email).toBe(1);
+  });
+
+  it('takes up a batch whose worker stopped mid-job, from where it got to, without delivering anything twice', async () => {
+    const engine = scenario.testApp.app.engine;
+    // The job's status never comes: the worker is stopped while it waits for it.
+    scenario.klaviyo.failNext({ kind: 'hang', on: 'profile-bulk-import-job' });
+    const { emails, ids } = await sendOrders(5, 'resumed');
+    await expect
+      .poll(async () => Number((await db().query(`SELECT count(*) FROM klaviyo_batches WHERE status = 'importing' AND job_id IS NOT NULL`)).rows[0].count), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    const stalled = (await db().query<{ id: string; job_id: string }>(`SELECT id, job_id FROM klaviyo_batches WHERE status = 'importing' AND job_id IS NOT NULL`)).rows[0]!;
+    await engine.stop();
+    await engine.start();
+    // The stopped worker's lease runs out; the batch is taken up and the same job followed.
+    scenario.testApp.clock.advance(61_000);
+    await engine.runBatches();
+    const settled = await waitForEvents(db(), ids, { timeoutMs: 30_000 });
+    expect([...settled.values()].every((row) => row.status === 'delivered')).toBe(true);
+    // The stalled batch was finished with the job it had posted, not a second one.
+    const finished = (await db().query<{ status: string; job_id: string }>('SELECT status, job_id FROM klaviyo_batches WHERE id = $1', [stalled.id])).rows[0]!;
+    expect(finished).toEqual({ status: 'done', job_id: stalled.job_id });
+    for (const email of emails) {
+      expect(writesOf(email), email).toBe(1);
+      expect(scenario.klaviyo.events.filter((event) => event.email === email), email).toHaveLength(1);
+    }
+  });
+});
