@@ -96,6 +96,25 @@ describe('bulk delivery under a backlog', () => {
     for (const email of emails) expect(writesOf(email), email).toBe(1);
   });
 
+  it('sends the deliveries its jobs queued before a stopping worker goes, instead of leaving them to the next worker', async () => {
+    const engine = scenario.testApp.app.engine;
+    const { emails, ids } = await sendOrders(5, 'stopping');
+    await expect
+      .poll(async () => Number((await db().query(`SELECT count(*) FROM event_deliveries WHERE event_id = ANY($1) AND batched_at IS NOT NULL`, [ids])).rows[0].count), {
+        timeout: 15_000,
+        interval: 10,
+      })
+      .toBeGreaterThanOrEqual(3);
+    try {
+      await engine.stop();
+      const { rows } = await db().query<{ status: string }>('SELECT status FROM events WHERE id = ANY($1)', [ids]);
+      expect(rows.map((row) => row.status)).toEqual(ids.map(() => 'delivered'));
+      for (const email of emails) expect(writesOf(email), email).toBe(1);
+    } finally {
+      await engine.start();
+    }
+  });
+
   it('takes up a batch whose worker stopped mid-job, from where it got to, without delivering anything twice', async () => {
     const engine = scenario.testApp.app.engine;
     // The job's status never comes: the worker is stopped while it waits for it.

@@ -164,11 +164,13 @@ export function createEngine(dependencies: {
       await started.catch(() => undefined);
       if (sweeper) clearInterval(sweeper);
       sweeper = null;
-      await batches.stop();
       if (wake) clearTimeout(wake.timer);
       wake = null;
       await sweeping;
       await jobs.stop();
+      // After the jobs: the deliveries they queued for a bulk job are sent before the
+      // worker goes, as far as the stop's time allows.
+      await batches.stop({ drainMs: options.stopTimeoutMs });
       started = null;
     },
     inFlight: () => jobs.inFlight(),

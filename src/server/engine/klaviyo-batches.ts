@@ -53,7 +53,12 @@ export interface BatchDispatcher {
   start(): void;
   /** Runs soon: a delivery was just queued. */
   wake(): void;
-  stop(): Promise<void>;
+  /**
+   * Stops taking batches. With `drainMs`, first sends what is queued now for up to that
+   * long (deliveries this worker's last jobs queued are in flight too); a batch cut short
+   * is handed back at once, so another worker need not wait out its lease.
+   */
+  stop(options?: { drainMs?: number }): Promise<void>;
   /** Runs until no batch is left to take (tests). */
   runOnce(): Promise<number>;
 }
@@ -78,8 +83,12 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       try {
         await runBatch(batch);
       } catch (error) {
+        if (stopping.signal.aborted) {
+          // Handed back: another worker takes it up from where its row says it got to.
+          await updateBatch(dependencies.pool, batch.id, { leaseUntil: dependencies.clock.now() }).catch(() => undefined);
+          return batches;
+        }
         // The batch's lease runs out and it is taken up again (by this worker or another).
-        if (stopping.signal.aborted) return batches;
         logger.warn({ err: error, batchId: batch.id }, 'bulk delivery batch stopped; it is taken up again when its lease ends');
         return batches;
       }
@@ -222,9 +231,17 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
     wake() {
       if (timer) run();
     },
-    async stop() {
+    async stop(options = {}) {
       if (timer) clearInterval(timer);
       timer = null;
+      const drainMs = options.drainMs ?? 0;
+      if (drainMs > 0 && !stopping.signal.aborted) {
+        const deadline = setTimeout(() => stopping.abort(new Error('the worker is stopping')), drainMs);
+        deadline.unref();
+        await running?.catch(() => undefined);
+        await runOnce().catch(() => 0);
+        clearTimeout(deadline);
+      }
       stopping.abort(new Error('the worker is stopping'));
       await running?.catch(() => undefined);
     },

@@ -91,8 +91,8 @@ export async function deliver(
 async function takeSlotNowOrBatch(context: PipelineContext, event: EventRecord, credentials: EngineCredentials, signal: AbortSignal): Promise<boolean> {
   if ((await countQueuedDeliveries(context.pool, event.userId)) > 0) return false;
   try {
-    // Busy (another delivery is taking a slot this moment) counts as "not now": under a
-    // backlog hundreds of deliveries would otherwise queue on that one lock.
+    // Busy (a long line of deliveries taking slots) counts as "not now": under a backlog
+    // hundreds of deliveries would otherwise queue on that one lock.
     await takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, 'profile-import', context.options.klaviyoLimits, { clock: context.clock, maxInPlaceWaitMs: 0, signal, unlessBusy: true });
     return true;
   } catch (error) {

@@ -16,8 +16,10 @@ function paddedWindowMs(windowMs: number): number {
   return Math.round(windowMs * 1.05) + 100;
 }
 
-/** The shared sliding log of Klaviyo requests per account and endpoint (klaviyo-rate-limiter.ts decides). */
-/** Takes a slot now, or says how long from `at` until one frees up. */
+/**
+ * The shared sliding log of Klaviyo requests per account and endpoint (klaviyo-rate-limiter.ts
+ * decides): takes a slot now, or says how long from `at` until one frees up.
+ */
 export async function tryTakeSlot(
   pool: pg.Pool,
   key: string,
@@ -25,12 +27,38 @@ export async function tryTakeSlot(
   clock: Pick<Clock, 'now'>,
   options: { unlessBusy?: boolean } = {},
 ): Promise<{ taken: true } | { taken: false; waitMs: number; at: Date }> {
+  try {
+    return await takeSlotInTransaction(pool, key, windows, clock, options);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return { taken: false, waitMs: 1, at: clock.now() };
+    throw error;
+  }
+}
+
+/** PostgreSQL's error when `lock_timeout` ran out. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * How long an `unlessBusy` caller waits for the bucket's lock. A slot's transaction holds
+ * it for a few milliseconds and the line is at most a pool's worth of connections, so
+ * deliveries arriving together under light load (or a slow machine) each get it well
+ * within this; a line that takes longer means a backlog, and the caller is better off in
+ * a bulk job than waiting here holding a connection. (SKIP LOCKED alone sent even the
+ * second of two simultaneous deliveries to a batch on a server database.)
+ */
+const BUSY_LOCK_TIMEOUT_MS = 1_000;
+
+async function takeSlotInTransaction(
+  pool: pg.Pool,
+  key: string,
+  windows: RateWindow[],
+  clock: Pick<Clock, 'now'>,
+  options: { unlessBusy?: boolean },
+): Promise<{ taken: true } | { taken: false; waitMs: number; at: Date }> {
   return inTransaction(pool, async (client) => {
     await client.query('INSERT INTO klaviyo_rate_buckets (bucket_key) VALUES ($1) ON CONFLICT DO NOTHING', [key]);
-    // `unlessBusy`: another request holds the bucket now, so the caller would queue behind
-    // it; it is told "not now" at once instead, without holding a connection waiting.
-    const locked = await client.query(`SELECT bucket_key FROM klaviyo_rate_buckets WHERE bucket_key = $1 FOR UPDATE${options.unlessBusy ? ' SKIP LOCKED' : ''}`, [key]);
-    if (locked.rowCount === 0) return { taken: false, waitMs: 1, at: clock.now() };
+    if (options.unlessBusy) await client.query(`SET LOCAL lock_timeout = ${BUSY_LOCK_TIMEOUT_MS}`);
+    await client.query('SELECT bucket_key FROM klaviyo_rate_buckets WHERE bucket_key = $1 FOR UPDATE', [key]);
     // Read once the lock is held: callers queue for it, and a use stamped before the wait
     // would leave the window early by that wait while its request goes out late.
     const now = clock.now();
