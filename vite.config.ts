@@ -1,13 +1,20 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
+import { brotliCompress, constants as zlib, gzip } from 'node:zlib';
+import { computeWebBuildFingerprint, fingerprintFileName } from './scripts/web-build-fingerprint.ts';
+
+const root = import.meta.dirname;
+const outDir = path.resolve(root, 'dist/web');
 
 export default defineConfig({
-  root: path.resolve(import.meta.dirname, 'src/web'),
-  plugins: [react(), tailwindcss()],
+  root: path.resolve(root, 'src/web'),
+  plugins: [react(), tailwindcss(), finishedBuild()],
   build: {
-    outDir: path.resolve(import.meta.dirname, 'dist/web'),
+    outDir,
     emptyOutDir: true,
   },
   server: {
@@ -15,3 +22,48 @@ export default defineConfig({
     proxy: { '/api': 'http://localhost:3000', '/healthz': 'http://localhost:3000' },
   },
 });
+
+/**
+ * After the files are written: a Brotli and a gzip copy of each text asset, so the server
+ * sends the smallest one the browser accepts without compressing per request (the server
+ * part is src/server/web-pages/), then the fingerprint of the inputs the build read,
+ * which `npm start` compares to skip building again (scripts/build-web-if-stale.ts).
+ * The fingerprint is taken when the build starts: an edit made while it runs then makes
+ * the next start build again rather than serve a build that lacks the edit.
+ */
+function finishedBuild(): Plugin {
+  let fingerprint = '';
+  return {
+    name: 'flowsmith-finished-build',
+    apply: 'build',
+    buildStart() {
+      fingerprint = computeWebBuildFingerprint(root);
+    },
+    async writeBundle() {
+      await precompressAssets(path.join(outDir, 'assets'));
+      await writeFile(path.join(outDir, fingerprintFileName), `${fingerprint}\n`);
+    },
+  };
+}
+
+const compressibleAsset = /\.(js|css|svg|json|txt|map)$/;
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
+
+async function precompressAssets(assetsDir: string): Promise<void> {
+  const files = (await readdir(assetsDir)).filter((name) => compressibleAsset.test(name));
+  await Promise.all(
+    files.map(async (name) => {
+      const file = path.join(assetsDir, name);
+      const content = await readFile(file);
+      // Below about one packet compression saves nothing worth a header.
+      if (content.length < 1024) return;
+      const [br, gz] = await Promise.all([
+        brotli(content, { params: { [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: content.length } }),
+        gzipAsync(content, { level: zlib.Z_BEST_COMPRESSION }),
+      ]);
+      if (br.length < content.length) await writeFile(`${file}.br`, br);
+      if (gz.length < content.length) await writeFile(`${file}.gz`, gz);
+    }),
+  );
+}
