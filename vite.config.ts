@@ -16,6 +16,20 @@ export default defineConfig({
   build: {
     outDir,
     emptyOutDir: true,
+    rolldownOptions: {
+      output: {
+        // Pages are split by route (src/web/app/router.tsx). These groups keep the code
+        // every page needs, or every form needs, in one file each instead of a dozen
+        // small ones: fewer requests, and Brotli compresses one file better than its parts.
+        codeSplitting: {
+          groups: [
+            { name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack|sonner|zod)[\\/]/, priority: 2 },
+            { name: 'forms', test: /node_modules[\\/](react-hook-form|@hookform)[\\/]/, priority: 2 },
+            { name: 'ui', test: /src[\\/]web[\\/]ui[\\/]|lucide-react[\\/]dist[\\/]esm[\\/](createLucideIcon|Icon|defaultAttributes|context|shared)/, priority: 1 },
+          ],
+        },
+      },
+    },
   },
   server: {
     // `npx vite` for working on pages, with the API of `npm run dev` behind it.
@@ -56,8 +70,6 @@ async function precompressAssets(assetsDir: string): Promise<void> {
     files.map(async (name) => {
       const file = path.join(assetsDir, name);
       const content = await readFile(file);
-      // Below about one packet compression saves nothing worth a header.
-      if (content.length < 1024) return;
       const [br, gz] = await Promise.all([
         brotli(content, { params: { [zlib.BROTLI_PARAM_QUALITY]: zlib.BROTLI_MAX_QUALITY, [zlib.BROTLI_PARAM_SIZE_HINT]: content.length } }),
         gzipAsync(content, { level: zlib.Z_BEST_COMPRESSION }),

@@ -8,7 +8,7 @@
  * Prints per page the JavaScript and CSS of the first load, compressed (as transferred)
  * and raw, and the Cache-Control and Content-Encoding the server sent per kind of asset.
  * Figures are printed, not asserted (test/e2e/page-weight.test.ts holds the sign-in
- * page's budget). Stops by itself: everything is torn down after at most three minutes.
+ * page's budget); `-- --files` lists every file of each page. Stops by itself: everything is torn down after at most three minutes.
  */
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -93,6 +93,15 @@ function printReport(results: FirstLoad[]): void {
   const line = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]!) : cell.padStart(widths[column]!))).join('  ');
   console.log(`\n${line(header)}`);
   for (const row of rows) console.log(line(row));
+
+  if (process.argv.includes('--files')) {
+    for (const result of results) {
+      console.log(`\n${result.path}:`);
+      for (const asset of [...result.assets].sort((a, b) => b.transferred - a.transferred)) {
+        console.log(`  ${kb(asset.transferred).padStart(9)} ${kb(asset.raw).padStart(9)}  ${new URL(asset.url).pathname}`);
+      }
+    }
+  }
 
   const kinds: AssetKind[] = ['html', 'js', 'css', 'font', 'image'];
   console.log('\nheaders per kind of asset (all pages):');
