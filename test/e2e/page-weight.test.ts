@@ -50,8 +50,22 @@ it('fetches the next page\'s chunk when moving to it, and shows that page', asyn
   try {
     await page.goto(pageRoutes.login);
     await page.getByRole('heading', { level: 1, name: 'Welcome Back' }).waitFor();
+    // A slow network: the chunk takes a moment, and meanwhile the sign-in page stays as it
+    // was (no blank screen or full-page spinner in between).
+    let chunkRequested!: () => void;
+    const requested = new Promise<void>((resolve) => (chunkRequested = resolve));
+    await page.route(/\/assets\/register-page-[\w-]+\.js$/, async (route) => {
+      chunkRequested();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await route.continue();
+    });
     const registerChunk = page.waitForResponse((response) => /\/assets\/register-page-[\w-]+\.js$/.test(new URL(response.url()).pathname));
+    // Awaited below; a failed check before then closes the page and must not add an unhandled rejection.
+    registerChunk.catch(() => undefined);
     await page.getByRole('link', { name: 'Sign up' }).click();
+    await requested;
+    expect(await page.getByRole('heading', { level: 1, name: 'Welcome Back' }).isVisible()).toBe(true);
+    expect(await page.getByText(pageFrameMessages.loading).count()).toBe(0);
     expect((await registerChunk).status()).toBe(200);
     await page.getByRole('heading', { level: 1, name: 'Create an Account' }).waitFor();
     expect(new URL(page.url()).pathname).toBe(pageRoutes.register);

@@ -20,7 +20,7 @@ export const pageFrameMessages = {
 export function PageFrame({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
   return (
-    <PageErrorBoundary key={pathname}>
+    <PageErrorBoundary pathname={pathname}>
       <Suspense fallback={<PageLoading />}>{children}</Suspense>
     </PageErrorBoundary>
   );
@@ -36,11 +36,25 @@ export function PageLoading() {
   );
 }
 
-class PageErrorBoundary extends Component<{ children: ReactNode }, { error: unknown }> {
-  override state: { error: unknown } = { error: null };
+interface PageErrorState {
+  error: unknown;
+  pathname: string;
+}
 
-  static getDerivedStateFromError(error: unknown) {
+/**
+ * Clears its error when the address changes rather than being keyed by it: a new key
+ * would mount a new Suspense boundary on every move, which shows PageLoading instead of
+ * keeping the current page while the next one loads.
+ */
+class PageErrorBoundary extends Component<{ pathname: string; children: ReactNode }, PageErrorState> {
+  override state: PageErrorState = { error: null, pathname: this.props.pathname };
+
+  static getDerivedStateFromError(error: unknown): Partial<PageErrorState> {
     return { error };
+  }
+
+  static getDerivedStateFromProps(props: { pathname: string }, state: PageErrorState): Partial<PageErrorState> | null {
+    return props.pathname === state.pathname ? null : { error: null, pathname: props.pathname };
   }
 
   override componentDidCatch(error: unknown, info: ErrorInfo) {
