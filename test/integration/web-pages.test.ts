@@ -154,3 +154,23 @@ describe('hashed assets', () => {
     }
   });
 });
+
+describe('while a new build replaces the old one', () => {
+  it('answers a page with 503 and Retry-After, not 500, while index.html is missing', async () => {
+    const replacedRoot = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-web-pages-rebuild-'));
+    await writeFile(path.join(replacedRoot, 'index.html'), indexHtml);
+    const rebuilding = await startTestApp({ webRoot: replacedRoot });
+    try {
+      // `vite build` empties the folder first.
+      await rm(path.join(replacedRoot, 'index.html'));
+      const response = await fetch(`${rebuilding.baseUrl}${pageRoutes.login}`);
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('5');
+      await writeFile(path.join(replacedRoot, 'index.html'), indexHtml);
+      expect((await fetch(`${rebuilding.baseUrl}${pageRoutes.login}`)).status).toBe(200);
+    } finally {
+      await rebuilding.close();
+      await rm(replacedRoot, { recursive: true, force: true });
+    }
+  });
+});

@@ -42,12 +42,17 @@ export async function registerWebPages(app: FastifyInstance, webRoot: string): P
       allowedPath: (pathname) => !/\.(br|gz)$/.test(pathname),
     });
   }
+  const notBuilt = (reply: FastifyReply) =>
+    reply.status(503).header('retry-after', '5').type('text/plain').send('The web app is not built yet. Run `npm run build` (npm start does it for you).');
   const sendPage = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (!built) {
-      return reply.status(503).type('text/plain').send('The web app is not built yet. Run `npm run build` (npm start does it for you).');
-    }
-    // Read per request (1 KB): a build made while the server runs is served at once.
-    const page = await readFile(indexFile);
+    if (!built) return notBuilt(reply);
+    // Read per request (1 KB): a build made while the server runs is served at once, and
+    // while that build has emptied the folder the page is briefly unavailable, not an error.
+    const page = await readFile(indexFile).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (!page) return notBuilt(reply);
     const etag = `"${createHash('sha256').update(page).digest('base64url').slice(0, 27)}"`;
     reply.header('cache-control', 'no-cache').header('etag', etag);
     const knownTags = (request.headers['if-none-match'] ?? '').split(',').map((tag) => tag.trim());
