@@ -10,7 +10,7 @@ import { pageFrameMessages } from '../../src/web/app/page-frame.tsx';
  * What the sign-in page costs a first-time visitor, measured in the browser as
  * `npm run bench:pages` measures it. The issue's target is 120 KB; the libraries the
  * page itself imports (React DOM, the router, TanStack Query, sonner, zod, react-hook-form)
- * come to about 124 KB compressed on their own, so the budget holds what route splitting
+ * come to about 120 KB compressed on their own, so the budget holds what route splitting
  * and compression reached (docs/decisions/0024-serving-pages.md), and fails on growth.
  */
 const signInPageJsBudgetBytes = 132 * 1024;
