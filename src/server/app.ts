@@ -1,10 +1,7 @@
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import helmet from 'helmet';
 import rateLimit from '@fastify/rate-limit';
-import fastifyStatic from '@fastify/static';
 import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config.ts';
@@ -40,7 +37,7 @@ import { eventRoutes } from './events/event-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
 import { liveStreamRoutes, testSendRoutes, webhookStatusRoutes } from './realtime/realtime-routes.ts';
 import { requestMessages } from '../shared/messages.ts';
-import { pageRoutes, webhookPagePattern } from '../shared/routes.ts';
+import { registerWebPages } from './web-pages/web-page-routes.ts';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -204,30 +201,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(pixelAddressRoutes, { prefix: '/api/flows' });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
-  await registerWebApp(app, deps.webRoot ?? defaultWebRoot);
+  await registerWebPages(app, deps.webRoot ?? defaultWebRoot);
   return app;
-}
-
-/** Serves the built web app: SPEC.md's pages, their assets, and its redirects for the rest. */
-async function registerWebApp(app: FastifyInstance, webRoot: string): Promise<void> {
-  const indexFile = path.join(webRoot, 'index.html');
-  const built = existsSync(indexFile);
-  if (built) {
-    await app.register(fastifyStatic, { root: webRoot, prefix: '/', wildcard: false, index: false, cacheControl: false });
-  }
-  const sendPage = async (_request: FastifyRequest, reply: FastifyReply) => {
-    if (!built) {
-      return reply.status(503).type('text/plain').send('The web app is not built yet. Run `npm run build` (npm start does it for you).');
-    }
-    return reply.type('text/html').header('cache-control', 'no-cache').send(await readFile(indexFile, 'utf8'));
-  };
-  for (const route of Object.values(pageRoutes)) app.get(route, sendPage);
-  app.get(webhookPagePattern, sendPage);
-  app.get('/', async (_request, reply) => reply.redirect('/dashboard'));
-  app.setNotFoundHandler(async (request, reply) => {
-    if (request.url.startsWith('/api/') || request.method !== 'GET') {
-      return reply.status(404).send({ error: 'not_found', message: requestMessages.notFound });
-    }
-    return reply.redirect('/dashboard');
-  });
 }
