@@ -4,6 +4,7 @@ import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopif
 import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
+import { EventStreamReader } from '../support/event-stream.ts';
 import type { DashboardResponse } from '../../src/shared/dashboard/dashboard-schemas.ts';
 
 /**
@@ -131,5 +132,27 @@ describe('the dashboard', () => {
 
     // Nothing of it shows on another owner's checklist.
     expect(stepsOf(await dashboardOf(bystander.client))).toEqual({ keys: true, store: false, pixel: false, event: false });
+  });
+
+  it("streams the changes of all the owner's flows in one connection, and none of another owner's", async () => {
+    const owner = await ownerWithFlows(scenario, { abandoned_cart: {}, post_purchase: {} });
+    const other = await ownerWithFlows(scenario, { abandoned_cart: {} });
+    const stream = await EventStreamReader.open(`${scenario.testApp.baseUrl}/api/stream`, { cookie: owner.client.cookieHeader() });
+    try {
+      expect(stream.status).toBe(200);
+      const cartEmail = uniqueEmail('stream-cart');
+      const orderEmail = uniqueEmail('stream-order');
+      const otherEmail = uniqueEmail('stream-other');
+      await sendAndSettle(other, 'abandoned_cart', sampleEvent('abandoned_cart', { email: otherEmail }));
+      await sendAndSettle(owner, 'abandoned_cart', sampleEvent('abandoned_cart', { email: cartEmail }));
+      await sendAndSettle(owner, 'post_purchase', sampleEvent('post_purchase', { email: orderEmail }));
+      await expect.poll(() => stream.changesMentioning(cartEmail).length, { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect.poll(() => stream.changesMentioning(orderEmail).length, { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(stream.changesMentioning(otherEmail)).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+    const refused = await fetch(`${scenario.testApp.baseUrl}/api/stream`);
+    expect(refused.status).toBe(401);
   });
 });

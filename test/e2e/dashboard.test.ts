@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import type { E2EServer } from '../support/e2e-server.ts';
+import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
+import { expectNoA11yViolations, expectNoBrowserErrors, launchBrowser, openPage } from '../support/browser.ts';
+import { createSignedInUser } from '../support/e2e-accounts.ts';
+import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
+import { setupSteps } from '../../src/shared/dashboard/dashboard-messages.ts';
+
+let services: E2EWithServices;
+let server: E2EServer;
+let browser: Browser;
+beforeAll(async () => {
+  services = await startE2EServerWithServices();
+  ({ server } = services);
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await services?.stop();
+});
+
+describe('the dashboard', () => {
+  it('lists what is left to set up with links to where it is done, and follows events live without a reload', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const webhookUrl = saved.json.flow.webhookUrl as string;
+
+    await page.goto('/dashboard');
+    const checklist = page.getByTestId('setup-checklist');
+    await checklist.waitFor();
+    expect(await checklist.locator('[data-step]').evaluateAll((items) => items.map((item) => [item.getAttribute('data-step'), item.getAttribute('data-done')]))).toEqual([
+      ['keys', 'true'],
+      ['store', 'false'],
+      ['pixel', 'false'],
+      ['event', 'false'],
+    ]);
+    for (const id of ['store', 'pixel', 'event'] as const) {
+      expect(await checklist.getByRole('link', { name: setupSteps[id].action }).getAttribute('href')).toBe(setupSteps[id].path);
+    }
+    const cart = page.locator('[data-testid="flow-state"][data-flow="abandoned_cart"]');
+    expect(await cart.getByTestId('flow-health').textContent()).toBe('No events yet');
+    await expectNoA11yViolations(page);
+
+    // An event arrives while the page is open: its figures and the checklist follow.
+    const sent = await fetch(webhookUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(sampleEvent('abandoned_cart', { email: 'live@example.com' })),
+    });
+    expect(sent.status).toBeLessThan(300);
+    await cart.getByTestId('flow-deliveries').filter({ hasText: '1' }).waitFor({ timeout: 20_000 });
+    expect(await cart.getByTestId('flow-health').textContent()).toBe('Working');
+    await checklist.locator('[data-step="event"][data-done="true"]').waitFor();
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+});
