@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoA11yViolations, expectNoBrowserErrors, launchBrowser, openPage } from '../support/browser.ts';
+import { expectNoA11yViolations, expectNoBrowserErrors, launchBrowser, openPage, saveScreenshot } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
 import { setupSteps } from '../../src/shared/dashboard/dashboard-messages.ts';
@@ -55,6 +55,7 @@ describe('the dashboard', () => {
     await cart.getByTestId('flow-deliveries').filter({ hasText: '1' }).waitFor({ timeout: 20_000 });
     expect(await cart.getByTestId('flow-health').textContent()).toBe('Working');
     await checklist.locator('[data-step="event"][data-done="true"]').waitFor();
+    await saveScreenshot(page, 'dashboard-desktop');
     expectNoBrowserErrors(errors);
     await context.close();
   });

@@ -7,6 +7,7 @@ import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
+import { flowSignatureMessages as signatureMessages } from '../../src/shared/flows/flow-signature-messages.ts';
 
 /**
  * Every page at a phone's size (390 × 844): nothing makes the page scroll sideways, axe
@@ -118,32 +119,15 @@ describe('at 390 × 844', () => {
     await context.close();
   });
 
-  it('fits every signed-in page, with an event in the log and its details open, and reaches each page through the menu', async () => {
+  it('fits setup, the dashboard and the settings, and reaches each through the menu, Sign out included', async () => {
     const { context, page, errors } = await openPhonePage();
 
     // Before the keys are saved: the setup page.
-    const user: E2EUser = await createSignedInUser(server, context, { fullName: 'Maximiliana Wolkenstein-Okonkwo' });
+    const user = await createSignedInUser(server, context, { fullName: 'Maximiliana Wolkenstein-Okonkwo' });
     await page.goto('/setup');
     await page.getByRole('heading', { level: 1, name: 'Complete Your Setup' }).waitFor();
     await expectFitsThePhone(page, 'setup');
-
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const urls: Record<string, string> = {};
-    for (const flowType of ['browser_abandonment', 'abandoned_cart', 'abandoned_checkout'] as const) {
-      const saved = await user.client.put(`/api/flows/${flowType}`, { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
-      expect(saved.status, saved.text).toBe(200);
-      urls[flowType] = saved.json.flow.webhookUrl as string;
-    }
-    // A shopper with a long address, so the log and the drawer have long text to fit.
-    const email = 'a.very.long.shopper.address.for.narrow.screens@example-shop.com';
-    const sent = await fetch(urls.abandoned_cart!, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(sampleEvent('abandoned_cart', { email, first_name: 'Bartholomew', last_name: 'Featherstonehaugh' })),
-    });
-    expect(sent.status).toBeLessThan(300);
-    await expect.poll(() => klaviyo.profiles.get(email)?.properties?.subject_line1, { timeout: 20_000 }).toBeTruthy();
+    await ownerWithAnEvent(user, 'dashboard');
 
     // The dashboard: the checklist (store and pixel still to do), the flows' figures, the costs.
     await page.goto('/dashboard');
@@ -173,13 +157,25 @@ describe('at 390 × 844', () => {
     await menu.click();
     await page.getByRole('link', { name: 'Dashboard', exact: true }).click();
     await page.waitForURL('**/dashboard');
+    await page.getByRole('link', { name: flowTypeDetails.abandoned_cart.title, exact: true }).click();
+    await page.waitForURL(`**${flowTypeDetails.abandoned_cart.path}`);
 
-    // The four flow pages, reached from their cards.
+    await menu.click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.waitForURL('**/auth/login');
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  // A second owner: every page makes reads of the owner's 60 a minute (SPEC.md section 9).
+  it('fits the flow pages with their forms, the event log and its drawer, the console, a signature and the handler page', async () => {
+    const { context, page, errors } = await openPhonePage();
+    const user = await createSignedInUser(server, context);
+    const urls = await ownerWithAnEvent(user, 'flows');
+
     for (const flowType of flowTypes) {
       const details = flowTypeDetails[flowType];
-      await page.goto('/dashboard');
-      await page.getByRole('link', { name: details.title, exact: true }).click();
-      await page.waitForURL(`**${details.path}`);
+      await page.goto(details.path);
       await page.getByRole('heading', { level: 1, name: details.title }).waitFor();
       if (flowType === 'post_purchase') {
         // Never saved: it opens in the form, with its assistant fields.
@@ -190,6 +186,13 @@ describe('at 390 × 844', () => {
       if (flowType === 'browser_abandonment') await page.getByText('pixel', { exact: false }).first().waitFor();
       await expectFitsThePhone(page, details.path);
     }
+
+    // A signature switched on shows its secret and a signing example once: long lines to fit.
+    await page.goto('/flows/abandoned-checkout');
+    const signature = page.getByRole('region', { name: signatureMessages.title });
+    await signature.getByRole('button', { name: signatureMessages.turnOn }).click();
+    await signature.getByTestId('flow-signing-secret').waitFor();
+    await expectFitsThePhone(page, 'signature-on');
 
     // The event log of abandoned cart: its row keeps the Status in sight, and the drawer fits.
     await page.goto('/flows/abandoned-cart');
@@ -219,17 +222,35 @@ describe('at 390 × 844', () => {
     await expectFitsThePhone(page, 'console');
 
     // The webhook handler page, public like the URL it shows.
-    await page.goto(new URL(urls.abandoned_cart!).pathname);
+    await page.goto(new URL(urls.abandoned_cart).pathname);
     await page.getByRole('heading', { name: 'Webhook Processed' }).waitFor({ timeout: 10_000 });
     await expectFitsThePhone(page, 'webhook-handler');
     expect(await page.getByRole('link', { name: 'Return to Dashboard' }).isVisible()).toBe(true);
-
-    // And Sign out, from the menu.
-    await page.goto('/dashboard');
-    await page.getByRole('button', { name: 'Menu' }).click();
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.waitForURL('**/auth/login');
     expectNoBrowserErrors(errors);
     await context.close();
   });
 });
+
+/**
+ * Saved keys, three saved flows (post purchase left unsaved, so its page opens in the
+ * form) and one delivered event of a shopper with long names and a long address.
+ */
+async function ownerWithAnEvent(user: E2EUser, tag: string): Promise<{ abandoned_cart: string }> {
+  expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+  expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+  const urls: Record<string, string> = {};
+  for (const flowType of ['browser_abandonment', 'abandoned_cart', 'abandoned_checkout'] as const) {
+    const saved = await user.client.put(`/api/flows/${flowType}`, { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect(saved.status, saved.text).toBe(200);
+    urls[flowType] = saved.json.flow.webhookUrl as string;
+  }
+  const email = `a.very.long.shopper.address.for.narrow.screens.${tag}@example-shop.com`;
+  const sent = await fetch(urls.abandoned_cart!, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(sampleEvent('abandoned_cart', { email, first_name: 'Bartholomew', last_name: 'Featherstonehaugh' })),
+  });
+  expect(sent.status).toBeLessThan(300);
+  await expect.poll(() => klaviyo.profiles.get(email)?.properties?.subject_line1, { timeout: 20_000 }).toBeTruthy();
+  return { abandoned_cart: urls.abandoned_cart! };
+}
