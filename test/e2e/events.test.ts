@@ -21,7 +21,7 @@ afterAll(async () => {
   await services?.stop();
 });
 
-describe('event log and dashboard activity', () => {
+describe('event log and dashboard figures', () => {
   it('shows a delivered event with what each assistant wrote, and counts it on the dashboard', async () => {
     const { context, page } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
@@ -49,9 +49,13 @@ describe('event log and dashboard activity', () => {
     await dialog.getByRole('button', { name: 'Close event details' }).click();
 
     await page.goto('/dashboard');
-    await page.getByRole('heading', { name: 'Last 24 hours' }).waitFor();
-    const cartRow = page.getByTestId('activity-row').filter({ hasText: 'Abandoned Cart' });
-    await expect.poll(async () => (await cartRow.locator('td').allTextContents()).slice(0, 2)).toEqual(['1', '1']);
+    // The flow's card: working, its delivered last event, one delivery and no failure today.
+    const cartState = page.locator('[data-testid="flow-state"][data-flow="abandoned_cart"]');
+    await cartState.getByTestId('flow-health').filter({ hasText: 'Working' }).waitFor();
+    expect(await cartState.getByTestId('flow-last-event').textContent()).toContain('Delivered');
+    expect(await cartState.getByTestId('flow-deliveries').textContent()).toBe('1');
+    expect(await cartState.getByTestId('flow-failures').textContent()).toBe('0');
+    expect(await page.locator('[data-testid="flow-state"][data-flow="post_purchase"]').getByTestId('flow-health').textContent()).toBe('No events yet');
     // What the text cost, in dollars, today and over the week, with the one call it took.
     await page.getByRole('heading', { name: 'OpenAI cost' }).waitFor();
     const costRow = page.getByTestId('cost-row').filter({ hasText: 'Abandoned Cart' });

@@ -147,3 +147,20 @@ export async function dismissToasts(page: Page): Promise<void> {
     await close.waitFor({ state: 'detached' });
   }
 }
+
+/**
+ * Like expectNoSeriousA11yViolations, but fails on a violation of any impact: for pages
+ * held to the stricter bar (the narrow-screen test checks every page with it).
+ */
+export async function expectNoA11yViolations(page: Page): Promise<void> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate((axeSource ??= readFileSync(axeSourcePath, 'utf8')));
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(context: Document): Promise<{ violations: unknown[] }> } }).axe;
+    return (await axe.run(document)).violations;
+  })) as AxeViolation[];
+  const report = violations.map(
+    (violation) =>
+      `${violation.impact} ${violation.id}: ${violation.help}\n${violation.nodes.map((node) => `  at ${JSON.stringify(node.target)}: ${node.failureSummary ?? ''}`).join('\n')}`,
+  );
+  expect(report, `axe-core violations on ${page.url()}`).toEqual([]);
+}

@@ -1,8 +1,9 @@
+import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
-import { findFlowByWebhookKey, findFlowForUser } from '../flows/flow-queries.ts';
+import { findFlowByWebhookKey, findFlowForUser, listFlowsForUser } from '../flows/flow-queries.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
 import { latestChangeId, type EventChange } from './event-change-queries.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
@@ -23,6 +24,12 @@ import { webhookConsoleMessages, webhookHandlerMessages } from '../../shared/web
 const HEARTBEAT_MS = 15_000;
 /** How soon a browser reconnects after a dropped stream. */
 const RECONNECT_MS = 1_000;
+
+const streamHeaders = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+};
 
 export interface LiveStreamRoutesOptions {
   feed?: Partial<ChangeFeedOptions>;
@@ -76,44 +83,62 @@ export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = 
     const header = request.headers['last-event-id'];
     const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : request.query.lastEventId;
     const resumeFrom = lastEventId && changeIdPattern.test(lastEventId) ? lastEventId : null;
-    const streamHeaders = {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
-      'x-accel-buffering': 'no',
-    };
     // HEAD asks whether the stream is there: its headers, and no stream to hold open.
     if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
     const after = resumeFrom ?? (await latestChangeId(pool, flow.id));
+    openStream(reply, [{ flowId: flow.id, after }], after);
+  });
 
+  /**
+   * /api/stream: the changes of all the owner's flows in one stream, for the dashboard,
+   * which would otherwise hold one connection per flow (browsers allow six per host).
+   * Change ids are one sequence across flows, so one cursor resumes every flow.
+   */
+  app.get('/', { schema: { querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
+    const header = request.headers['last-event-id'];
+    const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : request.query.lastEventId;
+    const resumeFrom = lastEventId && changeIdPattern.test(lastEventId) ? lastEventId : null;
+    if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
+    const flows = await listFlowsForUser(pool, request.user.id);
+    const cursors = await Promise.all(flows.map(async (flow) => ({ flowId: flow.id, after: resumeFrom ?? (await latestChangeId(pool, flow.id)) })));
+    const newest = cursors.reduce((max, cursor) => (BigInt(cursor.after) > BigInt(max) ? cursor.after : max), resumeFrom ?? '0');
+    openStream(reply, cursors, newest);
+  });
+
+  /** Holds the response open as an SSE stream of the given flows' changes after their cursors. */
+  function openStream(reply: FastifyReply, cursors: Array<{ flowId: string; after: string }>, firstId: string): void {
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, { ...streamHeaders, connection: 'keep-alive' });
     // The first id tells the browser where it is, so even a reconnect before any event
     // resumes from here rather than from "now".
-    raw.write(`retry: ${RECONNECT_MS}\nid: ${after}\nevent: ready\ndata: {}\n\n`);
+    raw.write(`retry: ${RECONNECT_MS}\nid: ${firstId}\nevent: ready\ndata: {}\n\n`);
     const heartbeat = setInterval(() => {
       if (!raw.writableEnded && !raw.destroyed) raw.write(': heartbeat\n\n');
     }, HEARTBEAT_MS);
     heartbeat.unref();
-    let unsubscribe = () => {};
+    let unsubscribes: Array<() => void> = [];
     const end = () => {
       clearInterval(heartbeat);
-      unsubscribe();
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      unsubscribes = [];
     };
-    unsubscribe = feed.subscribe({
-      flowId: flow.id,
-      after,
-      send: (changes) => {
-        if (!raw.writableEnded && !raw.destroyed) raw.write(changes.map(sseMessage).join(''));
-      },
-      close: () => {
-        end();
-        raw.end();
-      },
-    });
+    unsubscribes = cursors.map(({ flowId, after }) =>
+      feed.subscribe({
+        flowId,
+        after,
+        send: (changes) => {
+          if (!raw.writableEnded && !raw.destroyed) raw.write(changes.map(sseMessage).join(''));
+        },
+        close: () => {
+          end();
+          raw.end();
+        },
+      }),
+    );
     raw.on('close', end);
     raw.on('error', end);
-  });
+  }
 };
 
 /** /api/test-webhooks/{flowType}, in the signed-in context: the console's test send. */

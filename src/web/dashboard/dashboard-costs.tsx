@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { api } from '../app/api-client.ts';
 import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
+import { stackedTable } from '../ui/stacked-table.ts';
 import { flowTypeDetails } from '../../shared/flows/flow-types.ts';
 import { flowCostsResponseSchema, formatUsd, type Spend } from '../../shared/flows/flow-costs.ts';
 
@@ -9,6 +10,8 @@ import { flowCostsResponseSchema, formatUsd, type Spend } from '../../shared/flo
 function cachedShare(spend: Spend): string {
   return spend.inputTokens > 0 ? `${Math.round((spend.cachedInputTokens / spend.inputTokens) * 100)} %` : '–';
 }
+
+const columns = ['Today (UTC)', 'Last 7 days', 'OpenAI calls', 'Input from cache'];
 
 /** What each flow spent on OpenAI today (UTC) and over the last 7 days. */
 export function DashboardCosts() {
@@ -36,42 +39,37 @@ export function DashboardCosts() {
             Nothing spent in the last 7 days. Each flow&apos;s cost shows here once it writes texts.
           </p>
         ) : (
-          <div className="overflow-x-auto">
-            <table className="min-w-full divide-y divide-slate-200 text-sm">
-              <thead className="text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
-                <tr>
-                  <th scope="col" className="px-4 py-2">
-                    Flow
+          <table className={stackedTable.table}>
+            <thead className={stackedTable.head}>
+              <tr>
+                <th scope="col" className="px-4 py-2">
+                  Flow
+                </th>
+                {columns.map((column) => (
+                  <th key={column} scope="col" className="px-4 py-2 text-right">
+                    {column}
                   </th>
-                  <th scope="col" className="px-4 py-2 text-right">
-                    Today (UTC)
-                  </th>
-                  <th scope="col" className="px-4 py-2 text-right">
-                    Last 7 days
-                  </th>
-                  <th scope="col" className="px-4 py-2 text-right">
-                    OpenAI calls
-                  </th>
-                  <th scope="col" className="px-4 py-2 text-right">
-                    Input from cache
-                  </th>
-                </tr>
-              </thead>
-              <tbody className="divide-y divide-slate-200">
-                {costs.data.flows.map((flow) => (
-                  <tr key={flow.flowType} data-testid="cost-row">
-                    <th scope="row" className="px-4 py-2 text-left font-medium">
+                ))}
+              </tr>
+            </thead>
+            <tbody className={stackedTable.body}>
+              {costs.data.flows.map((flow) => {
+                const values = [formatUsd(flow.today.costUsd), formatUsd(flow.last7Days.costUsd), flow.last7Days.calls.toLocaleString(), cachedShare(flow.last7Days)];
+                return (
+                  <tr key={flow.flowType} data-testid="cost-row" className={stackedTable.row}>
+                    <th scope="row" className={stackedTable.rowHeader}>
                       {flowTypeDetails[flow.flowType].title}
                     </th>
-                    <td className="px-4 py-2 text-right tabular-nums">{formatUsd(flow.today.costUsd)}</td>
-                    <td className="px-4 py-2 text-right tabular-nums">{formatUsd(flow.last7Days.costUsd)}</td>
-                    <td className="px-4 py-2 text-right tabular-nums">{flow.last7Days.calls.toLocaleString()}</td>
-                    <td className="px-4 py-2 text-right tabular-nums">{cachedShare(flow.last7Days)}</td>
+                    {values.map((value, index) => (
+                      <td key={columns[index]} data-label={columns[index]} className={stackedTable.numberCell}>
+                        {value}
+                      </td>
+                    ))}
                   </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+                );
+              })}
+            </tbody>
+          </table>
         )}
       </Card>
     </section>

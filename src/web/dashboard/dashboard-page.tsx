@@ -1,13 +1,16 @@
-import { Link } from 'react-router';
-import { ArrowRight, KeyRound } from 'lucide-react';
+import { KeyRound } from 'lucide-react';
 import { useAuth } from '../auth/auth-context.tsx';
 import { Card } from '../ui/card.tsx';
+import { Alert } from '../ui/alert.tsx';
 import { ButtonLink } from '../ui/text-link.tsx';
-import { FlowIcon } from '../flows/flow-icon.tsx';
-import { flowTypeDetails, flowTypes } from '../../shared/flows/flow-types.ts';
+import { flowTypes } from '../../shared/flows/flow-types.ts';
 import { pageRoutes } from '../../shared/routes.ts';
-import { DashboardActivity } from '../events/dashboard-activity.tsx';
+import { dashboardMessages } from '../../shared/dashboard/dashboard-messages.ts';
 import { DashboardCosts } from './dashboard-costs.tsx';
+import { FlowCard } from './flow-card.tsx';
+import { SetupChecklist } from './setup-checklist.tsx';
+import { useDashboard } from './use-dashboard.ts';
+import { useDashboardLive } from './use-dashboard-live.ts';
 
 const gettingStartedSteps = [
   'Save your Klaviyo, OpenAI and Shopify credentials in API Settings.',
@@ -15,48 +18,43 @@ const gettingStartedSteps = [
   'Send a test event from the flow page, then paste its webhook URL into your store.',
 ];
 
-/** SPEC.md "Dashboard": a greeting by full name (or "User"), the four flows, and getting started. */
+/**
+ * SPEC.md "Dashboard": a greeting by full name (or "User"), the four flows, and getting
+ * started; with what is left to set up, how each flow is doing, and what it cost.
+ */
 export function DashboardPage() {
   const { user } = useAuth();
+  const dashboard = useDashboard();
+  useDashboardLive();
+  const stateOf = new Map(dashboard.data?.flows.map((flow) => [flow.flowType, flow]));
   return (
     <div className="space-y-8">
       <title>Dashboard · Flowsmith</title>
       <header className="space-y-1">
-        <h1 className="text-3xl font-bold text-slate-900">Welcome, {user?.fullName || 'User'}</h1>
+        <h1 className="text-2xl font-bold break-words text-slate-900 sm:text-3xl">Welcome, {user?.fullName || 'User'}</h1>
         <p className="text-slate-700">Automate your marketing with AI-written content for every shopper event.</p>
       </header>
+
+      {dashboard.error ? (
+        <Alert tone="error" title={dashboardMessages.loadFailed}>
+          {dashboard.error.message}
+        </Alert>
+      ) : null}
+      {dashboard.data ? <SetupChecklist setup={dashboard.data.setup} /> : null}
 
       <section aria-labelledby="flows-heading" className="space-y-4">
         <h2 id="flows-heading" className="text-xl font-semibold text-slate-900">
           Your flows
         </h2>
         <ul className="grid gap-4 sm:grid-cols-2">
-          {flowTypes.map((flowType) => {
-            const details = flowTypeDetails[flowType];
-            return (
-              <li key={flowType}>
-                <Card className="relative flex h-full gap-4 transition hover:border-indigo-300 hover:shadow-md focus-within:ring-2 focus-within:ring-indigo-600">
-                  <FlowIcon flowType={flowType} />
-                  <div className="space-y-1">
-                    <h3 className="text-lg font-semibold text-slate-900">
-                      {/* The link covers the whole card; its name stays the flow's title. */}
-                      <Link to={details.path} className="after:absolute after:inset-0 after:content-[''] focus:outline-none">
-                        {details.title}
-                      </Link>
-                    </h3>
-                    <p className="text-sm text-slate-700">{details.tagline}</p>
-                    <p className="inline-flex items-center gap-1 pt-1 text-sm font-medium text-indigo-700" aria-hidden="true">
-                      Configure <ArrowRight className="h-4 w-4" />
-                    </p>
-                  </div>
-                </Card>
-              </li>
-            );
-          })}
+          {flowTypes.map((flowType) => (
+            <li key={flowType}>
+              <FlowCard flowType={flowType} state={stateOf.get(flowType)} />
+            </li>
+          ))}
         </ul>
       </section>
 
-      <DashboardActivity />
       <DashboardCosts />
 
       <Card>

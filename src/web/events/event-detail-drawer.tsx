@@ -42,14 +42,14 @@ export function EventDetailDrawer({ eventId, onClose }: { eventId: string; onClo
 
   return (
     <div className="fixed inset-0 z-40 flex justify-end bg-slate-900/30" onClick={onClose}>
-      <aside
+      <div
         role="dialog"
         aria-modal="true"
         aria-labelledby="event-detail-heading"
         className="flex h-full w-full max-w-2xl flex-col overflow-y-auto bg-white shadow-xl"
         onClick={(click) => click.stopPropagation()}
       >
-        <header className="sticky top-0 flex items-center justify-between gap-4 border-b border-slate-200 bg-white px-6 py-4">
+        <header className="sticky top-0 flex items-center justify-between gap-2 border-b border-slate-200 bg-white px-4 py-3 sm:gap-4 sm:px-6 sm:py-4">
           <h2 id="event-detail-heading" className="text-lg font-semibold text-slate-900">
             Event details
           </h2>
@@ -65,7 +65,7 @@ export function EventDetailDrawer({ eventId, onClose }: { eventId: string; onClo
             </button>
           </div>
         </header>
-        <div className="space-y-6 px-6 py-4">
+        <div className="min-w-0 space-y-6 break-words px-4 py-4 sm:px-6">
           {detail.isPending ? (
             <Spinner label="Loading the event" />
           ) : detail.error ? (
@@ -76,7 +76,7 @@ export function EventDetailDrawer({ eventId, onClose }: { eventId: string; onClo
             <EventDetailBody event={event} />
           ) : null}
         </div>
-      </aside>
+      </div>
     </div>
   );
 }
@@ -110,7 +110,7 @@ function prettyBody(body: string | null): string {
 function EventDetailBody({ event }: { event: EventDetail }) {
   return (
     <>
-      <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
+      <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
         <dt className="text-slate-600">Status</dt>
         <dd>
           <EventStatusBadge status={event.status} />

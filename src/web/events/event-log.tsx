@@ -2,12 +2,15 @@ import { useId, useState } from 'react';
 import { Button } from '../ui/button.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { Alert } from '../ui/alert.tsx';
+import { stackedTable } from '../ui/stacked-table.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { eventStatuses, type EventStatus } from '../../shared/events/event-schemas.ts';
 import { eventLogMessages } from '../../shared/events/event-messages.ts';
 import { EventStatusBadge, formatEventTime, sourceLabels, statusLabels, WaitsUntil } from './event-status-badge.tsx';
 import { EventDetailDrawer } from './event-detail-drawer.tsx';
 import { useEventLog } from './use-events.ts';
+
+const columns = ['Received', 'Source', 'Shopper', 'Status'];
 
 /**
  * The event log of one flow (PRODUCT.md: the server keeps every event, its steps and its
@@ -59,45 +62,47 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
       ) : events.length === 0 ? (
         <p className="text-sm text-slate-700">{status ? eventLogMessages.noMatchingEvents : eventLogMessages.noEvents}</p>
       ) : (
-        <div className="overflow-x-auto rounded-md border border-slate-200">
-          <table className="min-w-full divide-y divide-slate-200 text-sm">
-            <thead className="bg-slate-50 text-left text-xs font-semibold uppercase tracking-wide text-slate-600">
+        <div className="rounded-md border border-slate-200">
+          {/* A list of cards on a phone, so the Status column is never pushed out of sight. */}
+          <table className={stackedTable.table}>
+            <thead className={`${stackedTable.head} bg-slate-50`}>
               <tr>
-                <th scope="col" className="px-3 py-2">
-                  Received
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Source
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Shopper
-                </th>
-                <th scope="col" className="px-3 py-2">
-                  Status
-                </th>
+                {columns.map((column) => (
+                  <th key={column} scope="col" className="px-3 py-2">
+                    {column}
+                  </th>
+                ))}
               </tr>
             </thead>
-            <tbody className="divide-y divide-slate-200">
+            <tbody className={stackedTable.body}>
               {events.map((event) => (
-                <tr key={event.id} data-testid="event-log-row" className="align-top hover:bg-slate-50">
-                  <td className="whitespace-nowrap px-3 py-2">
-                    <button type="button" className="font-medium text-indigo-700 hover:underline" onClick={() => setOpenEventId(event.id)}>
-                      {formatEventTime(event.receivedAt)}
-                    </button>
+                <tr key={event.id} data-testid="event-log-row" className={`${stackedTable.row} align-top hover:bg-slate-50`}>
+                  <td data-label="Received" className={`${stackedTable.cell} sm:whitespace-nowrap`}>
+                    <div>
+                      <button type="button" className="text-left font-medium text-indigo-700 hover:underline" onClick={() => setOpenEventId(event.id)}>
+                        {formatEventTime(event.receivedAt)}
+                      </button>
+                    </div>
                   </td>
-                  <td className="px-3 py-2">
-                    {sourceLabels[event.source]}
-                    {event.topic ? <span className="block font-mono text-xs text-slate-600">{event.topic}</span> : null}
+                  <td data-label="Source" className={stackedTable.cell}>
+                    <div className="min-w-0">
+                      {sourceLabels[event.source]}
+                      {event.topic ? <span className="block break-all font-mono text-xs text-slate-600">{event.topic}</span> : null}
+                    </div>
                   </td>
-                  <td className="px-3 py-2">{event.shopperName ?? event.shopperEmail ?? '—'}</td>
-                  <td className="px-3 py-2">
-                    <EventStatusBadge status={event.status} />
-                    <WaitsUntil iso={event.waitsUntil} />
-                    {event.error ? (
-                      <span className="mt-1 block max-w-xs truncate text-xs text-slate-600" title={event.error}>
-                        {event.error}
-                      </span>
-                    ) : null}
+                  <td data-label="Shopper" className={stackedTable.cell}>
+                    <div className="min-w-0 break-words">{event.shopperName ?? event.shopperEmail ?? '—'}</div>
+                  </td>
+                  <td data-label="Status" className={stackedTable.cell}>
+                    <div className="min-w-0">
+                      <EventStatusBadge status={event.status} />
+                      <WaitsUntil iso={event.waitsUntil} />
+                      {event.error ? (
+                        <span className="mt-1 block truncate text-xs text-slate-600 sm:max-w-xs" title={event.error}>
+                          {event.error}
+                        </span>
+                      ) : null}
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -1,7 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useId, useState } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
 import { toast } from 'sonner';
-import { LogOut, Workflow } from 'lucide-react';
+import { LogOut, Menu, Workflow, X } from 'lucide-react';
 import { useAuth } from '../auth/auth-context.tsx';
 import { Button } from '../ui/button.tsx';
 import { authMessages } from '../../shared/messages.ts';
@@ -17,11 +17,25 @@ const navLinkClasses = ({ isActive }: { isActive: boolean }) =>
     isActive ? 'bg-indigo-50 text-indigo-800' : 'text-slate-700 hover:bg-slate-100 hover:text-slate-900'
   }`;
 
-/** The signed-in pages' shared top bar: product name, the user's name (or email), Sign out. */
+/**
+ * The signed-in pages' shared top bar: product name, the user's name (or email), Sign out.
+ * Below `md` the navigation, the name and Sign out fold into a Menu button: side by side
+ * they would not fit a phone's width.
+ */
 export function AppShell() {
   const { user, signOut } = useAuth();
   const navigate = useNavigate();
   const [signingOut, setSigningOut] = useState(false);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const menuId = useId();
+  useEffect(() => {
+    if (!menuOpen) return;
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === 'Escape') setMenuOpen(false);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [menuOpen]);
   const onSignOut = async () => {
     setSigningOut(true);
     try {
@@ -43,8 +57,8 @@ export function AppShell() {
         Skip to content
       </a>
       <header className="border-b border-slate-200 bg-white">
-        <div className="mx-auto flex max-w-5xl flex-wrap items-center justify-between gap-3 px-4 py-3">
-          <div className="flex items-center gap-6">
+        <div className="mx-auto flex max-w-5xl items-center justify-between gap-3 px-4 py-3">
+          <div className="flex min-w-0 items-center gap-6">
             <Link
               to={pageRoutes.dashboard}
               className="flex items-center gap-2 rounded-md font-bold text-indigo-700 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600"
@@ -52,7 +66,7 @@ export function AppShell() {
               <Workflow aria-hidden="true" className="h-5 w-5" />
               Flowsmith
             </Link>
-            <nav aria-label="Main" className="flex items-center gap-1">
+            <nav aria-label="Main" className="hidden items-center gap-1 md:flex">
               {navigation.map((item) => (
                 <NavLink key={item.to} to={item.to} end className={navLinkClasses}>
                   {item.label}
@@ -60,7 +74,7 @@ export function AppShell() {
               ))}
             </nav>
           </div>
-          <div className="flex min-w-0 items-center gap-4">
+          <div className="hidden min-w-0 items-center gap-4 md:flex">
             <span className="max-w-[16rem] truncate text-sm text-slate-700" title={user?.email}>
               {user?.fullName || user?.email}
             </span>
@@ -69,9 +83,40 @@ export function AppShell() {
               Sign out
             </Button>
           </div>
+          <button
+            type="button"
+            className="inline-flex items-center gap-2 rounded-md px-3 py-2 text-sm font-medium text-slate-800 ring-1 ring-inset ring-slate-300 hover:bg-slate-50 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 md:hidden"
+            aria-expanded={menuOpen}
+            aria-controls={menuId}
+            onClick={() => setMenuOpen((open) => !open)}
+          >
+            {menuOpen ? <X aria-hidden="true" className="h-5 w-5" /> : <Menu aria-hidden="true" className="h-5 w-5" />}
+            Menu
+          </button>
         </div>
+        {menuOpen ? (
+          <div id={menuId} className="border-t border-slate-200 px-4 pb-4 pt-2 md:hidden">
+            <nav aria-label="Main" className="flex flex-col gap-1">
+              {navigation.map((item) => (
+                // Following a link closes the menu: the page it leads to should not open covered.
+                <NavLink key={item.to} to={item.to} end className={navLinkClasses} onClick={() => setMenuOpen(false)}>
+                  {item.label}
+                </NavLink>
+              ))}
+            </nav>
+            <div className="mt-3 flex flex-col gap-3 border-t border-slate-200 pt-3">
+              <span className="truncate text-sm text-slate-700" title={user?.email}>
+                {user?.fullName || user?.email}
+              </span>
+              <Button variant="secondary" onClick={onSignOut} busy={signingOut}>
+                <LogOut aria-hidden="true" className="h-4 w-4" />
+                Sign out
+              </Button>
+            </div>
+          </div>
+        ) : null}
       </header>
-      <main id="main-content" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-8 focus:outline-none">
+      <main id="main-content" tabIndex={-1} className="mx-auto max-w-5xl px-4 py-6 focus:outline-none sm:py-8">
         <Outlet />
       </main>
     </div>

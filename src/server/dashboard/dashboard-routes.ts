@@ -1,0 +1,50 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { rateLimited } from '../platform/user-rate-limit.ts';
+import { flowTypes } from '../../shared/flows/flow-types.ts';
+import { dashboardResponseSchema, type DashboardFlow, type FlowHealth } from '../../shared/dashboard/dashboard-schemas.ts';
+import { findSetupFacts, listFlowFacts, type FlowFacts } from './dashboard-queries.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A flow's health from its events (docs/decisions/0027-dashboard-and-narrow-screens.md):
+ * nothing yet, or failing when the last event it finished in the last day failed (a
+ * later delivery means it works again), or else working.
+ */
+export function flowHealth(facts: Pick<FlowFacts, 'lastEvent' | 'lastOutcome'>): FlowHealth {
+  if (!facts.lastEvent) return 'no_events';
+  return facts.lastOutcome === 'failed' ? 'failing' : 'working';
+}
+
+/** GET /api/dashboard, in the signed-in context: the owner's checklist and flows, nobody else's. */
+export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
+  const { pool } = app.database;
+  app.get('/', { schema: { response: { 200: dashboardResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+    const userId = request.user.id;
+    const since = new Date(app.clock.now().getTime() - DAY_MS);
+    const [setup, flows] = await Promise.all([findSetupFacts(pool, userId), listFlowFacts(pool, userId, since)]);
+    const byType = new Map(flows.map((flow) => [flow.flowType, flow]));
+    return {
+      setup: [
+        { id: 'keys' as const, done: setup.credentialsSaved },
+        { id: 'store' as const, done: setup.storeEventReceived },
+        { id: 'pixel' as const, done: setup.pixelEventReceived },
+        { id: 'event' as const, done: setup.anyEventReceived },
+      ],
+      // A new owner's flows may not be stored yet; each still gets its row.
+      flows: flowTypes.map((flowType): DashboardFlow => {
+        const facts = byType.get(flowType);
+        if (!facts) return { flowType, isActive: false, health: 'no_events', lastEvent: null, deliveries24h: 0, failures24h: 0 };
+        return {
+          flowType,
+          isActive: facts.isActive,
+          health: flowHealth(facts),
+          lastEvent: facts.lastEvent ? { receivedAt: facts.lastEvent.receivedAt.toISOString(), status: facts.lastEvent.status } : null,
+          deliveries24h: facts.deliveries,
+          failures24h: facts.failures,
+        };
+      }),
+      since: since.toISOString(),
+    };
+  });
+};

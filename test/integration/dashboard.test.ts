@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
+import type { HttpClient } from '../support/http-client.ts';
+import { EventStreamReader } from '../support/event-stream.ts';
+import type { DashboardResponse } from '../../src/shared/dashboard/dashboard-schemas.ts';
+
+/**
+ * GET /api/dashboard: the setup checklist and each flow's state, counted from the
+ * owner's own events only.
+ */
+let scenario: EngineScenario;
+beforeAll(async () => {
+  scenario = await startEngineScenario({ pixelRateLimitPerMinute: 1_000 });
+});
+afterAll(async () => {
+  await scenario?.close();
+});
+
+const db = () => scenario.testApp.database.pool;
+
+async function dashboardOf(client: HttpClient): Promise<DashboardResponse> {
+  const response = await client.get('/api/dashboard');
+  expect(response.status, response.text).toBe(200);
+  return response.json as DashboardResponse;
+}
+
+const stepsOf = (dashboard: DashboardResponse) => Object.fromEntries(dashboard.setup.map((step) => [step.id, step.done]));
+const flowOf = (dashboard: DashboardResponse, flowType: string) => dashboard.flows.find((flow) => flow.flowType === flowType)!;
+
+async function sendAndSettle(owner: Owner, flowType: 'abandoned_cart' | 'post_purchase', event: unknown) {
+  scenario.testApp.clock.advance(1_000);
+  const response = await postEvent(scenario.testApp.baseUrl, owner.flows[flowType].webhookPath, event);
+  expect(response.status, response.text).toBe(202);
+  return waitForEvent(db(), response.json.eventId);
+}
+
+describe('the dashboard', () => {
+  it('shows a new owner everything left to set up and four flows without events', async () => {
+    const { client } = await signUpAndVerify(scenario.testApp, 'New Owner', uniqueEmail('dash-new'));
+    const dashboard = await dashboardOf(client);
+    expect(dashboard.setup).toEqual([
+      { id: 'keys', done: false },
+      { id: 'store', done: false },
+      { id: 'pixel', done: false },
+      { id: 'event', done: false },
+    ]);
+    expect(dashboard.flows.map((flow) => flow.flowType)).toEqual(['browser_abandonment', 'abandoned_cart', 'abandoned_checkout', 'post_purchase']);
+    for (const flow of dashboard.flows) {
+      expect(flow).toMatchObject({ isActive: false, health: 'no_events', lastEvent: null, deliveries24h: 0, failures24h: 0 });
+    }
+  });
+
+  it('is refused without a session', async () => {
+    const response = await fetch(`${scenario.testApp.baseUrl}/api/dashboard`);
+    expect(response.status).toBe(401);
+  });
+
+  it("counts the owner's deliveries and failures, says a flow is failing until it delivers again, and never counts another owner's events", async () => {
+    const owner = await ownerWithFlows(scenario, { abandoned_cart: {}, post_purchase: {} });
+    const other = await ownerWithFlows(scenario, { abandoned_cart: {}, post_purchase: {} });
+    const before = await dashboardOf(owner.client);
+    expect(stepsOf(before)).toEqual({ keys: true, store: false, pixel: false, event: false });
+    expect(flowOf(before, 'abandoned_cart')).toMatchObject({ isActive: true, health: 'no_events', lastEvent: null });
+
+    // The other owner's delivered and failed events, before and after the owner's own.
+    expect((await sendAndSettle(other, 'abandoned_cart', sampleEvent('abandoned_cart', { email: uniqueEmail('other') }))).status).toBe('delivered');
+    const delivered = await sendAndSettle(owner, 'abandoned_cart', sampleEvent('abandoned_cart', { email: uniqueEmail('dash') }));
+    expect(delivered.status).toBe('delivered');
+    let dashboard = await dashboardOf(owner.client);
+    expect(stepsOf(dashboard)).toEqual({ keys: true, store: false, pixel: false, event: true });
+    expect(flowOf(dashboard, 'abandoned_cart')).toMatchObject({ health: 'working', deliveries24h: 1, failures24h: 0, lastEvent: { status: 'delivered' } });
+    expect(flowOf(dashboard, 'post_purchase')).toMatchObject({ health: 'no_events', deliveries24h: 0 });
+
+    // An event with a mistyped email fails: the flow is failing, with one failure.
+    const broken = sampleEvent('abandoned_cart') as any;
+    broken.properties.customer.email = 12345;
+    expect((await sendAndSettle(owner, 'abandoned_cart', broken)).status).toBe('failed');
+    const otherBroken = sampleEvent('post_purchase') as any;
+    otherBroken.properties.customer.email = 12345;
+    expect((await sendAndSettle(other, 'post_purchase', otherBroken)).status).toBe('failed');
+    dashboard = await dashboardOf(owner.client);
+    expect(flowOf(dashboard, 'abandoned_cart')).toMatchObject({ health: 'failing', deliveries24h: 1, failures24h: 1, lastEvent: { status: 'failed' } });
+    expect(flowOf(dashboard, 'post_purchase')).toMatchObject({ health: 'no_events', failures24h: 0, lastEvent: null });
+
+    // A later delivery: working again, the failure still counted for the day.
+    expect((await sendAndSettle(owner, 'abandoned_cart', sampleEvent('abandoned_cart', { email: uniqueEmail('again') }))).status).toBe('delivered');
+    dashboard = await dashboardOf(owner.client);
+    expect(flowOf(dashboard, 'abandoned_cart')).toMatchObject({ health: 'working', deliveries24h: 2, failures24h: 1 });
+
+    // A day later the figures are back to zero and the last event is still shown.
+    scenario.testApp.clock.advance(25 * 60 * 60_000);
+    dashboard = await dashboardOf(owner.client);
+    expect(flowOf(dashboard, 'abandoned_cart')).toMatchObject({ health: 'working', deliveries24h: 0, failures24h: 0, lastEvent: { status: 'delivered' } });
+  });
+
+  it("ticks the store off on a verified Shopify webhook and the pixel on the pixel's first event, for that owner only", async () => {
+    const owner = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 60 }, browser_abandonment: { waitMinutes: 60 } });
+    const bystander = await ownerWithFlows(scenario, {});
+
+    // A forged Shopify signature proves nothing about the store.
+    const url = (path: string) => `${scenario.testApp.baseUrl}${path}`;
+    const forged = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', shopifyCheckoutPayload(uniqueEmail('forged')), 'shpss_wrong_secret_0123456789');
+    expect(forged.status).toBe(401);
+    expect(stepsOf(await dashboardOf(owner.client))).toMatchObject({ store: false, event: true });
+
+    const signed = await sendShopifyWebhook(url(owner.flows.abandoned_checkout.webhookPath), 'checkouts/update', shopifyCheckoutPayload(uniqueEmail('signed')), shopifySecret);
+    expect(signed.status).toBe(202);
+    expect(stepsOf(await dashboardOf(owner.client))).toEqual({ keys: true, store: true, pixel: false, event: true });
+
+    const pixelUrl = (await owner.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+    const view = await fetch(pixelUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain;charset=UTF-8' },
+      body: JSON.stringify({
+        name: 'product_viewed',
+        id: `sh-${randomUUID()}`,
+        timestamp: new Date(scenario.testApp.clock.now().getTime() - 1_000).toISOString(),
+        clientId: `client-${randomUUID()}`,
+        customer: { email: uniqueEmail('pixel'), firstName: 'Pia', lastName: 'Viewer' },
+        cartToken: null,
+        url: 'https://shop.example/products/shoe',
+        product: { id: '8801', title: 'Trail Shoe', url: 'https://shop.example/products/shoe', price: '89.50', currencyCode: 'USD', quantity: 1 },
+      }),
+    });
+    expect(view.status, await view.text()).toBe(202);
+    const done = await dashboardOf(owner.client);
+    expect(done.setup.every((step) => step.done)).toBe(true);
+    expect(flowOf(done, 'browser_abandonment').lastEvent).not.toBeNull();
+
+    // Nothing of it shows on another owner's checklist.
+    expect(stepsOf(await dashboardOf(bystander.client))).toEqual({ keys: true, store: false, pixel: false, event: false });
+  });
+
+  it("streams the changes of all the owner's flows in one connection, and none of another owner's", async () => {
+    const owner = await ownerWithFlows(scenario, { abandoned_cart: {}, post_purchase: {} });
+    const other = await ownerWithFlows(scenario, { abandoned_cart: {} });
+    const stream = await EventStreamReader.open(`${scenario.testApp.baseUrl}/api/stream`, { cookie: owner.client.cookieHeader() });
+    try {
+      expect(stream.status).toBe(200);
+      const cartEmail = uniqueEmail('stream-cart');
+      const orderEmail = uniqueEmail('stream-order');
+      const otherEmail = uniqueEmail('stream-other');
+      await sendAndSettle(other, 'abandoned_cart', sampleEvent('abandoned_cart', { email: otherEmail }));
+      await sendAndSettle(owner, 'abandoned_cart', sampleEvent('abandoned_cart', { email: cartEmail }));
+      await sendAndSettle(owner, 'post_purchase', sampleEvent('post_purchase', { email: orderEmail }));
+      await expect.poll(() => stream.changesMentioning(cartEmail).length, { timeout: 10_000 }).toBeGreaterThan(0);
+      await expect.poll(() => stream.changesMentioning(orderEmail).length, { timeout: 10_000 }).toBeGreaterThan(0);
+      expect(stream.changesMentioning(otherEmail)).toEqual([]);
+    } finally {
+      await stream.close();
+    }
+    const refused = await fetch(`${scenario.testApp.baseUrl}/api/stream`);
+    expect(refused.status).toBe(401);
+  });
+});
