@@ -14,6 +14,7 @@ import { RequireSetup } from '../credentials/require-setup.tsx';
 import { ApiSettingsPage } from '../credentials/api-settings-page.tsx';
 import { FlowPage } from '../flows/flow-page.tsx';
 import { WebhookHandlerPage } from '../webhooks/webhook-handler-page.tsx';
+import { SandboxProfilesPage } from '../sandbox/sandbox-profiles-page.tsx';
 
 /** SPEC.md's route table. The server serves index.html for exactly these paths. */
 export const router = createBrowserRouter([
@@ -34,6 +35,7 @@ export const router = createBrowserRouter([
         children: [
           { path: pageRoutes.dashboard, element: <DashboardPage /> },
           { path: pageRoutes.apiSettings, element: <ApiSettingsPage /> },
+          { path: pageRoutes.sandboxProfiles, element: <SandboxProfilesPage /> },
           {
             element: <RequireSetup />,
             children: [

@@ -8,6 +8,7 @@ import { flowTypeDetails, flowTypes } from '../../shared/flows/flow-types.ts';
 import { pageRoutes } from '../../shared/routes.ts';
 import { DashboardActivity } from '../events/dashboard-activity.tsx';
 import { DashboardCosts } from './dashboard-costs.tsx';
+import { SandboxPanel } from '../sandbox/sandbox-panel.tsx';
 
 const gettingStartedSteps = [
   'Save your Klaviyo, OpenAI and Shopify credentials in API Settings.',
@@ -25,6 +26,8 @@ export function DashboardPage() {
         <h1 className="text-3xl font-bold text-slate-900">Welcome, {user?.fullName || 'User'}</h1>
         <p className="text-slate-700">Automate your marketing with AI-written content for every shopper event.</p>
       </header>
+
+      <SandboxPanel />
 
       <section aria-labelledby="flows-heading" className="space-y-4">
         <h2 id="flows-heading" className="text-xl font-semibold text-slate-900">

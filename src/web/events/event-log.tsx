@@ -8,6 +8,9 @@ import { eventLogMessages } from '../../shared/events/event-messages.ts';
 import { EventStatusBadge, formatEventTime, sourceLabels, statusLabels, WaitsUntil } from './event-status-badge.tsx';
 import { EventDetailDrawer } from './event-detail-drawer.tsx';
 import { useEventLog } from './use-events.ts';
+import { isSandboxEvent } from '../../shared/sandbox/sandbox-schemas.ts';
+import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
+import { SandboxBadge } from '../sandbox/sandbox-badge.tsx';
 
 /**
  * The event log of one flow (PRODUCT.md: the server keeps every event, its steps and its
@@ -19,6 +22,7 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
   const [openEventId, setOpenEventId] = useState<string | null>(null);
   const filterId = useId();
   const log = useEventLog(flowType, status);
+  const sandbox = useSandboxStatus();
   const events = log.data?.pages.flatMap((page) => page.events) ?? [];
 
   return (
@@ -84,6 +88,11 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
                     <button type="button" className="font-medium text-indigo-700 hover:underline" onClick={() => setOpenEventId(event.id)}>
                       {formatEventTime(event.receivedAt)}
                     </button>
+                    {isSandboxEvent(sandbox.data, event.receivedAt) ? (
+                      <span className="mt-1 block">
+                        <SandboxBadge />
+                      </span>
+                    ) : null}
                   </td>
                   <td className="px-3 py-2">
                     {sourceLabels[event.source]}

@@ -1,0 +1,15 @@
+import { TextLink } from '../ui/text-link.tsx';
+import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
+import { sandboxProfilesPath } from '../../shared/sandbox/sandbox-schemas.ts';
+import { SandboxBadge } from './sandbox-badge.tsx';
+
+/** Above a flow page while the sandbox is on: what this flow's events go to now. */
+export function SandboxFlowBanner() {
+  return (
+    <div role="note" className="mb-6 flex flex-wrap items-center gap-3 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950">
+      <SandboxBadge />
+      <span>{sandboxMessages.flowBanner}</span>
+      <TextLink to={sandboxProfilesPath()}>{sandboxMessages.viewProfiles}</TextLink>
+    </div>
+  );
+}

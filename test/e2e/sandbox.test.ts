@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
+import { dismissToasts, expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPageForEachTest, toastOf, type BrowserErrors } from '../support/browser.ts';
+import { startFakeServer } from '../fakes/fake-server.ts';
+import { strongPassword, uniqueEmail } from '../support/accounts.ts';
+import { authMessages } from '../../src/shared/messages.ts';
+import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
+import { flowTypes } from '../../src/shared/flows/flow-types.ts';
+import { sampleShoppers } from '../../src/server/sandbox/sample-shop.ts';
+
+/**
+ * "Try before connecting": a new owner with no account anywhere signs up, starts the
+ * sandbox and sees a text for each of the four flows on the sandbox Klaviyo's profiles.
+ * The configured services point at a recorder that must hear nothing.
+ */
+let server: E2EServer;
+let browser: Browser;
+let realServices: Awaited<ReturnType<typeof startFakeServer>>;
+beforeAll(async () => {
+  realServices = await startFakeServer(() => ({ status: 500, body: { error: 'a real service was called' } }));
+  server = await startE2EServer({
+    env: {
+      OPENAI_BASE_URL: `${realServices.baseUrl}/openai`,
+      KLAVIYO_BASE_URL: `${realServices.baseUrl}/klaviyo`,
+      SHOPIFY_BASE_URL: `${realServices.baseUrl}/shopify`,
+    },
+  });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  await realServices?.close();
+});
+
+let context: BrowserContext;
+let page: Page;
+let errors: BrowserErrors;
+openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
+
+const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
+const field = (label: string) => page.getByLabel(label, { exact: true });
+
+describe('the sandbox in the browser', () => {
+  it('takes a new owner from sign-up to a sample text on a sandbox profile for each of the four flows, with no service key set', async () => {
+    const email = uniqueEmail('sandbox');
+    await page.goto('/auth/register');
+    await heading('Create an Account').waitFor();
+    await field('Full name').fill('Sandy Shopkeeper');
+    await field('Email').fill(email);
+    await field('Password').fill(strongPassword);
+    await field('Confirm password').fill(strongPassword);
+    await page.getByRole('button', { name: 'Create Account' }).click();
+    await toastOf(page, authMessages.registrationVerify).waitFor();
+    const mail = await server.smtp.waitForMail(email, 'Confirm your email');
+    await page.goto(server.smtp.linkIn(mail, '/auth/verify'));
+    await page.waitForURL('**/dashboard', { timeout: 15_000 });
+    await heading('Welcome, Sandy Shopkeeper').waitFor();
+
+    // The dashboard offers the sandbox to an owner without credentials.
+    await page.getByRole('heading', { name: sandboxMessages.tryTitle }).waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await page.getByRole('button', { name: sandboxMessages.tryButton }).click();
+    await toastOf(page, sandboxMessages.started).waitFor();
+    await page.getByRole('heading', { name: sandboxMessages.activeTitle }).waitFor();
+    await expect.poll(() => page.getByText(sandboxMessages.badge, { exact: true }).count()).toBeGreaterThan(0);
+    await dismissToasts(page);
+    await expectNoSeriousA11yViolations(page);
+
+    await page.getByRole('button', { name: sandboxMessages.sendActivity }).first().click();
+    await toastOf(page, sandboxMessages.activitySent(4)).waitFor();
+    await page.getByRole('link', { name: sandboxMessages.viewProfiles }).click();
+    await page.waitForURL('**/sandbox/profiles');
+    await heading(sandboxMessages.profilesTitle).waitFor();
+
+    for (const flowType of flowTypes) {
+      const shopper = sampleShoppers[flowType];
+      const profile = page.getByRole('article', { name: `Profile ${shopper.email}` });
+      await expect.poll(async () => (await profile.count()) > 0 && ((await profile.textContent()) ?? '').includes(sandboxMessages.sampleTextLabel), { timeout: 30_000, interval: 500 }).toBe(true);
+      const text = (await profile.textContent()) ?? '';
+      expect(text, flowType).toContain('subject_line1');
+      expect(text).toContain('Model: gpt-5-mini');
+      expect(text).toContain('Write a subject line for');
+    }
+    await dismissToasts(page);
+    await expectNoSeriousA11yViolations(page);
+
+    // The flow pages are open to a sandbox owner, marked as the sandbox, and the event
+    // log's delivery leads to the sandbox profile.
+    await page.goto('/flows/post-purchase');
+    await page.getByRole('note').getByText(sandboxMessages.flowBanner).waitFor();
+    expect(await page.getByRole('heading', { name: 'Complete Your Setup' }).count()).toBe(0);
+    const row = page.getByTestId('event-log-row').filter({ hasText: sampleShoppers.post_purchase.firstName }).first();
+    await row.waitFor({ timeout: 15_000 });
+    expect(await row.textContent()).toContain(sandboxMessages.badge);
+    await row.getByRole('button').first().click();
+    await page.getByRole('link', { name: 'Open the sandbox profile' }).click();
+    await page.waitForURL(`**/sandbox/profiles?email=${encodeURIComponent(sampleShoppers.post_purchase.email)}`);
+    await page.getByRole('article', { name: `Profile ${sampleShoppers.post_purchase.email}` }).waitFor();
+    await expectNoSeriousA11yViolations(page);
+
+    expect(realServices.requests).toEqual([]);
+    expectNoBrowserErrors(errors);
+    void context;
+  });
+});
