@@ -1,5 +1,5 @@
 import type { CredentialsLoader, EngineCredentials } from '../engine/engine-credentials.ts';
-import type { CredentialCipher } from '../credentials/credential-cipher.ts';
+import { CredentialDecryptionError, type CredentialCipher } from '../credentials/credential-cipher.ts';
 import type { Clock } from '../platform/clock.ts';
 import { findSandboxAccount, isInSandboxPeriod, type SandboxAccount } from './sandbox-queries.ts';
 import type { SandboxAddresses } from './sandbox-listener.ts';
@@ -32,13 +32,27 @@ export function withSandboxServices(
   };
 }
 
+/**
+ * The sandbox's own OpenAI key; null when it no longer decrypts (the credentials key was
+ * rotated, which re-encrypts the saved credentials only): the sandbox then writes as
+ * without it, which sends nothing anywhere, and the owner can enter the key again.
+ */
+function decryptOwnKey(cipher: CredentialCipher, account: SandboxAccount): string | null {
+  try {
+    return cipher.decrypt(account.encryptedOpenaiApiKey!, sandboxKeyContext(account.userId));
+  } catch (error) {
+    if (error instanceof CredentialDecryptionError) return null;
+    throw error;
+  }
+}
+
 async function sandboxCredentials(
   account: SandboxAccount,
   saved: EngineCredentials | null,
   deps: { addresses: () => SandboxAddresses; cipher: CredentialCipher; openaiBaseUrl: string },
 ): Promise<EngineCredentials> {
   const addresses = deps.addresses();
-  const ownKey = account.encryptedOpenaiApiKey ? deps.cipher.decrypt(account.encryptedOpenaiApiKey, sandboxKeyContext(account.userId)) : null;
+  const ownKey = account.encryptedOpenaiApiKey ? decryptOwnKey(deps.cipher, account) : null;
   const openaiKey = ownKey ?? saved?.openaiApiKey ?? null;
   return {
     klaviyoApiKey: account.accessToken,
