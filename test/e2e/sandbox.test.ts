@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
+import type { E2EServer } from '../support/e2e-server.ts';
 import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPageForEachTest, toastOf, type BrowserErrors } from '../support/browser.ts';
-import { startFakeServer } from '../fakes/fake-server.ts';
+import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
+import { createSignedInUser } from '../support/e2e-accounts.ts';
+import { credentialsInput } from '../fakes/engine-scenario.ts';
 import { strongPassword, uniqueEmail } from '../support/accounts.ts';
 import { authMessages } from '../../src/shared/messages.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
@@ -12,27 +14,23 @@ import { sampleShoppers } from '../../src/server/sandbox/sample-shop.ts';
 /**
  * "Try before connecting": a new owner with no account anywhere signs up, starts the
  * sandbox and sees a text for each of the four flows on the sandbox Klaviyo's profiles.
- * The configured services point at a recorder that must hear nothing.
+ * The configured services are the recording fakes: they must hear nothing from the
+ * sandbox, and everything once the owner switches to them.
  */
+let services: E2EWithServices;
 let server: E2EServer;
 let browser: Browser;
-let realServices: Awaited<ReturnType<typeof startFakeServer>>;
 beforeAll(async () => {
-  realServices = await startFakeServer(() => ({ status: 500, body: { error: 'a real service was called' } }));
-  server = await startE2EServer({
-    env: {
-      OPENAI_BASE_URL: `${realServices.baseUrl}/openai`,
-      KLAVIYO_BASE_URL: `${realServices.baseUrl}/klaviyo`,
-      SHOPIFY_BASE_URL: `${realServices.baseUrl}/shopify`,
-    },
-  });
+  services = await startE2EServerWithServices();
+  server = services.server;
   browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
-  await server?.stop();
-  await realServices?.close();
+  await services?.stop();
 });
+
+const requestsToRealServices = () => services.openai.requests.length + services.klaviyo.requests.length + services.shopify.requests.length;
 
 let context: BrowserContext;
 let page: Page;
@@ -46,6 +44,7 @@ const toastsGone = () => expect.poll(() => page.locator('[data-sonner-toast]').c
 
 describe('the sandbox in the browser', () => {
   it('takes a new owner from sign-up to a sample text on a sandbox profile for each of the four flows, with no service key set', async () => {
+    const before = requestsToRealServices();
     const email = uniqueEmail('sandbox');
     await page.goto('/auth/register');
     await heading('Create an Account').waitFor();
@@ -105,8 +104,30 @@ describe('the sandbox in the browser', () => {
     await page.getByRole('article', { name: `Profile ${sampleShoppers.post_purchase.email}` }).waitFor();
     await expectNoSeriousA11yViolations(page);
 
-    expect(realServices.requests).toEqual([]);
+    expect(requestsToRealServices()).toBe(before);
     expectNoBrowserErrors(errors);
-    void context;
+  });
+
+  it('switches a sandbox owner to their real services in one step once credentials are saved', async () => {
+    const user = await createSignedInUser(server, context, { fullName: 'Ravi Ready' });
+    expect((await user.client.post('/api/sandbox/start')).status).toBe(200);
+    const saved = await user.client.put('/api/credentials', credentialsInput());
+    expect(saved.status, saved.text).toBe(200);
+
+    await page.goto(flowTypeDetails.abandoned_checkout.path);
+    const banner = page.getByRole('note').filter({ hasText: sandboxMessages.flowBanner });
+    await banner.waitFor();
+    await expectNoSeriousA11yViolations(page);
+    await banner.getByRole('button', { name: sandboxMessages.useRealServices }).click();
+    await toastOf(page, sandboxMessages.switchedToReal).waitFor();
+    await banner.waitFor({ state: 'detached' });
+    await heading(flowTypeDetails.abandoned_checkout.title).waitFor();
+
+    await page.goto('/dashboard');
+    await heading('Welcome, Ravi Ready').waitFor();
+    expect(await page.getByRole('heading', { name: sandboxMessages.activeTitle }).count()).toBe(0);
+    expect(await page.getByRole('heading', { name: sandboxMessages.tryTitle }).count()).toBe(0);
+    expect((await user.client.get('/api/sandbox')).json).toMatchObject({ active: false, tried: true });
+    expectNoBrowserErrors(errors);
   });
 });
