@@ -96,6 +96,8 @@ describe('the sandbox', () => {
     const calls = scenario.openai.responsesRequests().slice(openaiBefore);
     expect(calls).toHaveLength(1);
     expect(calls[0]!.headers.authorization).toBe(`Bearer ${validOpenAIKey}`);
+    // The standard tier: the sandbox is for seeing texts now (its flows wait 30 minutes, which would otherwise ask for flex).
+    expect((calls[0]!.body as { service_tier?: string }).service_tier).toBeUndefined();
     const profile = (await profilesOf(client)).find((candidate) => candidate.email === event!.shopperEmail);
     expect(String(profile?.properties.subject_line1)).toMatch(/^AI\(gpt-5-mini\): Write a subject line for /);
     expect(String(profile?.properties.subject_line1)).not.toContain(sandboxMessages.sampleTextLabel);

@@ -348,7 +348,8 @@ async function callOpenAi(
   signal: AbortSignal,
 ): Promise<ResponsesResult> {
   const connection = { baseUrl: credentials.sandbox?.openaiBaseUrl ?? context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
-  const flex = flow.useFlexTier && (flow.waitMinutes ?? 0) >= FLEX_MIN_WAIT_MINUTES && priceOf(request.model).flex;
+  // The sandbox is for seeing texts now: its waits are skipped, so is the slow tier.
+  const flex = !credentials.sandbox && flow.useFlexTier && (flow.waitMinutes ?? 0) >= FLEX_MIN_WAIT_MINUTES && priceOf(request.model).flex;
   if (flex) {
     try {
       return await createResponse({ ...connection, timeoutMs: context.options.flexTimeoutMs }, { ...request, serviceTier: 'flex' }, signal);
