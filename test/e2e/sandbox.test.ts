@@ -15,7 +15,7 @@ import { sampleShoppers } from '../../src/server/sandbox/sample-shop.ts';
  * "Try before connecting": a new owner with no account anywhere signs up, starts the
  * sandbox and sees a text for each of the four flows on the sandbox Klaviyo's profiles.
  * The configured services are the recording fakes: they must hear nothing from the
- * sandbox, and everything once the owner switches to them.
+ * sandbox; once credentials are saved the owner switches to them in one step.
  */
 let services: E2EWithServices;
 let server: E2EServer;
