@@ -59,11 +59,17 @@ describe('the sandbox in the browser', () => {
     await page.waitForURL('**/dashboard', { timeout: 15_000 });
     await heading('Welcome, Sandy Shopkeeper').waitFor();
 
-    // The dashboard offers the sandbox to an owner without credentials.
+    // The dashboard offers the sandbox to an owner without credentials, and so does the
+    // setup screen in front of a flow page, which lets a sandbox owner through.
     await page.getByRole('heading', { name: sandboxMessages.tryTitle }).waitFor();
     await expectNoSeriousA11yViolations(page);
+    await page.goto(flowTypeDetails.abandoned_cart.path);
+    await heading('Complete Your Setup').waitFor();
     await page.getByRole('button', { name: sandboxMessages.tryButton }).click();
     await toastOf(page, sandboxMessages.started).waitFor();
+    await heading(flowTypeDetails.abandoned_cart.title).waitFor();
+    await page.getByRole('note').getByText(sandboxMessages.flowBanner).waitFor();
+    await page.getByRole('link', { name: 'Dashboard', exact: true }).first().click();
     await page.getByRole('heading', { name: sandboxMessages.activeTitle }).waitFor();
     await expect.poll(() => page.getByText(sandboxMessages.badge, { exact: true }).count()).toBeGreaterThan(0);
     await toastsGone();
