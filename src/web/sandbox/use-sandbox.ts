@@ -21,7 +21,8 @@ export function useSandboxStatus() {
   return useQuery({
     queryKey: sandboxQueryKeys.status,
     queryFn: async (): Promise<SandboxStatus> => sandboxStatusSchema.parse(await api.get('/api/sandbox')),
-    staleTime: 60_000,
+    // Short: credentials saved on another page make the switch to the real services possible.
+    staleTime: 10_000,
   });
 }
 
