@@ -37,6 +37,9 @@ import { eventRoutes } from './events/event-routes.ts';
 import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
 import { liveStreamRoutes, testSendRoutes, webhookStatusRoutes } from './realtime/realtime-routes.ts';
+import { startSandboxListener } from './sandbox/sandbox-listener.ts';
+import { withSandboxServices } from './sandbox/sandbox-credentials.ts';
+import { sandboxRoutes } from './sandbox/sandbox-routes.ts';
 import { requestMessages } from '../shared/messages.ts';
 import { registerWebPages } from './web-pages/web-page-routes.ts';
 
@@ -124,7 +127,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const credentialCipher = deps.credentialCipher ?? (await loadCredentialCipher(config));
   app.decorate('credentialCipher', credentialCipher);
   app.decorate('shopifyTokens', createShopifyAccessTokenProvider({ db: database.pool, cipher: credentialCipher, clock, shopifyBaseUrl: config.shopifyBaseUrl }));
-  const loadEngineCredentials = deps.loadEngineCredentials ?? createEngineCredentialsLoader(credentialCipher, clock);
+  // The sandbox services listen on loopback in every process, for the engine to reach
+  // them like the real ones; the engine's credentials say which to use per event.
+  const sandbox = await startSandboxListener({ db: database.pool, clock, logger: deps.logger });
+  const loadEngineCredentials = withSandboxServices(deps.loadEngineCredentials ?? createEngineCredentialsLoader(credentialCipher, clock), {
+    addresses: () => sandbox.addresses(),
+    cipher: credentialCipher,
+    clock,
+    openaiBaseUrl: config.openaiBaseUrl,
+  });
 
   // Security headers on every answer. Helmet's middleware is built once here: the Fastify
   // plugin builds it again for every request (parsing the CSP each time), which cost
@@ -173,6 +184,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const stopObservingServiceCalls = observeServiceCalls((call) => metrics.serviceCall(call));
   app.addHook('onClose', async () => stopObservingServiceCalls());
   app.addHook('onClose', () => engine.stop());
+  // After the engine: jobs still finishing may be talking to the sandbox.
+  app.addHook('onClose', () => sandbox.close());
   // One cache of the generic senders' secrets: the intake reads it, the signature routes
   // drop a flow's entry when they change it.
   const flowSignatures = createFlowSignatureCache(database.intakePool, credentialCipher, clock);
@@ -201,6 +214,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(testSendRoutes, { prefix: '/api/test-webhooks', intake });
     // The pixel's address lives with the pixel: public to the storefront, shown to its owner here.
     await scope.register(pixelAddressRoutes, { prefix: '/api/flows' });
+    await scope.register(sandboxRoutes, { prefix: '/api/sandbox', intake });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
   await registerWebPages(app, deps.webRoot ?? defaultWebRoot);

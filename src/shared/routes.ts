@@ -13,6 +13,7 @@ export const pageRoutes = {
   abandonedCart: '/flows/abandoned-cart',
   abandonedCheckout: '/flows/abandoned-checkout',
   postPurchase: '/flows/post-purchase',
+  sandboxProfiles: '/sandbox/profiles',
 } as const;
 
 export const webhookPagePattern = '/api/webhooks/:flowType/:flowId';

@@ -12,6 +12,25 @@ export interface EngineCredentials {
   openaiModel: string;
   /** Shopify webhook signing secrets: the current one, and during a change the previous one. */
   shopifySigningSecrets: string[];
+  /**
+   * Set for an event of the sandbox (docs/decisions/0026-sandbox.md): the services it goes
+   * to instead of the configured ones, and the sample shop it reads products from. Such an
+   * event is never put in a bulk batch and never shares a text with a real one.
+   */
+  sandbox?: SandboxServices;
 }
 
-export type CredentialsLoader = (db: Queryable, userId: string) => Promise<EngineCredentials | null>;
+export interface SandboxServices {
+  /** Who writes the texts: the sample writer, or OpenAI with the owner's key. */
+  writer: 'sample' | 'openai';
+  /** The sample writer, or the configured OpenAI when the owner gave a key. */
+  openaiBaseUrl: string;
+  klaviyoBaseUrl: string;
+  shop: { domain: string; shopUrl: string; accessToken: string };
+}
+
+/**
+ * The credentials for an owner's event received at `receivedAt` (which services it goes
+ * to depends on when it came: an event of the sandbox stays one); without it, for now.
+ */
+export type CredentialsLoader = (db: Queryable, userId: string, receivedAt?: Date) => Promise<EngineCredentials | null>;

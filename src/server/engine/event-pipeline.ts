@@ -19,6 +19,7 @@ import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
 import { generateTexts } from './text-generation.ts';
+import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from './known-shoppers.ts';
 import { deliver } from './klaviyo-delivery.ts';
 import { requireRoomInBudget, WaitingForBudget } from './generation-budget.ts';
@@ -135,7 +136,7 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   }
   if (arming) return;
   if (flow.assistants.length === 0) throw new EventOutcome('failed', m.noAssistants);
-  const credentials = await context.loadCredentials(pool, event.userId);
+  const credentials = await context.loadCredentials(pool, event.userId, event.receivedAt);
   if (!credentials) throw new EventOutcome('failed', m.noCredentials);
 
   // What the public pixel says is never used for content: its shopper's name comes from
@@ -146,9 +147,9 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   if (fromPixel) {
     const profile = await requireKnownShopper(context, event, normalized.shopper.email!, credentials, signal);
     const shopper = { ...normalized.shopper, firstName: profile.firstName, lastName: profile.lastName };
-    described = event.source === 'pixel' ? await withShopProductsOnly(context, event, { ...normalized, shopper }, signal) : await withProductDetails(context, event, { ...normalized, shopper }, signal);
+    described = event.source === 'pixel' ? await withShopProductsOnly(context, event, { ...normalized, shopper }, credentials, signal) : await withProductDetails(context, event, { ...normalized, shopper }, credentials, signal);
   } else {
-    described = await withProductDetails(context, event, normalized, signal);
+    described = await withProductDetails(context, event, normalized, credentials, signal);
   }
 
   // The budget first: an event that waits for tomorrow's budget has not used today's caps.
@@ -195,15 +196,16 @@ async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord
  * the shop does not know, or a shop that is not connected, skips the event with that
  * reason; a shop that cannot be asked right now is tried again like any other service.
  */
-async function withShopProductsOnly(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, signal: AbortSignal): Promise<NormalizedEvent> {
+async function withShopProductsOnly(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, credentials: EngineCredentials, signal: AbortSignal): Promise<NormalizedEvent> {
   if (normalized.products.length === 0) throw new EventOutcome('skipped', m.pixelWithoutProduct);
   const gids = normalized.products.map((product) => shopifyProductGid(product.id));
   const notShopify = normalized.products.find((_, index) => gids[index] === null);
   if (notShopify) throw new EventOutcome('skipped', m.unknownShopifyProduct(notShopify.id ?? ''));
-  if (!context.shopifyTokens) throw new EventOutcome('skipped', m.shopNotConnected);
+  const tokens = shopOf(context, credentials);
+  if (!tokens) throw new EventOutcome('skipped', m.shopNotConnected);
   const found = new Map<string, ShopifyProductDetails | null>();
   try {
-    const outcome = await lookUpProducts(productDetailsDeps(context, context.shopifyTokens), event.userId, gids as string[], found, signal);
+    const outcome = await lookUpProducts(productDetailsDeps(context, tokens, credentials), event.userId, gids as string[], found, signal);
     if (outcome === SHOP_NOT_CONNECTED) throw new EventOutcome('skipped', m.shopNotConnected);
   } catch (error) {
     if (!signal.aborted && error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
@@ -218,8 +220,15 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
   return { ...normalized, products, currency };
 }
 
-function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider): ProductDetailsDeps {
-  return { db: context.pool, tokens, clock: context.clock, maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs };
+/** The owner's shop, or for a sandbox event the sample shop (its connection comes with the sandbox's credentials). */
+function shopOf(context: PipelineContext, credentials: EngineCredentials): ShopifyAccessTokenProvider | undefined {
+  const sandbox = credentials.sandbox;
+  if (!sandbox) return context.shopifyTokens;
+  return { connectionFor: async () => sandbox.shop, invalidate: async () => undefined };
+}
+
+function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider, credentials: EngineCredentials): ProductDetailsDeps {
+  return { db: context.pool, tokens, clock: context.clock, maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs, rateLimited: !credentials.sandbox };
 }
 
 /**
@@ -227,9 +236,10 @@ function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessToken
  * events table has no place for notes, so a failure to fetch is logged and the event
  * goes on without the description (docs/decisions/0010-shopify.md).
  */
-async function withProductDetails(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, signal: AbortSignal): Promise<NormalizedEvent> {
-  if (!context.shopifyTokens) return normalized;
-  const { products, problems } = await fillProductDetails(productDetailsDeps(context, context.shopifyTokens), event.userId, normalized.products, signal);
+async function withProductDetails(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, credentials: EngineCredentials, signal: AbortSignal): Promise<NormalizedEvent> {
+  const tokens = shopOf(context, credentials);
+  if (!tokens) return normalized;
+  const { products, problems } = await fillProductDetails(productDetailsDeps(context, tokens, credentials), event.userId, normalized.products, signal);
   for (const problem of problems) context.logger.warn({ eventId: event.id, problem }, 'product details not fetched');
   return { ...normalized, products };
 }

@@ -14,6 +14,8 @@ export interface BatchDelivery {
   klaviyoEventName: string | null;
   profileWrittenAt: Date | null;
   eventSentAt: Date | null;
+  /** When its event was received: which services an owner's events go to depends on it. */
+  eventReceivedAt: Date;
 }
 
 export interface Batch {
@@ -96,9 +98,11 @@ export async function listBatchDeliveries(db: Queryable, batchId: string): Promi
     klaviyo_event_name: string | null;
     profile_written_at: Date | null;
     event_sent_at: Date | null;
+    received_at: Date;
   }>(
-    `SELECT id, event_id, attempt, email, first_name, last_name, properties, klaviyo_event_name, profile_written_at, event_sent_at
-       FROM event_deliveries WHERE batch_id = $1 AND status = 'pending' ORDER BY batched_at`,
+    `SELECT d.id, d.event_id, d.attempt, d.email, d.first_name, d.last_name, d.properties, d.klaviyo_event_name, d.profile_written_at, d.event_sent_at, e.received_at
+       FROM event_deliveries d JOIN events e ON e.id = d.event_id
+      WHERE d.batch_id = $1 AND d.status = 'pending' ORDER BY d.batched_at`,
     [batchId],
   );
   return rows.map((row) => ({
@@ -112,6 +116,7 @@ export async function listBatchDeliveries(db: Queryable, batchId: string): Promi
     klaviyoEventName: row.klaviyo_event_name,
     profileWrittenAt: row.profile_written_at,
     eventSentAt: row.event_sent_at,
+    eventReceivedAt: row.received_at,
   }));
 }
 

@@ -116,14 +116,16 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
 
   async function runBatch(batch: Batch): Promise<void> {
     const { pool, clock } = dependencies;
-    const credentials = await dependencies.loadCredentials(pool, batch.userId);
     let deliveries = await listBatchDeliveries(pool, batch.id);
+    // The services of the batch's events, as of when they came (sandbox events never join a
+    // batch, so an owner who entered the sandbox since still has these go to the real Klaviyo).
+    const credentials = deliveries[0] ? await dependencies.loadCredentials(pool, batch.userId, deliveries[0].eventReceivedAt) : null;
     if (!credentials) {
       for (const delivery of deliveries) await endFailed(delivery, m.noCredentials);
       await updateBatch(pool, batch.id, { status: 'done', leaseUntil: clock.now() });
       return;
     }
-    const connection = { baseUrl: dependencies.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: dependencies.klaviyoTimeoutMs, now: () => clock.now() };
+    const connection = { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? dependencies.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: dependencies.klaviyoTimeoutMs, now: () => clock.now() };
     const renew = () => updateBatch(pool, batch.id, { leaseUntil: new Date(clock.now().getTime() + leaseMs) });
 
     if (batch.status === 'importing') {

@@ -39,7 +39,9 @@ export async function deliver(
   if (delivery.status === 'delivered') return 'delivered';
   if (delivery.batchedAt) return 'batched';
   let slotTaken = false;
-  if (!delivery.profileWrittenAt && options.klaviyoLimits && options.bulkDelivery) {
+  // The sandbox's deliveries never join a batch: a batch is sent with the credentials of
+  // when it goes, which may be the real ones by then.
+  if (!delivery.profileWrittenAt && options.klaviyoLimits && options.bulkDelivery && !credentials.sandbox) {
     slotTaken = await takeSlotNowOrBatch(context, event, credentials, signal);
     if (!slotTaken) {
       await queueDeliveryForBatch(pool, delivery.id, { userId: event.userId, email, firstName: names.firstName, lastName: names.lastName, at: context.clock.now() });
@@ -107,7 +109,7 @@ export function deliveryId(event: { id: string; attempt: number }): string {
 }
 
 export function klaviyoConnection(context: PipelineContext, credentials: EngineCredentials) {
-  return { baseUrl: context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: context.options.klaviyoTimeoutMs, now: () => context.clock.now() };
+  return { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: context.options.klaviyoTimeoutMs, now: () => context.clock.now() };
 }
 
 /** One Klaviyo request's slot under the account's limits, waited for only as long as a Retry-After would be. */

@@ -92,9 +92,15 @@ const noCall = {
   reusedFrom: null,
 } satisfies Partial<GenerationRecord>;
 
-/** The key of the generation cache: one flow, one model, one set of instructions, one prompt. */
-function reuseKeyOf(flowId: string, request: GenerationRequest): string {
-  return createHash('sha256').update(JSON.stringify([flowId, request.model, request.instructions, request.prompt])).digest('hex');
+/**
+ * The key of the generation cache: one flow, one model, one set of instructions, one
+ * prompt, and one writer: a sandbox text (the sample writer's above all) is never reused
+ * for a real event, nor a real one in the sandbox.
+ */
+function reuseKeyOf(flowId: string, request: GenerationRequest, credentials: EngineCredentials): string {
+  const writer = credentials.sandbox ? `sandbox:${credentials.sandbox.writer}` : null;
+  const parts = writer ? [flowId, request.model, request.instructions, request.prompt, writer] : [flowId, request.model, request.instructions, request.prompt];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
 /** What an assistant's text is without a call (kept, reused, or an empty template), or what the call must ask. */
@@ -126,7 +132,7 @@ async function settleWithoutCall(
     await saveGeneration(context.pool, failed, now);
     return { generation: failed };
   }
-  const reuseKey = flow.reuseWindowHours > 0 && !namesShopper(assistant.prompt_template) ? reuseKeyOf(flow.id, request) : null;
+  const reuseKey = flow.reuseWindowHours > 0 && !namesShopper(assistant.prompt_template) ? reuseKeyOf(flow.id, request, credentials) : null;
   const earlier =
     event.attempt > 1 ? await findReusableGeneration(context.pool, request) : null;
   if (earlier) return { generation: await saveReused(context, request, reuseKey, earlier.text!, 'earlier_attempt') };
@@ -341,8 +347,9 @@ async function callOpenAi(
   credentials: EngineCredentials,
   signal: AbortSignal,
 ): Promise<ResponsesResult> {
-  const connection = { baseUrl: context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
-  const flex = flow.useFlexTier && (flow.waitMinutes ?? 0) >= FLEX_MIN_WAIT_MINUTES && priceOf(request.model).flex;
+  const connection = { baseUrl: credentials.sandbox?.openaiBaseUrl ?? context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
+  // The sandbox is for seeing texts now: its waits are skipped, so is the slow tier.
+  const flex = !credentials.sandbox && flow.useFlexTier && (flow.waitMinutes ?? 0) >= FLEX_MIN_WAIT_MINUTES && priceOf(request.model).flex;
   if (flex) {
     try {
       return await createResponse({ ...connection, timeoutMs: context.options.flexTimeoutMs }, { ...request, serviceTier: 'flex' }, signal);

@@ -24,6 +24,7 @@ const chunks = {
   dashboard: () => import('../dashboard/dashboard-page.tsx'),
   apiSettings: () => import('../credentials/api-settings-page.tsx'),
   flow: () => import('../flows/flow-page.tsx'),
+  sandboxProfiles: () => import('../sandbox/sandbox-profiles-page.tsx'),
 };
 
 const LoginPage = lazy(async () => ({ default: (await chunks.login()).LoginPage }));
@@ -40,6 +41,7 @@ const SetupPage = lazy(async () => ({ default: (await chunks.setup()).SetupPage 
 const DashboardPage = lazy(async () => ({ default: (await chunks.dashboard()).DashboardPage }));
 const ApiSettingsPage = lazy(async () => ({ default: (await chunks.apiSettings()).ApiSettingsPage }));
 const FlowPage = lazy(async () => ({ default: (await chunks.flow()).FlowPage }));
+const SandboxProfilesPage = lazy(async () => ({ default: (await chunks.sandboxProfiles()).SandboxProfilesPage }));
 
 const flowPages: Array<[path: string, flowType: FlowType]> = [
   [pageRoutes.browserAbandonment, 'browser_abandonment'],
@@ -57,6 +59,7 @@ const chunksOfPage: Record<string, Array<() => Promise<unknown>>> = {
   [pageRoutes.setup]: [chunks.requireUser, chunks.setup],
   [pageRoutes.dashboard]: [chunks.requireUser, chunks.appShell, chunks.dashboard],
   [pageRoutes.apiSettings]: [chunks.requireUser, chunks.appShell, chunks.apiSettings],
+  [pageRoutes.sandboxProfiles]: [chunks.requireUser, chunks.appShell, chunks.sandboxProfiles],
   ...Object.fromEntries(flowPages.map(([path]) => [path, [chunks.requireUser, chunks.appShell, chunks.requireSetup, chunks.flow]])),
 };
 
@@ -83,6 +86,7 @@ export function AppRoutes() {
           <Route element={<AppShell />}>
             <Route path={pageRoutes.dashboard} element={<DashboardPage />} />
             <Route path={pageRoutes.apiSettings} element={<ApiSettingsPage />} />
+            <Route path={pageRoutes.sandboxProfiles} element={<SandboxProfilesPage />} />
             <Route element={<RequireSetup />}>
               {flowPages.map(([path, flowType]) => (
                 <Route key={path} path={path} element={<FlowPage flowType={flowType} />} />

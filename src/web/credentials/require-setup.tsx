@@ -7,6 +7,9 @@ import { CredentialsForm } from './credentials-form.tsx';
 import { SetupStatusError } from './setup-status-error.tsx';
 import { setupIntro } from './setup-page.tsx';
 import { useSetupStatus } from './use-credentials.ts';
+import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
+import { SandboxFlowBanner } from '../sandbox/sandbox-flow-banner.tsx';
+import { TrySandboxCard } from '../sandbox/try-sandbox-card.tsx';
 
 /**
  * SPEC.md: pages that need completed setup show the setup screen instead until
@@ -14,7 +17,17 @@ import { useSetupStatus } from './use-credentials.ts';
  */
 export function RequireSetup() {
   const status = useSetupStatus();
-  if (status.isPending) return <Spinner label="Checking your setup" />;
+  // A sandbox owner sees the flows without credentials (docs/decisions/0026-sandbox.md).
+  const sandbox = useSandboxStatus();
+  if (status.isPending || sandbox.isPending) return <Spinner label="Checking your setup" />;
+  if (sandbox.data?.active) {
+    return (
+      <>
+        <SandboxFlowBanner />
+        <Outlet />
+      </>
+    );
+  }
   if (status.isError) return <SetupStatusError onRetry={() => void status.refetch()} />;
   if (status.data) return <Outlet />;
   return (
@@ -27,6 +40,7 @@ export function RequireSetup() {
       <Card>
         <CredentialsForm stored={null} submitLabel="Save and Continue" onSaved={() => toast.success(credentialMessages.setupCompleted)} />
       </Card>
+      <TrySandboxCard />
     </div>
   );
 }

@@ -10,6 +10,7 @@ import { authMessages } from '../../shared/messages.ts';
 import { CredentialsForm } from './credentials-form.tsx';
 import { SetupStatusError } from './setup-status-error.tsx';
 import { useSetupStatus } from './use-credentials.ts';
+import { TrySandboxCard } from '../sandbox/try-sandbox-card.tsx';
 
 export const setupIntro = 'Connect Klaviyo, OpenAI and Shopify. Each key is checked with its service before it is saved.';
 
@@ -44,6 +45,9 @@ export function SetupPage() {
           navigate(pageRoutes.dashboard);
         }}
       />
+      <div className="mt-6">
+        <TrySandboxCard onStarted={() => navigate(pageRoutes.dashboard)} />
+      </div>
       <p className="mt-6 text-center text-sm text-slate-700">
         Not now?{' '}
         <Button variant="secondary" className="ml-1" onClick={() => void onSignOut()}>

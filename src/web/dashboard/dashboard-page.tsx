@@ -11,6 +11,7 @@ import { FlowCard } from './flow-card.tsx';
 import { SetupChecklist } from './setup-checklist.tsx';
 import { useDashboard } from './use-dashboard.ts';
 import { useDashboardLive } from './use-dashboard-live.ts';
+import { SandboxPanel } from '../sandbox/sandbox-panel.tsx';
 
 const gettingStartedSteps = [
   'Save your Klaviyo, OpenAI and Shopify credentials in API Settings.',
@@ -34,6 +35,8 @@ export function DashboardPage() {
         <h1 className="text-2xl font-bold break-words text-slate-900 sm:text-3xl">Welcome, {user?.fullName || 'User'}</h1>
         <p className="text-slate-700">Automate your marketing with AI-written content for every shopper event.</p>
       </header>
+
+      <SandboxPanel />
 
       {dashboard.error ? (
         <Alert tone="error" title={dashboardMessages.loadFailed}>

@@ -8,6 +8,10 @@ import { replayableStatuses, type EventDetail } from '../../shared/events/event-
 import { eventLogMessages } from '../../shared/events/event-messages.ts';
 import { EventStatusBadge, formatEventTime, sourceLabels, WaitsUntil } from './event-status-badge.tsx';
 import { useEventDetail, useReplayEvent } from './use-events.ts';
+import { TextLink } from '../ui/text-link.tsx';
+import { isSandboxEvent, sandboxProfilesPath } from '../../shared/sandbox/sandbox-schemas.ts';
+import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
+import { SandboxBadge } from '../sandbox/sandbox-badge.tsx';
 
 /**
  * One event in full, in a panel over the page: what arrived, how it was read, what each
@@ -108,8 +112,10 @@ function prettyBody(body: string | null): string {
 }
 
 function EventDetailBody({ event }: { event: EventDetail }) {
+  const sandbox = isSandboxEvent(useSandboxStatus().data, event.receivedAt);
   return (
     <>
+      {sandbox ? <SandboxBadge className="mb-3" /> : null}
       <dl className="grid grid-cols-[max-content_minmax(0,1fr)] gap-x-4 gap-y-1 text-sm">
         <dt className="text-slate-600">Status</dt>
         <dd>
@@ -186,6 +192,7 @@ function EventDetailBody({ event }: { event: EventDetail }) {
                     Event &ldquo;{delivery.klaviyoEventName}&rdquo; {delivery.eventSentAt ? 'sent' : 'not sent'}
                   </p>
                 ) : null}
+                {sandbox && delivery.profileId ? <TextLink to={sandboxProfilesPath(event.shopperEmail)}>Open the sandbox profile</TextLink> : null}
                 {delivery.error ? <p className="text-red-700">{delivery.error}</p> : null}
               </li>
             ))}

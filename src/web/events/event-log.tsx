@@ -9,6 +9,9 @@ import { eventLogMessages } from '../../shared/events/event-messages.ts';
 import { EventStatusBadge, formatEventTime, sourceLabels, statusLabels, WaitsUntil } from './event-status-badge.tsx';
 import { EventDetailDrawer } from './event-detail-drawer.tsx';
 import { useEventLog } from './use-events.ts';
+import { isSandboxEvent } from '../../shared/sandbox/sandbox-schemas.ts';
+import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
+import { SandboxBadge } from '../sandbox/sandbox-badge.tsx';
 
 const columns = ['Received', 'Source', 'Shopper', 'Status'];
 
@@ -22,6 +25,7 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
   const [openEventId, setOpenEventId] = useState<string | null>(null);
   const filterId = useId();
   const log = useEventLog(flowType, status);
+  const sandbox = useSandboxStatus();
   const events = log.data?.pages.flatMap((page) => page.events) ?? [];
 
   return (
@@ -82,6 +86,11 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
                       <button type="button" className="text-left font-medium text-indigo-700 hover:underline" onClick={() => setOpenEventId(event.id)}>
                         {formatEventTime(event.receivedAt)}
                       </button>
+                      {isSandboxEvent(sandbox.data, event.receivedAt) ? (
+                        <span className="mt-1 block">
+                          <SandboxBadge />
+                        </span>
+                      ) : null}
                     </div>
                   </td>
                   <td data-label="Source" className={stackedTable.cell}>

@@ -1,0 +1,229 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { Queryable } from '../database/database.ts';
+import type { Clock } from '../platform/clock.ts';
+import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
+import { findSandboxAccountByToken, findSandboxProfilesByEmails, importSandboxProfile, recordSandboxKlaviyoEvent, type SandboxAccount, type SandboxProfileRecord } from './sandbox-queries.ts';
+import { SAMPLE_CURRENCY, SAMPLE_SHOP_DOMAIN, sampleProductGid, sampleProducts, sampleProductUrl } from './sample-shop.ts';
+
+/**
+ * The three services as the sandbox plays them, each a Fastify plugin that follows the
+ * HTTP contract of the real one (INTEGRATIONS.md) as far as the engine uses it, so the
+ * engine's own integration modules talk to them unchanged. Every request names its owner
+ * by the sandbox token in the place the real service's key goes; an unknown token gets
+ * the service's 401 and touches nothing (docs/decisions/0026-sandbox.md).
+ */
+export interface SandboxServiceOptions {
+  db: Queryable;
+  clock: Clock;
+}
+
+async function ownerOf(db: Queryable, token: string | null): Promise<SandboxAccount | null> {
+  if (!token || !token.startsWith('sbx_') || token.length > 200) return null;
+  return findSandboxAccountByToken(db, token);
+}
+
+/** Klaviyo: profile import, event create, profile look-up by email, and the key check. */
+export async function sandboxKlaviyo(app: FastifyInstance, options: SandboxServiceOptions): Promise<void> {
+  const { db, clock } = options;
+  const error = (reply: FastifyReply, status: number, code: string, detail: string) =>
+    reply.status(status).type('application/vnd.api+json').send({ errors: [{ id: randomUUID(), status, code, title: detail, detail, source: { pointer: '/data' } }] });
+  const owner = async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.authorization ?? '';
+    const account = await ownerOf(db, header.startsWith('Klaviyo-API-Key ') ? header.slice('Klaviyo-API-Key '.length) : null);
+    if (!account) {
+      await error(reply, 401, 'not_authenticated', 'Missing or invalid private key.');
+      return null;
+    }
+    return account;
+  };
+  const profileJson = (profile: SandboxProfileRecord) => ({
+    type: 'profile',
+    id: profile.id,
+    attributes: { email: profile.email, first_name: profile.firstName, last_name: profile.lastName, properties: profile.properties, updated: profile.updatedAt.toISOString() },
+  });
+
+  const profileImportSchema = z.object({
+    data: z.object({
+      type: z.literal('profile'),
+      attributes: z.object({
+        email: z.string().min(3).max(254),
+        first_name: z.string().max(255).nullish(),
+        last_name: z.string().max(255).nullish(),
+        properties: z.record(z.string(), z.unknown()).optional(),
+      }),
+    }),
+  });
+  app.post('/api/profile-import', async (request, reply) => {
+    const account = await owner(request, reply);
+    if (!account) return reply;
+    const parsed = profileImportSchema.safeParse(request.body);
+    if (!parsed.success) return error(reply, 400, 'invalid', 'The profile import did not have the expected shape.');
+    const { attributes } = parsed.data.data;
+    const { profile, created } = await importSandboxProfile(
+      db,
+      account.userId,
+      { email: attributes.email, firstName: attributes.first_name ?? null, lastName: attributes.last_name ?? null, properties: attributes.properties ?? {} },
+      clock.now(),
+    );
+    return reply.status(created ? 201 : 200).type('application/vnd.api+json').send({ data: profileJson(profile) });
+  });
+
+  const eventSchema = z.object({
+    data: z.object({
+      type: z.literal('event'),
+      attributes: z.object({
+        properties: z.record(z.string(), z.unknown()).optional(),
+        metric: z.object({ data: z.object({ attributes: z.object({ name: z.string().min(1).max(255) }) }) }),
+        profile: z.object({ data: z.object({ attributes: z.object({ email: z.string().min(3).max(254), properties: z.record(z.string(), z.unknown()).optional() }) }) }),
+        unique_id: z.string().max(255).optional(),
+      }),
+    }),
+  });
+  app.post('/api/events', async (request, reply) => {
+    const account = await owner(request, reply);
+    if (!account) return reply;
+    const parsed = eventSchema.safeParse(request.body);
+    if (!parsed.success) return error(reply, 400, 'invalid', 'The event did not have the expected shape.');
+    const { attributes } = parsed.data.data;
+    const email = attributes.profile.data.attributes.email;
+    const now = clock.now();
+    await recordSandboxKlaviyoEvent(
+      db,
+      account.userId,
+      { uniqueId: attributes.unique_id ?? randomUUID(), metric: attributes.metric.data.attributes.name, email, properties: attributes.properties ?? {} },
+      now,
+    );
+    await importSandboxProfile(db, account.userId, { email, firstName: null, lastName: null, properties: attributes.profile.data.attributes.properties ?? {} }, now);
+    return reply.status(202).send();
+  });
+
+  app.get('/api/profiles', async (request, reply) => {
+    const account = await owner(request, reply);
+    if (!account) return reply;
+    const filter = String((request.query as Record<string, unknown>).filter ?? '');
+    const equals = /^equals\(email,"((?:[^"\\]|\\.)*)"\)$/.exec(filter);
+    const any = /^any\(email,\[(.*)\]\)$/.exec(filter);
+    if (!equals && !any) return error(reply, 400, 'invalid', `Invalid filter provided: ${filter.slice(0, 200)}`);
+    const unquote = (text: string) => text.replace(/\\(.)/g, '$1');
+    const emails = equals ? [unquote(equals[1]!)] : [...any![1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => unquote(match[1]!));
+    if (emails.length > 100) return error(reply, 400, 'invalid', 'A filter may name at most 100 values.');
+    const profiles = await findSandboxProfilesByEmails(db, account.userId, emails);
+    return reply.type('application/vnd.api+json').send({ data: profiles.map(profileJson), links: { self: request.url, next: null } });
+  });
+
+  app.get('/api/accounts', async (request, reply) => {
+    const account = await owner(request, reply);
+    if (!account) return reply;
+    return reply
+      .type('application/vnd.api+json')
+      .send({ data: [{ type: 'account', id: 'SANDBOX', attributes: { contact_information: { organization_name: 'Flowsmith sample shop (sandbox)' } } }] });
+  });
+}
+
+const responsesRequestSchema = z.object({
+  model: z.string().min(1).max(200),
+  instructions: z.string().max(200_000).nullish(),
+  input: z.union([z.string().max(500_000), z.array(z.unknown())]),
+  text: z.object({ format: z.object({ type: z.string(), schema: z.object({ properties: z.record(z.string(), z.unknown()).optional() }).loose().optional() }).loose() }).loose().nullish(),
+});
+
+/** What a sample text shows of one part of the request: enough to read, never a whole book. */
+const SHOWN_CHARS = 3_000;
+function shown(text: string): string {
+  return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}… (${text.length - SHOWN_CHARS} more characters)` : text;
+}
+
+/**
+ * The sample writer: OpenAI's Responses API without the AI. Its text says it is sample
+ * text and shows what the real call would send (model, instructions, input), so the
+ * owner sees the flow's prompts at work on the sample shop. It costs nothing (no tokens).
+ */
+export function sampleText(request: { model: string; instructions: string | null; input: string }, field?: string): string {
+  return [
+    sandboxMessages.sampleTextLabel,
+    field ? `Field: ${field}` : null,
+    `Model: ${request.model}`,
+    `Instructions: ${shown(request.instructions ?? '(none)')}`,
+    `Input: ${shown(request.input)}`,
+  ]
+    .filter((line) => line !== null)
+    .join('\n');
+}
+
+export async function sandboxOpenAi(app: FastifyInstance, options: SandboxServiceOptions): Promise<void> {
+  const { db } = options;
+  const error = (reply: FastifyReply, status: number, type: string, code: string, message: string) =>
+    reply.status(status).send({ error: { message, type, param: null, code } });
+  const owner = async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.authorization ?? '';
+    const account = await ownerOf(db, header.startsWith('Bearer ') ? header.slice('Bearer '.length) : null);
+    if (!account) {
+      await error(reply, 401, 'invalid_request_error', 'invalid_api_key', 'Incorrect API key provided.');
+      return null;
+    }
+    return account;
+  };
+
+  app.get('/models', async (request, reply) => {
+    if (!(await owner(request, reply))) return reply;
+    return { object: 'list', data: [{ id: 'gpt-5-mini', object: 'model', owned_by: 'sandbox' }] };
+  });
+
+  app.post('/responses', async (request, reply) => {
+    if (!(await owner(request, reply))) return reply;
+    const parsed = responsesRequestSchema.safeParse(request.body);
+    if (!parsed.success) return error(reply, 400, 'invalid_request_error', 'invalid_request', 'The request did not have the expected shape.');
+    const body = parsed.data;
+    const input = typeof body.input === 'string' ? body.input : JSON.stringify(body.input);
+    const call = { model: body.model, instructions: body.instructions ?? null, input };
+    const fields = body.text?.format.type === 'json_schema' ? Object.keys(body.text.format.schema?.properties ?? {}) : [];
+    const text = fields.length > 0 ? JSON.stringify(Object.fromEntries(fields.map((field) => [field, sampleText(call, field)]))) : sampleText(call);
+    return {
+      id: `resp_sandbox_${randomUUID().replaceAll('-', '')}`,
+      object: 'response',
+      status: 'completed',
+      model: body.model,
+      service_tier: 'default',
+      error: null,
+      output: [{ type: 'message', id: `msg_${randomUUID().replaceAll('-', '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }],
+      usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, total_tokens: 0 },
+    };
+  });
+}
+
+const graphqlRequestSchema = z.object({ query: z.string().max(10_000), variables: z.record(z.string(), z.unknown()).nullish() });
+
+/** Shopify's Admin API (GraphQL) for the sample shop: the shop check and product look-ups. */
+export async function sandboxShopify(app: FastifyInstance, options: SandboxServiceOptions): Promise<void> {
+  const { db } = options;
+  app.post('/admin/api/:version/graphql.json', async (request, reply) => {
+    const token = request.headers['x-shopify-access-token'];
+    if (!(await ownerOf(db, typeof token === 'string' ? token : null))) {
+      return reply.status(401).send({ errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' });
+    }
+    const parsed = graphqlRequestSchema.safeParse(request.body);
+    if (!parsed.success) return reply.status(400).send({ errors: 'Parameter Missing or Invalid' });
+    const { query, variables } = parsed.data;
+    if (/\bproduct\s*\(/.test(query)) {
+      const id = typeof variables?.id === 'string' ? variables.id : '';
+      const product = sampleProducts.find((candidate) => sampleProductGid(candidate) === id);
+      return {
+        data: {
+          product: product
+            ? {
+                title: product.title,
+                description: product.description,
+                onlineStoreUrl: sampleProductUrl(product),
+                featuredImage: product.imageUrl ? { url: product.imageUrl } : null,
+                priceRangeV2: { minVariantPrice: { amount: product.price, currencyCode: SAMPLE_CURRENCY } },
+              }
+            : null,
+        },
+      };
+    }
+    if (/\bshop\s*\{/.test(query)) return { data: { shop: { name: 'Flowsmith sample shop', myshopifyDomain: SAMPLE_SHOP_DOMAIN } } };
+    return reply.status(200).send({ errors: [{ message: 'The sample shop answers product and shop queries only.' }] });
+  });
+}
