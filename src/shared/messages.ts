@@ -47,6 +47,9 @@ export const requestMessages = {
   notFound: 'Not found.',
   internal: 'An unexpected error occurred',
   rateLimited: 'Rate limit exceeded',
+  /** Shown while a page waits out a rate limit or a busy server before asking again. */
+  busyRetrying: (seconds: number) => `Busy — trying again in ${seconds} s…`,
+  busyRetryingSoon: 'Busy — trying again in a few seconds…',
   invalidInput: 'Some fields are invalid.',
   databaseUnavailable: 'The service is briefly unavailable. Please try again in a few seconds.',
   tooDeeplyNested: 'The request body is nested too deeply.',

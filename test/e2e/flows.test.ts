@@ -7,6 +7,7 @@ import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowCapMessages, flowMessages, flowValidationMessages, webhookUrlRotationMessages as rotation } from '../../src/shared/flows/flow-messages.ts';
 import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
+import { requestMessages } from '../../src/shared/messages.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
@@ -139,6 +140,41 @@ describe('flow pages', () => {
     await saveButton(page).waitFor();
     expect(await page.getByLabel('Wait amount').count()).toBe(0);
 
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it('waits out a rate limit with a note and then shows the page, instead of an error', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+
+    // The first setup check and flow load meet the owner's limit, as the server answers it.
+    const refusedOnce = new Set<string>();
+    await page.route(/\/api\/(credentials\/status|flows)$/, async (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (refusedOnce.has(path)) return route.continue();
+      refusedOnce.add(path);
+      await route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '3' },
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'rate_limited', message: requestMessages.rateLimited, retryAfterSeconds: 3 }),
+      });
+    });
+    await page.goto('/flows/abandoned-cart');
+    const note = page.getByTestId('busy-note');
+    await note.waitFor();
+    expect(await note.locator('[aria-hidden="true"]').textContent()).toMatch(/^Busy — trying again in [1-3] s…$/);
+    await page.getByRole('status').filter({ hasText: requestMessages.busyRetryingSoon }).waitFor();
+    await saveButton(page).waitFor({ timeout: 15_000 });
+    await note.waitFor({ state: 'detached' });
+    expect(refusedOnce.size).toBeGreaterThanOrEqual(1);
+    expect(await page.getByText('Your setup could not be checked').count()).toBe(0);
+    expect(await page.getByText(requestMessages.rateLimited).count()).toBe(0);
+    expect(await page.locator('[data-sonner-toast]').filter({ hasText: requestMessages.rateLimited }).count()).toBe(0);
+    await checkAccessibility(page);
     expectNoBrowserErrors(errors);
     await context.close();
   });

@@ -3,9 +3,12 @@ import { RouterProvider } from 'react-router';
 import { Toaster } from 'sonner';
 import { AuthProvider } from '../auth/auth-context.tsx';
 import { router } from './router.tsx';
+import { retryDelayFor, retryOnceOrWhenBusy } from './api-client.ts';
+import { BusyNote } from './busy-note.tsx';
 
+// A query told to wait (rate limit, busy server) waits and asks again, with a note.
 const queryClient = new QueryClient({
-  defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } },
+  defaultOptions: { queries: { retry: retryOnceOrWhenBusy, retryDelay: retryDelayFor, refetchOnWindowFocus: false } },
 });
 
 export function App() {
@@ -14,6 +17,7 @@ export function App() {
       <AuthProvider>
         <RouterProvider router={router} />
         <Toaster position="top-right" richColors closeButton />
+        <BusyNote />
       </AuthProvider>
     </QueryClientProvider>
   );
