@@ -26,7 +26,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiRequestError(0, { error: 'network', message: 'Could not reach Flowsmith. Check your connection and try again.' });
+    throw new ApiRequestError(0, { error: 'network', message: requestMessages.unreachable });
   }
   const text = await response.text();
   let json: unknown = undefined;
