@@ -10,6 +10,7 @@ import { authMessages, requestMessages } from '../../src/shared/messages.ts';
 import type { Queryable } from '../../src/server/database/database.ts';
 import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';
 import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
+import { flowPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
 
 let testApp: TestApp;
 beforeAll(async () => {
@@ -228,7 +229,7 @@ describe('configuration', () => {
       assistant({
         name: 'Body',
         klaviyo_property: 'ai body.text',
-        prompt_template: 'Hi {first_name}, about {name} at {price} {currency}: {product_url} {products} {total} {checkout_url}',
+        prompt_template: 'Hi {first_name}, about {name} at {price} {currency}: {product_url}',
         model: ' gpt-5-mini ',
         instructions: 'Warm, at most 60 words.',
       }),
@@ -370,6 +371,19 @@ describe('validation (same messages as the form)', () => {
   it('names the unknown placeholder in the message', async () => {
     const response = await client.put('/api/flows/abandoned_cart', configuration({ assistants: [assistant({ prompt_template: 'Use {Name} and {discount}' })] }));
     expect(response.json.message).toContain('{Name}, {discount}');
+  });
+
+  it("refuses a placeholder the flow's events never fill, naming it and what the flow offers", async () => {
+    const response = await client.put('/api/flows/abandoned_cart', configuration({ assistants: [assistant(), assistant({ klaviyo_property: 'cta', prompt_template: 'Send them to {checkout_url} for {name}' })] }));
+    expect(response.status).toBe(400);
+    const message = v.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart);
+    expect(response.json).toMatchObject({ error: 'validation', message, fieldErrors: { 'assistants.1.prompt_template': message } });
+    expect((await client.get('/api/flows')).json.flows).toEqual(flowsBefore);
+    const browse = await client.put('/api/flows/browser_abandonment', configuration({ assistants: [assistant({ prompt_template: 'Remind them of {products}, {total} in all' })] }));
+    expect(browse.json.fieldErrors['assistants.0.prompt_template']).toBe(v.placeholdersNotFilled(['{products}', '{total}'], 'Browser Abandonment', flowPlaceholderTokens.browser_abandonment));
+    // The order's status link is a post-purchase placeholder.
+    const other = await initializedOwner();
+    expect((await other.client.put('/api/flows/post_purchase', configuration({ assistants: [assistant({ prompt_template: 'Track it at {checkout_url}' })] }))).status).toBe(200);
   });
 
   it('refuses a wait on the post purchase flow, which has none', async () => {
