@@ -15,8 +15,8 @@ const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
 /**
  * Shopify's failure as the owner can act on it. Only a refusal Shopify explained (its
  * userErrors, e.g. an address it will not deliver to) keeps Shopify's words; an answer
- * we could not read ("the GraphQL data did not have the expected shape") or an outage
- * says what happened and what to do instead.
+ * we could not read or an outage says what happened and what to do instead of how
+ * reading it failed.
  */
 function ownerMessageOf(error: ServiceError): string {
   switch (error.kind) {
