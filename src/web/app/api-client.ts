@@ -37,11 +37,11 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
   }
   if (!response.ok) {
     const parsed = apiErrorSchema.safeParse(json);
-    const body: ApiErrorBody = parsed.success ? parsed.data : { error: 'http_error', message: requestMessages.internal };
+    const errorBody: ApiErrorBody = parsed.success ? parsed.data : { error: 'http_error', message: requestMessages.internal };
     // A proxy's or overload answer may give the wait only as the header.
     const header = Number(response.headers.get('retry-after'));
-    if (body.retryAfterSeconds === undefined && Number.isFinite(header) && header > 0) body.retryAfterSeconds = header;
-    throw new ApiRequestError(response.status, body);
+    if (errorBody.retryAfterSeconds === undefined && Number.isFinite(header) && header > 0) errorBody.retryAfterSeconds = header;
+    throw new ApiRequestError(response.status, errorBody);
   }
   return json as T;
 }
