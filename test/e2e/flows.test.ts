@@ -95,8 +95,10 @@ describe('flow pages', () => {
     await saveAndSeeStatus(page, flowMessages.saved);
     const assistants = page.getByTestId('flow-assistant');
     expect(await assistants.count()).toBe(2);
-    expect(await assistants.nth(0).locator('p').allInnerTexts()).toEqual(['Subject Line', 'subject_line1', 'Write a subject line for {description}']);
-    const [name, property, shown] = await assistants.nth(1).locator('p').allInnerTexts();
+    expect(await assistants.nth(0).locator(':scope > p').allInnerTexts()).toEqual(['Subject Line', 'subject_line1', 'Write a subject line for {description}']);
+    // Each with the tag a Klaviyo email reads its text with.
+    expect(await assistants.nth(0).getByTestId('klaviyo-tag-text').textContent()).toBe("{{ person|lookup:'subject_line1' }}");
+    const [name, property, shown] = await assistants.nth(1).locator(':scope > p').allInnerTexts();
     expect([name, property]).toEqual(['Email Body', 'email_body']);
     const fullTemplate = 'Write a friendly reminder for {first_name} who left items in the cart, in at most eighty words';
     expect(shown!.endsWith('…')).toBe(true);
