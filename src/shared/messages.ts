@@ -47,7 +47,14 @@ export const requestMessages = {
   notFound: 'Not found.',
   internal: 'An unexpected error occurred',
   rateLimited: 'Rate limit exceeded',
+  /** The browser got no answer at all (offline, server down). */
+  unreachable: 'Could not reach Flowsmith. Check your connection and try again.',
+  /** Shown while a page waits out a rate limit or a busy server before asking again. */
+  busyRetrying: (seconds: number) => `Busy — trying again in ${seconds} s…`,
+  busyRetryingSoon: 'Busy — trying again in a few seconds…',
   invalidInput: 'Some fields are invalid.',
+  invalidField: (field: string) =>
+    field === 'body' ? 'The request is missing what it should contain. Reload the page and try again.' : `“${field}” is missing or not valid. Check it and try again.`,
   databaseUnavailable: 'The service is briefly unavailable. Please try again in a few seconds.',
   tooDeeplyNested: 'The request body is nested too deeply.',
   tooManyMembers: 'The request body has too many fields.',

@@ -198,6 +198,39 @@ describe('password reset', () => {
     expectNoBrowserErrors(errors);
   });
 
+  it("shows SPEC.md's fallback on each account page when Flowsmith cannot be reached", async () => {
+    await page.route('**/api/account/{sign-up,sign-in,forgot-password,reset-password}', (route) => route.abort('connectionrefused'));
+    const unreachable = 'Could not reach Flowsmith';
+
+    await page.goto('/auth/register');
+    await field('Full name').fill('Grace Hopper');
+    await field('Email').fill(uniqueEmail('offline'));
+    await field('Password').fill(strongPassword);
+    await field('Confirm password').fill(strongPassword);
+    await page.getByRole('button', { name: 'Create Account' }).click();
+    await toast(authMessages.signUpFallback).waitFor();
+
+    await page.goto('/auth/login');
+    await field('Email').fill(uniqueEmail('offline'));
+    await field('Password').fill(strongPassword);
+    await page.getByRole('button', { name: 'Sign In' }).click();
+    await toast(authMessages.signInFallback).waitFor();
+
+    await page.goto('/auth/forgot-password');
+    await field('Email').fill(uniqueEmail('offline'));
+    await page.getByRole('button', { name: 'Send Reset Link' }).click();
+    await toast(authMessages.passwordResetFallback).waitFor();
+
+    await page.goto('/auth/reset-password#access_token=offline-token&type=recovery');
+    await field('New password').fill(strongPassword);
+    await field('Confirm new password').fill(strongPassword);
+    await page.getByRole('button', { name: 'Update Password' }).click();
+    await toast(authMessages.passwordUpdateFallback).waitFor();
+
+    expect(await page.getByText(unreachable).count()).toBe(0);
+    expectNoBrowserErrors(errors);
+  });
+
   it('explains what to do when the reset page is opened without the link from the mail', async () => {
     await page.goto('/auth/reset-password');
     await page.getByText(accountPageMessages.missingResetToken).waitFor();

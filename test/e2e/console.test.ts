@@ -12,6 +12,7 @@ import { credentialsInput, defaultAssistants } from '../fakes/engine-scenario.ts
 import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages as m, webhookHandlerMessages } from '../../src/shared/webhooks/webhook-messages.ts';
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
+import { eventLogMessages } from '../../src/shared/events/event-messages.ts';
 
 const run = promisify(execFile);
 
@@ -84,13 +85,17 @@ describe('the webhook test console', () => {
     await page.getByText(m.emptyListening).waitFor();
     await page.getByRole('button', { name: 'Send Test Webhook' }).click();
     await toastOf(page, m.sent).waitFor();
-    const first = entry(page, defaultPayload.event_id);
+    // The send renewed the sample's event_id and timestamp; the box shows what was sent.
+    const sentPayload = JSON.parse(await page.getByLabel('Test Payload (JSON)').inputValue());
+    expect(sentPayload).toMatchObject({ ...defaultPayload, event_id: expect.stringMatching(/^test_/), timestamp: expect.any(String) });
+    expect(sentPayload.event_id).not.toBe(defaultPayload.event_id);
+    const first = entry(page, sentPayload.event_id);
     await first.waitFor();
     await toastOf(page, m.received).waitFor();
     await first.getByText(m.entryReceived).waitFor();
     await first.getByTestId('webhook-event-status').filter({ hasText: 'delivered' }).waitFor();
-    expect(await first.getByTestId('webhook-event-json').textContent()).toBe(JSON.stringify(defaultPayload, null, 2));
-    expect(klaviyo.profiles.get(defaultPayload.properties.customer.email)).toBeDefined();
+    expect(await first.getByTestId('webhook-event-json').textContent()).toBe(JSON.stringify(sentPayload, null, 2));
+    expect(klaviyo.profiles.get(sentPayload.properties.customer.email)).toBeDefined();
 
     // The copied cURL command, run from a terminal, delivers to the flow too.
     await setPayload(page, payloadText('evt_from_curl', 'curl@example.com'));
@@ -157,7 +162,7 @@ describe('the webhook test console', () => {
     await setPayload(page, payloadText('evt_dry_run', 'dry@example.com'));
     await page.getByLabel(m.dryRunLabel).check();
     await page.getByRole('button', { name: 'Send Test Webhook' }).click();
-    const dry = entry(page, 'evt_dry_run');
+    const dry = entry(page, 'dry@example.com');
     await dry.getByTestId('webhook-event-status').filter({ hasText: 'skipped' }).waitFor();
     const texts = dry.getByTestId('webhook-event-texts');
     await texts.waitFor();
@@ -166,6 +171,76 @@ describe('the webhook test console', () => {
     expect(klaviyo.requests.some((request) => JSON.stringify(request.body ?? '').includes('dry@example.com'))).toBe(false);
 
     await waitForToastsToExpire(page);
+    await expectNoSeriousA11yViolations(page);
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it('makes each send a new event, brings the result into view with focus, and says so when a resend is kept as a duplicate', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    expect((await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null })).status).toBe(200);
+
+    await page.goto('/flows/abandoned-cart?console=1');
+    await page.getByTestId('webhook-console').waitFor();
+    await page.getByRole('button', { name: 'Start Listening' }).click();
+    await page.getByText(m.statusListening).waitFor();
+    const results = page.getByRole('region', { name: m.resultsHeading });
+    const focused = () => results.evaluate((element) => element === document.activeElement);
+    const inView = () =>
+      results.evaluate((element) => {
+        const box = element.getBoundingClientRect();
+        return box.top >= 0 && box.top < window.innerHeight;
+      });
+
+    // Two sends of the sample as it stands: two events, each with its own event_id.
+    for (const sends of [1, 2]) {
+      await page.evaluate(() => window.scrollTo(0, 0));
+      await page.getByRole('button', { name: 'Send Test Webhook' }).click();
+      await results.getByRole('status').filter({ hasText: m.sent }).waitFor();
+      await expect.poll(focused).toBe(true);
+      await expect.poll(inView).toBe(true);
+      await expect.poll(async () => (await storedEvents(user.client)).length, { timeout: 15_000, interval: 250 }).toBe(sends);
+      await expect.poll(() => entries(page).count()).toBe(sends);
+    }
+    const ids = await entries(page).evaluateAll((items) => items.map((item) => JSON.parse(item.querySelector('pre')!.textContent!).event_id as string));
+    expect(new Set(ids).size).toBe(2);
+
+    // Resending the same event_id on purpose: the page says it was kept once, not "sent".
+    await page.getByLabel(m.freshIdentityLabel).uncheck();
+    await page.getByRole('button', { name: 'Send Test Webhook' }).click();
+    await results.getByRole('status').filter({ hasText: m.duplicate }).waitFor();
+    await toastOf(page, m.duplicate).waitFor();
+    expect(await results.getByRole('status').filter({ hasText: m.sent }).count()).toBe(0);
+    await expect.poll(focused).toBe(true);
+    expect((await storedEvents(user.client)).length).toBe(2);
+    expect(await entries(page).count()).toBe(2);
+
+    await waitForToastsToExpire(page);
+    await expectNoSeriousA11yViolations(page);
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it("updates the flow page's event log as events arrive and move on, without a reload", async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect(saved.status, saved.text).toBe(200);
+
+    await page.goto('/flows/abandoned-cart');
+    await page.getByText(eventLogMessages.noEvents).waitFor();
+    const sent = await fetch(saved.json.flow.webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payloadText('evt_live_log', 'live@example.com') });
+    expect(sent.status).toBe(202);
+    // Well before the list's 15-second interval refresh would have shown it.
+    const row = page.getByTestId('event-log-row').first();
+    await row.waitFor({ timeout: 6_000 });
+    await row.getByText('Delivered').waitFor({ timeout: 10_000 });
+
     await expectNoSeriousA11yViolations(page);
     expectNoBrowserErrors(errors);
     await context.close();

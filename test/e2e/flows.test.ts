@@ -7,6 +7,9 @@ import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowCapMessages, flowMessages, flowValidationMessages, webhookUrlRotationMessages as rotation } from '../../src/shared/flows/flow-messages.ts';
 import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
+import { requestMessages } from '../../src/shared/messages.ts';
+import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
+import { klaviyoPropertyWarnings } from '../../src/shared/flows/klaviyo-property-tags.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
@@ -92,8 +95,10 @@ describe('flow pages', () => {
     await saveAndSeeStatus(page, flowMessages.saved);
     const assistants = page.getByTestId('flow-assistant');
     expect(await assistants.count()).toBe(2);
-    expect(await assistants.nth(0).locator('p').allInnerTexts()).toEqual(['Subject Line', 'subject_line1', 'Write a subject line for {description}']);
-    const [name, property, shown] = await assistants.nth(1).locator('p').allInnerTexts();
+    expect(await assistants.nth(0).locator(':scope > p').allInnerTexts()).toEqual(['Subject Line', 'subject_line1', 'Write a subject line for {description}']);
+    // Each with the tag a Klaviyo email reads its text with.
+    expect(await assistants.nth(0).getByTestId('klaviyo-tag-text').textContent()).toBe("{{ person|lookup:'subject_line1' }}");
+    const [name, property, shown] = await assistants.nth(1).locator(':scope > p').allInnerTexts();
     expect([name, property]).toEqual(['Email Body', 'email_body']);
     const fullTemplate = 'Write a friendly reminder for {first_name} who left items in the cart, in at most eighty words';
     expect(shown!.endsWith('…')).toBe(true);
@@ -139,6 +144,87 @@ describe('flow pages', () => {
     await saveButton(page).waitFor();
     expect(await page.getByLabel('Wait amount').count()).toBe(0);
 
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it("offers each flow only its placeholders, refuses others, and shows the Klaviyo tag of each property with a copy button", async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    const offered = async () => (await page.locator('[data-assistant="1"]').getByRole('button', { name: /^Insert \{/ }).allTextContents()).map((text) => text.trim());
+
+    // Browsing has one product and no cart, checkout or order.
+    await page.goto('/flows/browser-abandonment');
+    await saveButton(page).waitFor();
+    expect(await offered()).toEqual(flowPlaceholderTokens.browser_abandonment);
+    await page.goto('/flows/abandoned-cart');
+    await saveButton(page).waitFor();
+    expect(await offered()).toEqual(flowPlaceholderTokens.abandoned_cart);
+    await page.goto('/flows/post-purchase');
+    await saveButton(page).waitFor();
+    expect(await offered()).toEqual(promptPlaceholderTokens);
+
+    // A placeholder typed by hand that the flow never fills is refused with a message.
+    await page.goto('/flows/abandoned-cart');
+    const assistant = page.locator('[data-assistant="1"]');
+    await assistant.getByLabel('Prompt template', { exact: true }).fill('Come back to {checkout_url}');
+    await saveButton(page).click();
+    await assistant.getByText(flowValidationMessages.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart)).waitFor();
+    await assistant.getByLabel('Prompt template', { exact: true }).fill('Write a subject line for {description}');
+
+    // The tag that reads the property in a Klaviyo email, copied with a word of thanks.
+    const tag = assistant.getByTestId('klaviyo-tag');
+    expect(await tag.getByTestId('klaviyo-tag-text').textContent()).toBe("{{ person|lookup:'subject_line1' }}");
+    expect(await tag.getByTestId('klaviyo-property-warning').count()).toBe(0);
+    await tag.getByRole('button', { name: 'Copy tag' }).click();
+    await tag.getByRole('button', { name: 'Copied' }).waitFor();
+    await tag.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("{{ person|lookup:'subject_line1' }}");
+    await tag.getByRole('button', { name: 'Copy tag' }).waitFor({ timeout: 5_000 });
+
+    // A name Klaviyo can read only through the lookup tag says so.
+    await assistant.getByLabel('Klaviyo property', { exact: true }).fill('AI subject-line');
+    expect(await tag.getByTestId('klaviyo-tag-text').textContent()).toBe("{{ person|lookup:'AI subject-line' }}");
+    expect(await tag.getByTestId('klaviyo-property-warning').textContent()).toBe(klaviyoPropertyWarnings('AI subject-line')[0]);
+    await saveAndSeeStatus(page, flowMessages.saved);
+
+    await checkAccessibility(page);
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it('waits out a rate limit with a note and then shows the page, instead of an error', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+
+    // The first setup check and flow load meet the owner's limit, as the server answers it.
+    const refusedOnce = new Set<string>();
+    await page.route(/\/api\/(credentials\/status|flows)$/, async (route) => {
+      const path = new URL(route.request().url()).pathname;
+      if (refusedOnce.has(path)) return route.continue();
+      refusedOnce.add(path);
+      await route.fulfill({
+        status: 429,
+        headers: { 'retry-after': '3' },
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'rate_limited', message: requestMessages.rateLimited, retryAfterSeconds: 3 }),
+      });
+    });
+    await page.goto('/flows/abandoned-cart');
+    const note = page.getByTestId('busy-note');
+    await note.waitFor();
+    expect(await note.locator('[aria-hidden="true"]').textContent()).toMatch(/^Busy — trying again in [1-3] s…$/);
+    await page.getByRole('status').filter({ hasText: requestMessages.busyRetryingSoon }).waitFor();
+    await saveButton(page).waitFor({ timeout: 15_000 });
+    await note.waitFor({ state: 'detached' });
+    expect(refusedOnce.size).toBeGreaterThanOrEqual(1);
+    expect(await page.getByText('Your setup could not be checked').count()).toBe(0);
+    expect(await page.getByText(requestMessages.rateLimited).count()).toBe(0);
+    expect(await page.locator('[data-sonner-toast]').filter({ hasText: requestMessages.rateLimited }).count()).toBe(0);
+    await checkAccessibility(page);
     expectNoBrowserErrors(errors);
     await context.close();
   });

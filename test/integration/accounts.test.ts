@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { signUpAndVerify, strongPassword, uniqueEmail } from '../support/accounts.ts';
-import { authMessages, validationMessages } from '../../src/shared/messages.ts';
+import { authMessages, requestMessages, validationMessages } from '../../src/shared/messages.ts';
 import { ADDRESS_LOCKOUT_ATTEMPTS } from '../../src/server/auth/login-lockout.ts';
 import { LOGIN_LOCKOUT_ATTEMPTS } from '../../src/shared/constants.ts';
 
@@ -48,6 +48,30 @@ describe('sign-up validation (the server enforces SPEC.md section 5 with the sam
     const response = await client().post('/api/account/sign-up', body);
     expect(response.status).toBe(400);
     expect(response.json.fieldErrors[field]).toBe(message);
+  });
+
+  it.each([
+    ['/api/account/sign-in', {}],
+    ['/api/account/sign-in', { email: uniqueEmail() }],
+    ['/api/account/sign-in', { password: strongPassword }],
+    ['/api/account/sign-up', { fullName: 'Ada Owner', password: strongPassword, confirmPassword: strongPassword }],
+    ['/api/account/sign-up', { fullName: 'Ada Owner', email: uniqueEmail(), confirmPassword: strongPassword }],
+  ])("answers %s without an email or a password with SPEC.md's message (%o)", async (path, body) => {
+    const response = await client().post(path, body);
+    expect(response.status).toBe(400);
+    expect(response.json.message).toBe(validationMessages.emailOrPhoneRequired);
+  });
+
+  it("puts no validator wording in front of an owner: a field the schema gives no message for is named, with what to do", async () => {
+    const response = await client().post('/api/account/sign-up', { fullName: 'Ada Owner', email: uniqueEmail(), password: strongPassword, confirmPassword: 42 });
+    expect(response.json.fieldErrors.confirmPassword).toBe(validationMessages.passwordsDontMatch);
+    const owner = (await signUpAndVerify(testApp)).client;
+    const flow = await owner.put('/api/flows/abandoned_cart', { isActive: 'yes', assistants: [] });
+    expect(flow.status).toBe(400);
+    for (const message of [flow.json.message, ...Object.values(flow.json.fieldErrors as Record<string, string>)]) {
+      expect(message).not.toMatch(/^(Invalid input|Too small|Too big|Invalid option)/);
+    }
+    expect(flow.json.fieldErrors.isActive).toBe(requestMessages.invalidField('isActive'));
   });
 
   it('refers to the required password on sign-in', async () => {

@@ -10,6 +10,8 @@ import { encryptedColumns } from '../../src/server/credentials/credential-querie
 import { createEngineCredentialsLoader } from '../../src/server/credentials/engine-credentials-loader.ts';
 import { credentialCheckMessages as check, credentialMessages, credentialValidationMessages as v } from '../../src/shared/credentials/credential-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
+import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';
+import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
 
 let testApp: TestApp;
 let openai: FakeOpenAI;
@@ -416,28 +418,33 @@ describe('Shopify client credentials', () => {
   });
 });
 
-describe('rate limits (SPEC.md section 9)', () => {
-  it('refuses the 31st save within 60 seconds and allows it again 60 seconds later', async () => {
-    const { client } = await owner();
-    for (let i = 0; i < 30; i += 1) expect((await client.put('/api/credentials', validInput())).status).toBe(200);
+describe('rate limits (docs/decisions/0025-per-owner-rate-limits.md)', () => {
+  it('counts a save as a write and a check: the one past the check limit within 60 seconds is refused, and allowed 60 seconds later', async () => {
+    const { client, userId } = await owner();
+    await fillRateLimitWindow(testApp.database.pool, userId, 'check', userRateLimits.check - 1, testApp.clock.now());
+    expect((await client.put('/api/credentials', validInput())).status).toBe(200);
     const refused = await client.put('/api/credentials', validInput());
     expect(refused.status).toBe(429);
     expect(refused.json.message).toBe('Rate limit exceeded');
     expect(refused.json.message).toBe(requestMessages.rateLimited);
+    expect(refused.headers.get('retry-after')).toBe('60');
     testApp.clock.advance(60_000);
     expect((await client.put('/api/credentials', validInput())).status).toBe(200);
   });
 
-  it('counts fetches and checks as reads: the 61st within 60 seconds is refused', async () => {
-    const { client } = await owner();
-    for (let i = 0; i < 30; i += 1) {
-      expect((await client.get('/api/credentials')).status).toBe(200);
-      expect((await client.get('/api/credentials/status')).status).toBe(200);
-    }
+  it('counts key checks as checks and fetches as reads, each against its own limit', async () => {
+    const { client, userId } = await owner();
+    await fillRateLimitWindow(testApp.database.pool, userId, 'check', userRateLimits.check, testApp.clock.now());
     expect((await client.post('/api/credentials/check', validInput())).status).toBe(429);
+    expect((await client.post('/api/credentials/openai-models', { openaiApiKey: keys.openai })).status).toBe(429);
+    // Reads are not held up by spent checks.
+    expect((await client.get('/api/credentials')).status).toBe(200);
+    await fillRateLimitWindow(testApp.database.pool, userId, 'read', userRateLimits.read - 2, testApp.clock.now());
+    expect((await client.get('/api/credentials/status')).status).toBe(200);
     expect((await client.get('/api/credentials/encryption')).status).toBe(429);
     testApp.clock.advance(60_000);
     expect((await client.get('/api/credentials/encryption')).status).toBe(200);
+    expect((await client.post('/api/credentials/check', validInput())).status).toBe(200);
   });
 });
 

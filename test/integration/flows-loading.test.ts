@@ -1,7 +1,11 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { signUpAndVerify } from '../support/accounts.ts';
-import type { HttpClient } from '../support/http-client.ts';
+import { HttpClient } from '../support/http-client.ts';
+import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
+import { isBusyError, retryDelayFor, retryWhenBusy, type ApiRequestError } from '../../src/web/app/api-client.ts';
+import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';
+import { authMessages, requestMessages } from '../../src/shared/messages.ts';
 import { FlowLoadError, loadFlows, type FlowNotifier } from '../../src/web/flows/use-flows.ts';
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
 import { flowTypes } from '../../src/shared/flows/flow-types.ts';
@@ -24,11 +28,16 @@ afterEach(() => {
 
 const realFetch = globalThis.fetch;
 
-/** Runs web code whose same-origin requests go to the test app with the owner's session. */
-async function asBrowser<T>(client: HttpClient, work: () => Promise<T>): Promise<T> {
-  vi.stubGlobal('fetch', (path: string, init: RequestInit = {}) =>
-    realFetch(`${testApp.baseUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), cookie: client.cookieHeader() } }),
-  );
+/**
+ * Runs web code whose same-origin requests go to the test app with the owner's session;
+ * `answers` replaces the server's answer to some of them ("POST /api/flows/initialize").
+ */
+async function asBrowser<T>(client: HttpClient, work: () => Promise<T>, answers: Record<string, () => Response> = {}): Promise<T> {
+  vi.stubGlobal('fetch', async (path: string, init: RequestInit = {}) => {
+    const answer = answers[`${init.method ?? 'GET'} ${path}`];
+    if (answer) return answer();
+    return realFetch(`${testApp.baseUrl}${path}`, { ...init, headers: { ...(init.headers as Record<string, string>), cookie: client.cookieHeader() } });
+  });
   try {
     return await work();
   } finally {
@@ -44,6 +53,11 @@ function recordingNotifier() {
     error: (message) => notes.push(['error', message]),
   };
   return { notes, notifier };
+}
+
+async function owner() {
+  const { client } = await signUpAndVerify(testApp);
+  return { client, userId: (await client.get('/api/account/session')).json.user.id as string };
 }
 
 describe('loading flows in the browser', () => {
@@ -78,20 +92,30 @@ describe('loading flows in the browser', () => {
   });
 
   it("says 'Error loading flow configurations: {msg}' when loading is refused", async () => {
-    const { client } = await signUpAndVerify(testApp);
-    for (let i = 0; i < 60; i += 1) await client.get('/api/flows');
     const { notes, notifier } = recordingNotifier();
-    await expect(asBrowser(client, () => loadFlows(notifier))).rejects.toThrow(new FlowLoadError(flowMessages.loadError('Rate limit exceeded')));
-    expect(notes).toEqual([['error', 'Error loading flow configurations: Rate limit exceeded']]);
+    const signedOut = new HttpClient(testApp.baseUrl);
+    await expect(asBrowser(signedOut, () => loadFlows(notifier))).rejects.toThrow(new FlowLoadError(flowMessages.loadError(authMessages.notSignedIn)));
+    expect(notes).toEqual([['error', `Error loading flow configurations: ${authMessages.notSignedIn}`]]);
+  });
+
+  it('raises no error while told to wait by the rate limit: the query waits and asks again', async () => {
+    const { client, userId } = await owner();
+    await fillRateLimitWindow(testApp.database.pool, userId, 'read', userRateLimits.read, testApp.clock.now());
+    const { notes, notifier } = recordingNotifier();
+    const refusal = await asBrowser(client, () => loadFlows(notifier)).catch((error: unknown) => error);
+    expect(isBusyError(refusal)).toBe(true);
+    expect((refusal as ApiRequestError).body.retryAfterSeconds).toBe(60);
+    expect(retryWhenBusy(0, refusal as ApiRequestError)).toBe(true);
+    expect(retryDelayFor(0, refusal as ApiRequestError)).toBe(60_000);
+    expect(notes).toEqual([]);
   });
 
   it("says 'Error initializing flow configurations: {msg}' when the defaults cannot be created", async () => {
     const { client } = await signUpAndVerify(testApp);
-    // Writes that create nothing, until the owner's write limit is used up.
-    for (let i = 0; i < 30; i += 1) expect((await client.post('/api/flows/fix-webhook-urls')).json.updated).toBe(0);
     const { notes, notifier } = recordingNotifier();
-    await expect(asBrowser(client, () => loadFlows(notifier))).rejects.toThrow(flowMessages.initializeError('Rate limit exceeded'));
-    expect(notes).toEqual([['error', 'Error initializing flow configurations: Rate limit exceeded']]);
+    const refused = () => new Response(JSON.stringify({ error: 'internal', message: requestMessages.internal }), { status: 500 });
+    await expect(asBrowser(client, () => loadFlows(notifier), { 'POST /api/flows/initialize': refused })).rejects.toThrow(flowMessages.initializeError(requestMessages.internal));
+    expect(notes).toEqual([['error', `Error initializing flow configurations: ${requestMessages.internal}`]]);
   });
 
   it("says 'Error updating flow: {msg}' when the fix-up is refused, and still shows the flows", async () => {
@@ -100,7 +124,8 @@ describe('loading flows in the browser', () => {
     await client.put('/api/flows/abandoned_cart', { isActive: true, assistants: flows[0]!.assistants });
     const cart = flows.find((flow) => flow.flowType === 'abandoned_cart')!;
     await testApp.database.pool.query('UPDATE flows SET webhook_url = $2 WHERE id = $1', [cart.id, `${testApp.baseUrl}/webhooks/abandoned_cart/${cart.id}`]);
-    for (let i = 0; i < 29; i += 1) await client.post('/api/flows/initialize');
+    const userId = (await client.get('/api/account/session')).json.user.id as string;
+    await fillRateLimitWindow(testApp.database.pool, userId, 'write', userRateLimits.write, testApp.clock.now());
 
     const { notes, notifier } = recordingNotifier();
     const loaded = await asBrowser(client, () => loadFlows(notifier));

@@ -8,6 +8,9 @@ import { flowMessages, flowValidationMessages as v } from '../../src/shared/flow
 import { createMissingFlows, findFlowById, listFlowsForUser } from '../../src/server/flows/flow-queries.ts';
 import { authMessages, requestMessages } from '../../src/shared/messages.ts';
 import type { Queryable } from '../../src/server/database/database.ts';
+import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';
+import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
+import { flowPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
 
 let testApp: TestApp;
 beforeAll(async () => {
@@ -226,7 +229,7 @@ describe('configuration', () => {
       assistant({
         name: 'Body',
         klaviyo_property: 'ai body.text',
-        prompt_template: 'Hi {first_name}, about {name} at {price} {currency}: {product_url} {products} {total} {checkout_url}',
+        prompt_template: 'Hi {first_name}, about {name} at {price} {currency}: {product_url}',
         model: ' gpt-5-mini ',
         instructions: 'Warm, at most 60 words.',
       }),
@@ -370,6 +373,19 @@ describe('validation (same messages as the form)', () => {
     expect(response.json.message).toContain('{Name}, {discount}');
   });
 
+  it("refuses a placeholder the flow's events never fill, naming it and what the flow offers", async () => {
+    const response = await client.put('/api/flows/abandoned_cart', configuration({ assistants: [assistant(), assistant({ klaviyo_property: 'cta', prompt_template: 'Send them to {checkout_url} for {name}' })] }));
+    expect(response.status).toBe(400);
+    const message = v.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart);
+    expect(response.json).toMatchObject({ error: 'validation', message, fieldErrors: { 'assistants.1.prompt_template': message } });
+    expect((await client.get('/api/flows')).json.flows).toEqual(flowsBefore);
+    const browse = await client.put('/api/flows/browser_abandonment', configuration({ assistants: [assistant({ prompt_template: 'Remind them of {products}, {total} in all' })] }));
+    expect(browse.json.fieldErrors['assistants.0.prompt_template']).toBe(v.placeholdersNotFilled(['{products}', '{total}'], 'Browser Abandonment', flowPlaceholderTokens.browser_abandonment));
+    // The order's status link is a post-purchase placeholder.
+    const other = await initializedOwner();
+    expect((await other.client.put('/api/flows/post_purchase', configuration({ assistants: [assistant({ prompt_template: 'Track it at {checkout_url}' })] }))).status).toBe(200);
+  });
+
   it('refuses a wait on the post purchase flow, which has none', async () => {
     const response = await client.put('/api/flows/post_purchase', configuration({ waitMinutes: 30 }));
     expect(response.status).toBe(400);
@@ -424,11 +440,12 @@ describe('isolation between owners', () => {
   });
 });
 
-describe('per-user rate limits (SPEC.md section 9)', () => {
+describe('per-owner rate limits (docs/decisions/0025-per-owner-rate-limits.md)', () => {
   it('counts loads as reads and the other routes as writes', async () => {
-    const { client } = await initializedOwner();
+    const { client, userId } = await initializedOwner();
     testApp.clock.advance(61_000);
-    for (let i = 0; i < 60; i += 1) expect((await client.get('/api/flows')).status).toBe(200);
+    await fillRateLimitWindow(testApp.database.pool, userId, 'read', userRateLimits.read - 1, testApp.clock.now());
+    expect((await client.get('/api/flows')).status).toBe(200);
     const read = await client.get('/api/flows');
     expect(read.status).toBe(429);
     expect(read.json.message).toBe(requestMessages.rateLimited);
@@ -438,7 +455,8 @@ describe('per-user rate limits (SPEC.md section 9)', () => {
       () => client.put('/api/flows/abandoned_cart', configuration()),
       () => client.post('/api/flows/fix-webhook-urls'),
     ];
-    for (let i = 0; i < 30; i += 1) expect((await writes[i % 3]!()).status).toBe(200);
+    await fillRateLimitWindow(testApp.database.pool, userId, 'write', userRateLimits.write - 3, testApp.clock.now());
+    for (const write of writes) expect((await write()).status).toBe(200);
     for (const write of writes) expect((await write()).status).toBe(429);
   });
 });

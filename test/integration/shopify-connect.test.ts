@@ -95,10 +95,18 @@ describe('connecting the store', () => {
     expect(refused.json).toEqual({ error: 'shopify_not_configured', message: shopifyConnectMessages.noCredentials });
     expect((await bare.client.get('/api/shopify/subscriptions')).json).toEqual({ configured: false, publicAddress: true, subscriptions: [] });
 
+    // What the owner reads says what happened and what to do, never how an answer failed to parse.
     scenario.shopify.failNext({ on: 'graphql', kind: 'status', status: 503 });
     const down = await owner.client.post('/api/shopify/connect');
     expect(down.status).toBe(502);
-    expect(down.json.message).toMatch(/^Shopify did not accept the webhook registration: Shopify/);
+    expect(down.json.message).toBe(shopifyConnectMessages.shopifyUnavailable);
+    scenario.shopify.failNext({ on: 'graphql', kind: 'graphql-errors' });
+    const unreadable = await owner.client.get('/api/shopify/subscriptions');
+    expect(unreadable.status).toBe(502);
+    expect(unreadable.json.message).toBe(shopifyConnectMessages.shopifyUnavailable);
+    scenario.shopify.failNext({ on: 'graphql', kind: 'status', status: 401 });
+    const refusedKey = await owner.client.get('/api/shopify/subscriptions');
+    expect(refusedKey.json.message).toBe(shopifyConnectMessages.shopifyRefusedCredentials);
   });
 
   it('requires signing in', async () => {

@@ -27,7 +27,7 @@ describe('the configuration form', () => {
   it('shows the wait in its largest exact unit and sends it back in minutes', () => {
     const values = toFormValues(flow);
     expect(values).toMatchObject({ waitAmount: '2', waitUnit: 'hours', klaviyoEventName: '', assistants: [{ model: '', instructions: '' }] });
-    const parsed = flowFormSchema(true).parse({ ...values, waitAmount: '3', waitUnit: 'days' });
+    const parsed = flowFormSchema(true, 'abandoned_cart').parse({ ...values, waitAmount: '3', waitUnit: 'days' });
     expect(toUpdateInput(parsed, true)).toEqual({
       isActive: true,
       assistants: [defaultAssistant],
@@ -45,17 +45,17 @@ describe('the configuration form', () => {
   it('takes a budget in dollars, blank for none, with the API’s messages', () => {
     const values = toFormValues({ ...flow, dailyBudgetUsd: 7.5, overBudget: 'skip' });
     expect(values).toMatchObject({ dailyBudgetUsd: '7.50', overBudget: 'skip' });
-    expect(toUpdateInput(flowFormSchema(true).parse({ ...values, dailyBudgetUsd: '$12' }), true)).toMatchObject({ dailyBudgetUsd: 12, overBudget: 'skip' });
-    expect(toUpdateInput(flowFormSchema(true).parse({ ...values, dailyBudgetUsd: ' ' }), true)).toMatchObject({ dailyBudgetUsd: null });
+    expect(toUpdateInput(flowFormSchema(true, 'abandoned_cart').parse({ ...values, dailyBudgetUsd: '$12' }), true)).toMatchObject({ dailyBudgetUsd: 12, overBudget: 'skip' });
+    expect(toUpdateInput(flowFormSchema(true, 'abandoned_cart').parse({ ...values, dailyBudgetUsd: ' ' }), true)).toMatchObject({ dailyBudgetUsd: null });
     for (const typed of ['0', '1.234', 'ten', '-3']) {
-      const result = flowFormSchema(true).safeParse({ ...values, dailyBudgetUsd: typed });
+      const result = flowFormSchema(true, 'abandoned_cart').safeParse({ ...values, dailyBudgetUsd: typed });
       expect(result.success, typed).toBe(false);
       expect(result.error!.issues[0]!.message, typed).toMatch(/Daily budget must be/);
     }
   });
 
   it('leaves the wait out for post purchase', () => {
-    const parsed = flowFormSchema(false).parse({ ...toFormValues({ ...flow, flowType: 'post_purchase', waitMinutes: null }) });
+    const parsed = flowFormSchema(false, 'post_purchase').parse({ ...toFormValues({ ...flow, flowType: 'post_purchase', waitMinutes: null }) });
     expect(toUpdateInput(parsed, false)).not.toHaveProperty('waitMinutes');
   });
 
@@ -66,13 +66,13 @@ describe('the configuration form', () => {
     ['1.5', 'hours', v.waitWholeNumber],
     ['', 'minutes', v.waitWholeNumber],
   ])('refuses a wait of %s %s', (waitAmount, waitUnit, message) => {
-    const result = flowFormSchema(true).safeParse({ ...toFormValues(flow), waitAmount, waitUnit });
+    const result = flowFormSchema(true, 'abandoned_cart').safeParse({ ...toFormValues(flow), waitAmount, waitUnit });
     expect(result.success).toBe(false);
     expect(result.error?.issues).toEqual([expect.objectContaining({ path: ['waitAmount'], message })]);
   });
 
   it('accepts 7 days exactly', () => {
-    expect(flowFormSchema(true).safeParse({ ...toFormValues(flow), waitAmount: '7', waitUnit: 'days' }).success).toBe(true);
+    expect(flowFormSchema(true, 'abandoned_cart').safeParse({ ...toFormValues(flow), waitAmount: '7', waitUnit: 'days' }).success).toBe(true);
   });
 });
 
@@ -80,7 +80,7 @@ describe('the limits in the configuration form', () => {
   it('shows the stored limits and sends what the owner typed as numbers', () => {
     const values = toFormValues(flow);
     expect(values).toMatchObject({ shopperCooldownHours: '24', dailyGenerationCap: '2000' });
-    const parsed = flowFormSchema(true).parse({ ...values, shopperCooldownHours: ' 0 ', dailyGenerationCap: '1000000' });
+    const parsed = flowFormSchema(true, 'abandoned_cart').parse({ ...values, shopperCooldownHours: ' 0 ', dailyGenerationCap: '1000000' });
     expect(toUpdateInput(parsed, true)).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 });
   });
 
@@ -93,7 +93,7 @@ describe('the limits in the configuration form', () => {
     ['dailyGenerationCap', '1000001', v.dailyGenerationCapRange(1_000_000)],
     ['dailyGenerationCap', 'many', v.dailyGenerationCapWholeNumber],
   ])('refuses %s = %j with the server\'s message', (field, typed, message) => {
-    const result = flowFormSchema(true).safeParse({ ...toFormValues(flow), [field]: typed });
+    const result = flowFormSchema(true, 'abandoned_cart').safeParse({ ...toFormValues(flow), [field]: typed });
     expect(result.success).toBe(false);
     expect(result.error?.issues).toEqual([expect.objectContaining({ path: [field], message })]);
   });

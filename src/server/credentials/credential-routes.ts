@@ -67,7 +67,7 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.post(
     '/check',
-    { schema: { body: credentialsInputSchema, response: { 200: credentialCheckResponseSchema } }, preHandler: rateLimited('read') },
+    { schema: { body: credentialsInputSchema, response: { 200: credentialCheckResponseSchema } }, preHandler: rateLimited('check') },
     async (request) => {
       const { report } = await resolveAndCheck(request.user.id, request.body, request.log);
       return { valid: !report.invalid && !report.unreachable, unreachable: report.unreachable, fieldErrors: report.fieldErrors as Record<string, string> };
@@ -76,7 +76,8 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
 
   app.put(
     '/',
-    { schema: { body: credentialsInputSchema, response: { 200: saveCredentialsResponseSchema } }, preHandler: rateLimited('write') },
+    // A save checks the keys with each service first, so it counts as a check too.
+    { schema: { body: credentialsInputSchema, response: { 200: saveCredentialsResponseSchema } }, preHandler: [rateLimited('write'), rateLimited('check')] },
     async (request) => {
       const { credentials, report } = await resolveAndCheck(request.user.id, request.body, request.log);
       if (report.invalid || report.unreachable) refuse(report);
@@ -92,7 +93,7 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
   // The models a key being typed may use, to offer in the form. A check, so it counts as one.
   app.post(
     '/openai-models',
-    { schema: { body: openaiModelsRequestSchema, response: { 200: openaiModelsResponseSchema } }, preHandler: rateLimited('read') },
+    { schema: { body: openaiModelsRequestSchema, response: { 200: openaiModelsResponseSchema } }, preHandler: rateLimited('check') },
     async (request) => {
       const { credentials } = await resolveUnchangedSecrets(pool, cipher, request.user.id, {
         ...emptyCredentials,

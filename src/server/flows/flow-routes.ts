@@ -4,11 +4,13 @@ import {
   flowListResponseSchema,
   flowParamsSchema,
   initializeFlowsResponseSchema,
+  placeholderProblemsOf,
   updateFlowResponseSchema,
   updateFlowSchema,
 } from '../../shared/flows/flow-schemas.ts';
 import { rotateWebhookUrlResponseSchema, rotateWebhookUrlSchema } from '../../shared/flows/webhook-url-rotation.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
+import { HttpError } from '../platform/http-errors.ts';
 import { listFlowsForUser, type FlowRecord } from './flow-queries.ts';
 import { listOwnerSpend, spendDay } from '../engine/flow-spend-queries.ts';
 import { flowCostsResponseSchema } from '../../shared/flows/flow-costs.ts';
@@ -70,6 +72,13 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: rateLimited('write'),
     },
     async (request) => {
+      // The body's schema cannot know the flow (it is in the address): a placeholder this
+      // flow never fills is refused here, with the form's message under the template.
+      const problems = placeholderProblemsOf(request.params.flowType, request.body.assistants);
+      if (problems.length > 0) {
+        const fieldErrors = Object.fromEntries(problems.map((problem) => [`assistants.${problem.index}.prompt_template`, problem.message]));
+        throw new HttpError(400, 'validation', problems[0]!.message, { fieldErrors });
+      }
       const result = await updateFlow(pool, publicUrl, request.user.id, request.params.flowType, request.body);
       return { ...result, flow: toApi(result.flow) };
     },

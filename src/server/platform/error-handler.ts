@@ -39,6 +39,18 @@ async function databaseIsDown(request: FastifyRequest): Promise<boolean> {
 }
 
 /**
+ * The validator's own wording ("Invalid input: expected string, received undefined")
+ * means a schema gave no message of its own for that case; the owner gets one that names
+ * the field and says what to do instead. Messages the shared schemas give pass as they are.
+ */
+const validatorWording = /^(Invalid (input|option|string|number|key|value|element)|Too (small|big)|Unrecognized keys?)\b/;
+
+function ownerValidationMessage(field: string, message: string | undefined): string {
+  if (!message) return requestMessages.invalidInput;
+  return validatorWording.test(message) ? requestMessages.invalidField(field) : message;
+}
+
+/**
  * One place that turns every error into the shared error body. Client mistakes get a
  * 4xx with a readable message and per-field errors; a database that cannot be reached
  * gets a 503 with Retry-After (docs/decisions/0017-staying-up.md); anything else
@@ -57,7 +69,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
       const fieldErrors: Record<string, string> = {};
       for (const issue of error.validation) {
         const field = issue.instancePath.replace(/^\//, '').replaceAll('/', '.') || 'body';
-        fieldErrors[field] ??= issue.message ?? requestMessages.invalidInput;
+        fieldErrors[field] ??= ownerValidationMessage(field, issue.message);
       }
       const first = Object.values(fieldErrors)[0] ?? requestMessages.invalidInput;
       return reply.status(400).send({ error: 'validation', message: first, fieldErrors });

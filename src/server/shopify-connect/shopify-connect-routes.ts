@@ -13,6 +13,24 @@ import { isPublicAddress } from './public-address.ts';
 const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
 
 /**
+ * Shopify's failure as the owner can act on it. Only a refusal Shopify explained (its
+ * userErrors, e.g. an address it will not deliver to) keeps Shopify's words; an answer
+ * we could not read or an outage says what happened and what to do instead of how
+ * reading it failed.
+ */
+function ownerMessageOf(error: ServiceError): string {
+  switch (error.kind) {
+    case 'bad_credentials':
+      return m.shopifyRefusedCredentials;
+    case 'permanent':
+      if (error.code === 'not_found') return m.shopifyStoreNotFound;
+      return error.code === 'bad_request' ? m.shopifyFailed(error.message.replace(/^Shopify: /, '')) : m.shopifyUnavailable;
+    default:
+      return m.shopifyUnavailable;
+  }
+}
+
+/**
  * /api/shopify, registered in the signed-in context: the owner's own store (their
  * credentials) and their own flows only, so one owner never sees or changes another's
  * subscriptions even when both name the same shop.
@@ -32,7 +50,7 @@ export const shopifyConnectRoutes: FastifyPluginAsyncZod = async (app) => {
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       if (error.code === 'unauthorized' && connection) await app.shopifyTokens.invalidate(userId, connection.accessToken);
-      throw new HttpError(502, 'shopify_failed', m.shopifyFailed(error.message));
+      throw new HttpError(502, 'shopify_failed', ownerMessageOf(error));
     }
   }
 

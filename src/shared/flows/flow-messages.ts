@@ -39,6 +39,8 @@ export const flowValidationMessages = {
   promptTemplateTooLong: (max: number) => `Prompt template must be at most ${max} characters`,
   unknownPlaceholders: (unknown: string[], known: readonly string[]) =>
     `${unknown.length === 1 ? 'Unknown placeholder' : 'Unknown placeholders'} ${unknown.join(', ')}. Use one of: ${known.join(', ')}`,
+  placeholdersNotFilled: (tokens: string[], flowTitle: string, offered: readonly string[]) =>
+    `${tokens.join(', ')} ${tokens.length === 1 ? 'is' : 'are'} never filled for ${flowTitle} events, so the AI would get nothing there. Use one of: ${offered.join(', ')}`,
   modelInvalid: 'Model must be a model name such as gpt-5-mini (letters, digits, dots, dashes, underscores, colons)',
   instructionsTooLong: (max: number) => `Instructions must be at most ${max} characters`,
   waitWholeNumber: 'Wait must be a whole number',

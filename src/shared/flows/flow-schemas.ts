@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { flowTypeSchema } from './flow-types.ts';
+import { flowTypeDetails, flowTypeSchema, type FlowType } from './flow-types.ts';
 import { flowValidationMessages as m } from './flow-messages.ts';
-import { promptPlaceholderTokens, unknownPlaceholdersIn } from './prompt-placeholders.ts';
+import { flowPlaceholderTokens, placeholdersNotFilledIn, promptPlaceholderTokens, unknownPlaceholdersIn } from './prompt-placeholders.ts';
 import { MAX_WAIT_MINUTES } from './flow-wait.ts';
 
 /**
@@ -64,6 +64,18 @@ export const assistantSchema = z.object({
   instructions: optionalText(z.string().trim().max(MAX_INSTRUCTIONS_LENGTH, m.instructionsTooLong(MAX_INSTRUCTIONS_LENGTH))),
 });
 export type AssistantInput = z.input<typeof assistantSchema>;
+
+/**
+ * The assistants of a flow whose template names a placeholder that flow's events never
+ * fill, with the message for the template field. The form and the flows API both refuse
+ * them: the text would be written without the thing it was asked about.
+ */
+export function placeholderProblemsOf(flowType: FlowType, assistants: ReadonlyArray<{ prompt_template: string }>): Array<{ index: number; message: string }> {
+  return assistants.flatMap((assistant, index) => {
+    const notFilled = placeholdersNotFilledIn(assistant.prompt_template, flowType);
+    return notFilled.length === 0 ? [] : [{ index, message: m.placeholdersNotFilled(notFilled, flowTypeDetails[flowType].title, flowPlaceholderTokens[flowType]) }];
+  });
+}
 
 /** Klaviyo treats "Subject_Line1" and "subject_line1" as two properties; owners would not. */
 function propertyKey(property: string): string {

@@ -1,3 +1,5 @@
+import type { FlowType } from './flow-types.ts';
+
 /**
  * Placeholders a prompt template may name. SPEC.md offers {description}, {name} and
  * {price}; PRODUCT.md section 3 adds the shopper and order ones; {checkout_url} is filled
@@ -18,6 +20,46 @@ export const promptPlaceholders = [
 
 export type PromptPlaceholder = (typeof promptPlaceholders)[number]['token'];
 export const promptPlaceholderTokens: readonly string[] = promptPlaceholders.map((placeholder) => placeholder.token);
+
+/**
+ * The placeholders each flow's events can fill, from what the engine's normaliser reads
+ * of the sources that feed the flow (PRODUCT.md section 2):
+ * - Browser abandonment: one viewed product (the sample's product and page_url, or a
+ *   pixel's product_viewed whose name, description, price, currency and page come from
+ *   the shop) and the shopper. A view has no total, list of products or checkout.
+ * - Abandoned cart: the cart's products, total and currency (the sample, Shopify carts, the
+ *   pixel's product_added_to_cart). A cart has no checkout link.
+ * - Abandoned checkout and post purchase: everything, the link being the checkout's
+ *   recovery page (abandoned_checkout_url) or the order's status page (order_status_url).
+ * A placeholder outside its flow's list would always reach the AI empty.
+ */
+export const flowPlaceholderTokens: Record<FlowType, readonly PromptPlaceholder[]> = {
+  browser_abandonment: ['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{currency}'],
+  abandoned_cart: ['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{total}', '{currency}', '{products}'],
+  abandoned_checkout: promptPlaceholders.map((placeholder) => placeholder.token),
+  post_purchase: promptPlaceholders.map((placeholder) => placeholder.token),
+};
+
+/** Where a placeholder means something else in one flow than its general label says. */
+const flowLabels: Partial<Record<FlowType, Partial<Record<PromptPlaceholder, string>>>> = {
+  abandoned_cart: { '{total}': 'Cart total' },
+  abandoned_checkout: { '{total}': 'Checkout total' },
+  post_purchase: { '{total}': 'Order total', '{checkout_url}': "Link to the order's status page" },
+};
+
+/** The placeholders a flow offers, in the order of the full list, with their labels there. */
+export function placeholdersOfFlow(flowType: FlowType): Array<{ token: PromptPlaceholder; label: string }> {
+  const offered = flowPlaceholderTokens[flowType];
+  return promptPlaceholders
+    .filter((placeholder) => offered.includes(placeholder.token))
+    .map((placeholder) => ({ token: placeholder.token, label: flowLabels[flowType]?.[placeholder.token] ?? placeholder.label }));
+}
+
+/** Placeholders a template names that the engine knows but this flow's events never fill. */
+export function placeholdersNotFilledIn(template: string, flowType: FlowType): string[] {
+  const offered: readonly string[] = flowPlaceholderTokens[flowType];
+  return placeholdersIn(template).filter((token) => promptPlaceholderTokens.includes(token) && !offered.includes(token));
+}
 
 /**
  * A placeholder is an identifier in single braces. Braces around anything else (JSON

@@ -5,7 +5,15 @@ export const shopifyConnectMessages = {
   connect: 'Connect store',
   notPublic: 'Shopify can only deliver webhooks to a public address. Set PUBLIC_URL to the address your store can reach.',
   noCredentials: 'Save your Shopify store domain and credentials first.',
+  /** Shopify refused the registration itself and said why (its own words, e.g. an address it will not deliver to). */
   shopifyFailed: (reason: string) => `Shopify did not accept the webhook registration: ${reason}`,
+  /** Shopify refused the saved credentials, or they lack the webhook permissions. */
+  shopifyRefusedCredentials:
+    'Shopify refused your store credentials, or they lack permission to read and write webhooks. Check the store domain and credentials in API Settings, then try again.',
+  /** The saved domain names no store Shopify knows. */
+  shopifyStoreNotFound: 'Shopify found no store at the saved domain. Check the store domain in API Settings, then try again.',
+  /** No usable answer: down, slow, busy, or an answer that was not Shopify's usual one. */
+  shopifyUnavailable: 'Shopify did not answer as expected just now, so nothing was changed. Please try again in a minute.',
   loadFailed: 'Could not read the webhooks registered in your store',
   noneRegistered: 'No webhooks of your flows are registered in your store yet.',
   registeredTitle: 'Registered webhooks',

@@ -31,6 +31,10 @@ export const webhookConsoleMessages = {
   dryRunLabel: 'Dry run: generate the texts without writing to Klaviyo',
   curlInvalidHint: '# The test payload is not valid JSON. Fix the JSON first, then copy the cURL command again.',
   connectionLost: 'The live connection was interrupted; reconnecting…',
+  freshIdentityLabel: 'Give each send a new event_id and timestamp',
+  duplicate:
+    'Not processed again: Flowsmith already has an event with this event_id and keeps only the first. Change the event_id, or tick "Give each send a new event_id and timestamp", to send a new test event.',
+  resultsHeading: 'Test Results',
 } as const;
 
 /** Stored on a dry-run test event that ended after generation (event log and console). */

@@ -26,7 +26,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiRequestError(0, { error: 'network', message: 'Could not reach Flowsmith. Check your connection and try again.' });
+    throw new ApiRequestError(0, { error: 'network', message: requestMessages.unreachable });
   }
   const text = await response.text();
   let json: unknown = undefined;
@@ -37,12 +37,70 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
   }
   if (!response.ok) {
     const parsed = apiErrorSchema.safeParse(json);
-    throw new ApiRequestError(
-      response.status,
-      parsed.success ? parsed.data : { error: 'http_error', message: requestMessages.internal },
-    );
+    const errorBody: ApiErrorBody = parsed.success ? parsed.data : { error: 'http_error', message: requestMessages.internal };
+    // A proxy's or overload answer may give the wait only as the header.
+    const header = Number(response.headers.get('retry-after'));
+    if (errorBody.retryAfterSeconds === undefined && Number.isFinite(header) && header > 0) errorBody.retryAfterSeconds = header;
+    throw new ApiRequestError(response.status, errorBody);
   }
   return json as T;
+}
+
+/**
+ * An answer that means "wait, then ask again": the owner's rate limit (429) or a server
+ * briefly unable to serve (503), with how long to wait.
+ */
+export function isBusyError(error: unknown): error is ApiRequestError & { body: { retryAfterSeconds: number } } {
+  return error instanceof ApiRequestError && (error.status === 429 || error.status === 503) && error.body.retryAfterSeconds !== undefined;
+}
+
+/** How many waits a query sits through before it shows the error after all. */
+const MAX_BUSY_RETRIES = 5;
+/** The longest single wait, whatever an answer asks: a minute covers the rate limit's window. */
+const MAX_BUSY_WAIT_SECONDS = 60;
+
+function busyWaitMs(error: { body: { retryAfterSeconds: number } }): number {
+  return Math.min(MAX_BUSY_WAIT_SECONDS, Math.max(1, error.body.retryAfterSeconds)) * 1000;
+}
+
+/*
+ * While a query waits out a busy answer the page shows a note with the time left
+ * (busy-note.tsx) instead of an error. TanStack Query calls `retry` to decide and then
+ * sleeps the `retryDelay` it already computed, so the note is set where the decision is.
+ */
+let busyUntil = 0;
+const busyListeners = new Set<() => void>();
+
+export const busyState = {
+  /** When the longest current wait ends (ms since the epoch), or a past time. */
+  until: () => busyUntil,
+  subscribe(listener: () => void): () => void {
+    busyListeners.add(listener);
+    return () => busyListeners.delete(listener);
+  },
+};
+
+function noteBusy(waitMs: number): void {
+  busyUntil = Math.max(busyUntil, Date.now() + waitMs);
+  for (const listener of busyListeners) listener();
+}
+
+/** `retry` for queries that otherwise show their error at once: wait only when told to. */
+export function retryWhenBusy(failureCount: number, error: Error): boolean {
+  if (!isBusyError(error) || failureCount >= MAX_BUSY_RETRIES) return false;
+  noteBusy(busyWaitMs(error));
+  return true;
+}
+
+/** The default `retry`: waits when told to, and tries anything else once more. */
+export function retryOnceOrWhenBusy(failureCount: number, error: Error): boolean {
+  if (isBusyError(error)) return retryWhenBusy(failureCount, error);
+  return failureCount < 1;
+}
+
+/** The default `retryDelay`: Retry-After when the answer gives one, else TanStack's own backoff. */
+export function retryDelayFor(failureCount: number, error: Error): number {
+  return isBusyError(error) ? busyWaitMs(error) : Math.min(1000 * 2 ** failureCount, 30_000);
 }
 
 export const api = {

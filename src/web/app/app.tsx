@@ -3,9 +3,12 @@ import { BrowserRouter } from 'react-router';
 import { Toaster } from 'sonner';
 import { AuthProvider } from '../auth/auth-context.tsx';
 import { AppRoutes, preloadPage } from './router.tsx';
+import { retryDelayFor, retryOnceOrWhenBusy } from './api-client.ts';
+import { BusyNote } from './busy-note.tsx';
 
+// A query told to wait (rate limit, busy server) waits and asks again, with a note.
 const queryClient = new QueryClient({
-  defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } },
+  defaultOptions: { queries: { retry: retryOnceOrWhenBusy, retryDelay: retryDelayFor, refetchOnWindowFocus: false } },
 });
 
 preloadPage(window.location.pathname);
@@ -18,6 +21,7 @@ export function App() {
           <AppRoutes />
         </BrowserRouter>
         <Toaster position="top-right" richColors closeButton />
+        <BusyNote />
       </AuthProvider>
     </QueryClientProvider>
   );

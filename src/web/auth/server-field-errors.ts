@@ -17,7 +17,15 @@ export function showServerFieldErrors<T extends FieldValues>(error: unknown, set
   return placed;
 }
 
-/** The server's message when it sent one, otherwise the page's SPEC.md fallback. */
+/**
+ * The server's message when it said what went wrong, otherwise the page's SPEC.md
+ * fallback ("An error occurred during sign in"…): also when the server could not be
+ * reached or answered with no explanation of its own.
+ */
 export function errorMessage(error: unknown, fallback: string): string {
-  return error instanceof ApiRequestError && error.message ? error.message : fallback;
+  if (!(error instanceof ApiRequestError) || !error.message) return fallback;
+  return unexplained.has(error.body.error) ? fallback : error.message;
 }
+
+/** The API client's own codes for "no answer" and "an answer that said nothing usable", and the server's bare 500. */
+const unexplained = new Set(['network', 'http_error', 'internal']);

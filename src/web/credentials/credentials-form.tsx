@@ -3,7 +3,7 @@ import { useForm, useWatch } from 'react-hook-form';
 import { useQuery } from '@tanstack/react-query';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { toast } from 'sonner';
-import { ApiRequestError } from '../app/api-client.ts';
+import { ApiRequestError, retryWhenBusy } from '../app/api-client.ts';
 import { Button } from '../ui/button.tsx';
 import { TextField } from '../ui/field.tsx';
 import {
@@ -97,7 +97,7 @@ export function CredentialsForm({
     queryKey: ['credentials', 'openai-models', modelKey],
     queryFn: () => fetchOpenAiModels(modelKey),
     enabled: modelKey.length >= 8,
-    retry: false,
+    retry: retryWhenBusy,
     staleTime: Infinity,
   });
   const keyRefusal =

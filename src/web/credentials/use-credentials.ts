@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
-import { api, ApiRequestError } from '../app/api-client.ts';
+import { api, ApiRequestError, isBusyError, retryWhenBusy } from '../app/api-client.ts';
 import {
   credentialsResponseSchema,
   encryptionCheckResponseSchema,
@@ -39,12 +39,14 @@ export function useMaskedCredentials() {
       try {
         return credentialsResponseSchema.parse(await api.get('/api/credentials')).credentials;
       } catch (error) {
+        // Told to wait: the query waits and asks again (with the page's busy note), so no toast yet.
+        if (isBusyError(error)) throw error;
         const message = error instanceof ApiRequestError && error.message ? credentialMessages.loadError(error.message) : credentialMessages.loadFailed;
         toast.error(message);
         throw new CredentialsLoadError(message);
       }
     },
-    retry: false,
+    retry: retryWhenBusy,
   });
 }
 

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../app/api-client.ts';
+import { api, retryWhenBusy } from '../app/api-client.ts';
 import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { stackedTable } from '../ui/stacked-table.ts';
@@ -19,7 +19,8 @@ export function DashboardCosts() {
     queryKey: ['flows', 'costs'],
     queryFn: async () => flowCostsResponseSchema.parse(await api.get('/api/flows/costs')),
     refetchInterval: 60_000,
-    retry: false,
+    // A rate limit or busy server is waited out (with the busy note), not shown as an error.
+    retry: retryWhenBusy,
   });
   const nothingSpent = costs.data?.flows.every((flow) => flow.last7Days.calls === 0) ?? false;
   return (

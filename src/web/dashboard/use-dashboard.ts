@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../app/api-client.ts';
+import { api, retryWhenBusy } from '../app/api-client.ts';
 import { dashboardResponseSchema } from '../../shared/dashboard/dashboard-schemas.ts';
 
 export const dashboardQueryKey = ['dashboard'] as const;
@@ -14,6 +14,7 @@ export function useDashboard() {
     queryKey: dashboardQueryKey,
     queryFn: async () => dashboardResponseSchema.parse(await api.get('/api/dashboard')),
     refetchInterval: 5 * 60_000,
-    retry: false,
+    // A rate limit or busy server is waited out (with the busy note), not shown as an error.
+    retry: retryWhenBusy,
   });
 }

@@ -1,10 +1,12 @@
 import { useId, useRef, type TextareaHTMLAttributes } from 'react';
-import { useFormContext } from 'react-hook-form';
+import { useFormContext, useWatch } from 'react-hook-form';
 import { Trash2 } from 'lucide-react';
 import { TextField } from '../ui/field.tsx';
 import { Button } from '../ui/button.tsx';
-import { insertAtCursor, promptPlaceholders } from '../../shared/flows/prompt-placeholders.ts';
+import { insertAtCursor, placeholdersOfFlow } from '../../shared/flows/prompt-placeholders.ts';
+import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { FlowFormValues } from './flow-form.ts';
+import { KlaviyoTag } from './klaviyo-tag.tsx';
 
 /** A labelled textarea with its hint and error announced, like TextField. */
 function TextAreaField({
@@ -50,8 +52,9 @@ function TextAreaField({
 }
 
 /** One AI assistant of the configuration form: what it writes, where to, and how. */
-export function AssistantFields({ index, canRemove, onRemove }: { index: number; canRemove: boolean; onRemove: () => void }) {
-  const { register, getValues, setValue, formState } = useFormContext<FlowFormValues>();
+export function AssistantFields({ flowType, index, canRemove, onRemove }: { flowType: FlowType; index: number; canRemove: boolean; onRemove: () => void }) {
+  const { register, getValues, setValue, formState, control } = useFormContext<FlowFormValues>();
+  const property = useWatch({ control, name: `assistants.${index}.klaviyo_property` }) ?? '';
   const errors = formState.errors.assistants?.[index];
   const templatePath = `assistants.${index}.prompt_template` as const;
   // Registered in display order, which is the order a failed submit looks for the field to focus.
@@ -87,12 +90,15 @@ export function AssistantFields({ index, canRemove, onRemove }: { index: number;
       </div>
       <div className="grid gap-4 sm:grid-cols-2">
         <TextField label="Name" error={errors?.name?.message} {...nameField} />
-        <TextField
-          label="Klaviyo property"
-          error={errors?.klaviyo_property?.message}
-          hint="Your Klaviyo emails read it as {{ person.<property> }}"
-          {...propertyField}
-        />
+        <div className="space-y-2">
+          <TextField
+            label="Klaviyo property"
+            error={errors?.klaviyo_property?.message}
+            hint="The shopper's profile property this assistant's text is written to"
+            {...propertyField}
+          />
+          <KlaviyoTag property={property} />
+        </div>
       </div>
       <div className="space-y-2">
         <TextAreaField
@@ -108,7 +114,8 @@ export function AssistantFields({ index, canRemove, onRemove }: { index: number;
           <span id={placeholdersLabel} className="text-xs text-slate-600">
             Insert placeholder:
           </span>
-          {promptPlaceholders.map((placeholder) => (
+          {/* Only what this flow's events can fill: anything else would reach the AI empty. */}
+          {placeholdersOfFlow(flowType).map((placeholder) => (
             <button
               key={placeholder.token}
               type="button"

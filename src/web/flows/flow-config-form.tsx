@@ -29,7 +29,7 @@ async function copyToClipboard(text: string) {
 export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSaved: () => void; onCancel?: (() => void) | undefined }) {
   const hasWait = flowHasWait(flow.flowType);
   const form = useForm<FlowFormValues, unknown, FlowFormOutput>({
-    resolver: zodResolver(flowFormSchema(hasWait)),
+    resolver: zodResolver(flowFormSchema(hasWait, flow.flowType)),
     defaultValues: toFormValues(flow),
   });
   const { fields, append, remove } = useFieldArray({ control: form.control, name: 'assistants' });
@@ -230,7 +230,7 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
             </p>
           ) : null}
           {fields.map((field, index) => (
-            <AssistantFields key={field.id} index={index} canRemove={fields.length > 1} onRemove={() => remove(index)} />
+            <AssistantFields key={field.id} flowType={flow.flowType} index={index} canRemove={fields.length > 1} onRemove={() => remove(index)} />
           ))}
         </section>
 

@@ -4,6 +4,7 @@ import {
   dailyBudgetUsdSchema,
   dailyGenerationCapSchema,
   klaviyoEventNameSchema,
+  placeholderProblemsOf,
   reuseWindowHoursSchema,
   shopperCooldownHoursSchema,
   type Flow,
@@ -11,6 +12,7 @@ import {
 } from '../../shared/flows/flow-schemas.ts';
 import { flowValidationMessages as m } from '../../shared/flows/flow-messages.ts';
 import { MAX_WAIT_MINUTES, splitWait, waitToMinutes, waitUnits } from '../../shared/flows/flow-wait.ts';
+import type { FlowType } from '../../shared/flows/flow-types.ts';
 
 export const emptyAssistant = { name: '', klaviyo_property: '', prompt_template: '', model: '', instructions: '' };
 
@@ -41,7 +43,7 @@ const typedBudget = z.string().superRefine((typed, context) => {
 });
 
 /** The API's rules (shared schemas, same messages) plus the wait and the caps as the form holds them. */
-export function flowFormSchema(hasWait: boolean) {
+export function flowFormSchema(hasWait: boolean, flowType: FlowType) {
   return z
     .object({
       isActive: z.boolean(),
@@ -57,6 +59,9 @@ export function flowFormSchema(hasWait: boolean) {
       overBudget: z.enum(['wait', 'skip']),
     })
     .superRefine((values, context) => {
+      for (const problem of placeholderProblemsOf(flowType, values.assistants)) {
+        context.addIssue({ code: 'custom', path: ['assistants', problem.index, 'prompt_template'], message: problem.message });
+      }
       if (!hasWait) return;
       const amount = values.waitAmount.trim();
       if (!/^\d+$/.test(amount)) {

@@ -7,6 +7,7 @@ import { flowCapMessages, flowMessages } from '../../shared/flows/flow-messages.
 import { describeWait } from '../../shared/flows/flow-wait.ts';
 import { FlowSignatureSection } from './flow-signature-section.tsx';
 import { WebhookUrlRotation } from './webhook-url-rotation.tsx';
+import { KlaviyoTag } from './klaviyo-tag.tsx';
 
 const TEMPLATE_PREVIEW_LENGTH = 60;
 
@@ -98,6 +99,7 @@ export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure:
                 <p className="text-sm text-slate-700" title={assistant.prompt_template}>
                   {truncateTemplate(assistant.prompt_template)}
                 </p>
+                <KlaviyoTag property={assistant.klaviyo_property} />
               </li>
             ))}
           </ul>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../app/api-client.ts';
+import { api, retryWhenBusy } from '../app/api-client.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import {
   flowSignatureResponseSchema,
@@ -16,7 +16,7 @@ export function useFlowSignature(flowType: FlowType) {
     queryKey: flowSignatureQueryKey(flowType),
     queryFn: async () => flowSignatureResponseSchema.parse(await api.get(`/api/flows/${flowType}/signature`)).signature,
     staleTime: 30_000,
-    retry: false,
+    retry: retryWhenBusy,
   });
 }
 

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { toast } from 'sonner';
-import { api, ApiRequestError } from '../app/api-client.ts';
+import { api, ApiRequestError, isBusyError, retryWhenBusy } from '../app/api-client.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import {
   fixWebhookUrlsResponseSchema,
@@ -71,7 +71,9 @@ export async function loadFlows(notify: FlowNotifier = toastNotifier): Promise<F
   return flows;
 }
 
-function failure(notify: FlowNotifier, error: unknown, wording: (message: string) => string): FlowLoadError {
+function failure(notify: FlowNotifier, error: unknown, wording: (message: string) => string): Error {
+  // Told to wait: the query waits and asks again (with the page's busy note), so no error yet.
+  if (isBusyError(error)) return error;
   const message = reason(error) === null ? flowMessages.loadFailed : wording(reason(error)!);
   notify.error(message);
   return new FlowLoadError(message);
@@ -82,12 +84,12 @@ function failure(notify: FlowNotifier, error: unknown, wording: (message: string
  * sign-out) and kept current by `useSaveFlow`.
  */
 export function useFlows() {
-  return useQuery({ queryKey: flowsQueryKey, queryFn: () => loadFlows(), staleTime: Infinity, retry: false });
+  return useQuery({ queryKey: flowsQueryKey, queryFn: () => loadFlows(), staleTime: Infinity, retry: retryWhenBusy });
 }
 
 /** Starts loading the flows ahead of the first flow page, e.g. right after sign-in. */
 export function prefetchFlows(queryClient: QueryClient): Promise<void> {
-  return queryClient.prefetchQuery({ queryKey: flowsQueryKey, queryFn: () => loadFlows(), staleTime: Infinity, retry: false });
+  return queryClient.prefetchQuery({ queryKey: flowsQueryKey, queryFn: () => loadFlows(), staleTime: Infinity, retry: retryWhenBusy });
 }
 
 /** Saves one flow and replaces just that flow in the local copy. */

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../app/api-client.ts';
+import { api, retryWhenBusy } from '../app/api-client.ts';
 import { connectResponseSchema, subscriptionsResponseSchema } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 
 /**
@@ -14,7 +14,7 @@ export function useStoreSubscriptions(credentialsVersion: number) {
     queryKey: subscriptionsKey(credentialsVersion),
     queryFn: async () => subscriptionsResponseSchema.parse(await api.get('/api/shopify/subscriptions')),
     enabled: credentialsVersion > 0,
-    retry: false,
+    retry: retryWhenBusy,
   });
 }
 

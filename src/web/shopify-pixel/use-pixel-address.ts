@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { api } from '../app/api-client.ts';
+import { api, retryWhenBusy } from '../app/api-client.ts';
 import { pixelAddressResponseSchema } from '../../shared/shopify-pixel/pixel-schemas.ts';
 
 /** The browsing pixel's public address; a pixel key never changes, so it is read once. */
@@ -8,6 +8,6 @@ export function usePixelAddress() {
     queryKey: ['browsing-pixel', 'address'],
     queryFn: async () => pixelAddressResponseSchema.parse(await api.get('/api/flows/browser_abandonment/pixel')).pixelUrl,
     staleTime: Infinity,
-    retry: false,
+    retry: retryWhenBusy,
   });
 }

@@ -11,7 +11,7 @@ import { useAuth } from '../auth/auth-context.tsx';
 import { webhookConsoleParam } from '../flows/flow-status-view.tsx';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import { sampleTestEvent } from '../../shared/webhooks/sample-events.ts';
+import { sampleTestEvent, withFreshEventIdentity } from '../../shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages as m } from '../../shared/webhooks/webhook-messages.ts';
 import { streamChangeEventName, streamChangeSchema, type StreamChange, type TestWebhookResponse } from '../../shared/webhooks/webhook-schemas.ts';
 import { applyChange, loadStoredEvents, MAX_STORED_EVENTS, saveStoredEvents, type WebhookEventEntry } from './webhook-event-store.ts';
@@ -20,6 +20,9 @@ import { useFlowSignature } from '../flows/use-flow-signature.ts';
 import { curlSignatureNote } from '../../shared/flows/flow-signature-messages.ts';
 
 type Connection = 'closed' | 'connecting' | 'open' | 'reconnecting';
+
+/** What the last send came to, as the results area words it. */
+type SendOutcome = { kind: 'sent' | 'duplicate'; message: string } | { kind: 'failed'; message: string };
 
 interface DebugInfo {
   connection: Connection;
@@ -68,13 +71,16 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
   const [lastUpdated, setLastUpdated] = useState<Date | null>(null);
   const [payload, setPayload] = useState(() => defaultPayload(flowType));
   const [payloadError, setPayloadError] = useState<string | null>(null);
-  const [sendError, setSendError] = useState<string | null>(null);
+  const [outcome, setOutcome] = useState<SendOutcome | null>(null);
   const [sending, setSending] = useState(false);
   const [dryRun, setDryRun] = useState(false);
+  const [freshIdentity, setFreshIdentity] = useState(true);
   const [debug, setDebug] = useState<DebugInfo>(emptyDebug);
   const [showDebug, setShowDebug] = useState(false);
   const source = useRef<EventSource | null>(null);
   const payloadId = useId();
+  const resultsId = useId();
+  const results = useRef<HTMLElement | null>(null);
   const signatureRequired = useFlowSignature(flowType).data?.required ?? false;
 
   // The list as last set, read synchronously by stream handlers (state updates are lazy).
@@ -214,8 +220,20 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
     }
   }
 
+  /**
+   * The results sit well below the button on most screens: bring them into view and move
+   * focus there, so the outcome is seen and a screen reader continues from it.
+   */
+  function showResults() {
+    const region = results.current;
+    if (!region) return;
+    const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)').matches;
+    region.scrollIntoView({ block: 'start', behavior: reduceMotion ? 'auto' : 'smooth' });
+    region.focus({ preventScroll: true });
+  }
+
   async function send() {
-    setSendError(null);
+    setOutcome(null);
     try {
       JSON.parse(payload);
     } catch {
@@ -224,16 +242,26 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
       return;
     }
     setPayloadError(null);
+    // A test is a new event each time unless the owner chose to resend this one; the box
+    // shows exactly what was sent.
+    const sent = freshIdentity ? withFreshEventIdentity(payload) : payload;
+    if (sent !== payload) setPayload(sent);
     setSending(true);
     toast.info(m.sending);
     try {
-      const result = await api.post<TestWebhookResponse>(`/api/test-webhooks/${flowType}`, { payload, dryRun });
+      const result = await api.post<TestWebhookResponse>(`/api/test-webhooks/${flowType}`, { payload: sent, dryRun });
       setDebug((current) => ({ ...current, lastSend: result }));
-      toast.success(m.sent);
+      if (result.duplicate) {
+        setOutcome({ kind: 'duplicate', message: m.duplicate });
+        toast.warning(m.duplicate);
+      } else {
+        setOutcome({ kind: 'sent', message: m.sent });
+        toast.success(m.sent);
+      }
     } catch (error) {
       if (error instanceof ApiRequestError) {
         if (error.body.error === 'invalid_json') setPayloadError(m.invalidJson);
-        setSendError(m.sendFailedInline(error.message));
+        setOutcome({ kind: 'failed', message: m.sendFailedInline(error.message) });
         setDebug((current) => ({ ...current, lastSend: { error: error.message } }));
         toast.error(m.sendError(error.message));
         updateEvents((current) =>
@@ -254,12 +282,13 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
           ].slice(0, MAX_STORED_EVENTS),
         );
       } else {
-        setSendError(m.sendException);
+        setOutcome({ kind: 'failed', message: m.sendException });
         toast.error(m.sendException);
       }
     } finally {
       setSending(false);
     }
+    showResults();
   }
 
   return (
@@ -324,6 +353,7 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
               {payloadError}
             </p>
           ) : null}
+          <CheckboxField label={m.freshIdentityLabel} checked={freshIdentity} onChange={(event) => setFreshIdentity(event.target.checked)} />
           <CheckboxField label={m.dryRunLabel} checked={dryRun} onChange={(event) => setDryRun(event.target.checked)} />
           <div className="flex flex-wrap gap-2">
             <Button variant="secondary" onClick={() => void copyCurl()} disabled={!webhookUrl}>
@@ -340,32 +370,50 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
               {curlSignatureNote}
             </p>
           ) : null}
-          {sendError ? (
+        </div>
+
+        <section
+          ref={results}
+          tabIndex={-1}
+          aria-labelledby={`${resultsId}-heading`}
+          className="scroll-mt-4 space-y-3 rounded-md focus:outline-none focus:ring-2 focus:ring-indigo-600 focus:ring-offset-4"
+          data-testid="webhook-results"
+        >
+          <h3 id={`${resultsId}-heading`} className="text-sm font-semibold text-slate-900">
+            {m.resultsHeading}
+          </h3>
+          {/* Polite for a send that went through; an alert for one that did not. */}
+          <div role="status" data-testid="webhook-send-outcome">
+            {outcome && outcome.kind !== 'failed' ? (
+              <p className={`text-sm ${outcome.kind === 'sent' ? 'text-green-800' : 'text-amber-900'}`}>{outcome.message}</p>
+            ) : null}
+          </div>
+          {outcome?.kind === 'failed' ? (
             <p role="alert" className="text-sm text-red-700">
-              {sendError}
+              {outcome.message}
             </p>
           ) : null}
-        </div>
 
-        <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
-          <p role="status" className="flex items-center gap-2 font-medium text-slate-800" data-testid="listener-status">
-            <span aria-hidden="true" className={`h-2.5 w-2.5 rounded-full ${listening ? 'bg-green-600' : 'bg-slate-400'}`} />
-            {listening ? m.statusListening : m.statusInactive}
-          </p>
-          <p className="text-slate-700">Last updated: {lastUpdated ? lastUpdated.toLocaleTimeString() : 'never'}</p>
-        </div>
+          <div className="flex flex-wrap items-center justify-between gap-2 text-sm">
+            <p role="status" className="flex items-center gap-2 font-medium text-slate-800" data-testid="listener-status">
+              <span aria-hidden="true" className={`h-2.5 w-2.5 rounded-full ${listening ? 'bg-green-600' : 'bg-slate-400'}`} />
+              {listening ? m.statusListening : m.statusInactive}
+            </p>
+            <p className="text-slate-700">Last updated: {lastUpdated ? lastUpdated.toLocaleTimeString() : 'never'}</p>
+          </div>
 
-        {events.length === 0 ? (
-          <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-700">
-            {listening ? m.emptyListening : m.emptyInactive}
-          </p>
-        ) : (
-          <ol className="space-y-3" aria-label="Webhook events">
-            {events.map((entry) => (
-              <WebhookEventItem key={entry.id} entry={entry} />
-            ))}
-          </ol>
-        )}
+          {events.length === 0 ? (
+            <p className="rounded-md border border-dashed border-slate-300 px-4 py-6 text-center text-sm text-slate-700">
+              {listening ? m.emptyListening : m.emptyInactive}
+            </p>
+          ) : (
+            <ol className="space-y-3" aria-label="Webhook events">
+              {events.map((entry) => (
+                <WebhookEventItem key={entry.id} entry={entry} />
+              ))}
+            </ol>
+          )}
+        </section>
 
         <div className="space-y-2">
           <div className="flex items-center justify-between">

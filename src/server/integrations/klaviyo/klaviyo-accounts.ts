@@ -22,6 +22,6 @@ export async function checkKlaviyoKey(baseUrl: string, apiKey: string, signal: A
     if (answer.status === 400) throw new ServiceError('klaviyo', 'unauthorized', 'the API key was refused', { status: 400 });
     if (!answer.ok) throw answer.error();
     const parsed = accountsSchema.safeParse(await answer.json());
-    if (!parsed.success) throw new ServiceError('klaviyo', 'invalid_response', 'the accounts answer did not have the expected shape', { status: answer.status });
+    if (!parsed.success) throw new ServiceError('klaviyo', 'invalid_response', 'its answer could not be read (Klaviyo may be having trouble); try again in a minute', { status: answer.status });
   });
 }

@@ -69,7 +69,7 @@ function request(connection: KlaviyoConnection, path: string, init: { method: 'G
 /** A successful answer's body in `schema`'s shape; Klaviyo's error, or invalid_response, otherwise. */
 async function readAnswer<T>(answer: ServiceAnswer, schema: z.ZodType<T>, what: string, apiKey: string): Promise<T> {
   if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), apiKey);
-  const unexpected = { message: `${what} did not have the expected shape`, kind: 'permanent' as const };
+  const unexpected = { message: `${what} could not be read, so whether it took effect is unknown; replay the event from the event log to try again`, kind: 'permanent' as const };
   const parsed = schema.safeParse(await answer.json(unexpected));
   if (!parsed.success) throw new ServiceError('klaviyo', 'invalid_response', unexpected.message, { kind: unexpected.kind, status: answer.status });
   return parsed.data;
@@ -81,7 +81,7 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
   if (profile.firstName) attributes.first_name = profile.firstName;
   if (profile.lastName) attributes.last_name = profile.lastName;
   return callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body: { data: { type: 'profile', attributes } } }, signal), async (answer) => {
-    const profile = await readAnswer(answer, profileAnswerSchema, 'the profile answer', connection.apiKey);
+    const profile = await readAnswer(answer, profileAnswerSchema, 'its answer to the profile write', connection.apiKey);
     return { profileId: profile.data.id, created: answer.status === 201 };
   });
 }
@@ -111,7 +111,7 @@ export async function findProfileByEmail(connection: KlaviyoConnection, email: s
   const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
   const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': '1' });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profile = (await readAnswer(answer, profileListSchema, 'the profile lookup answer', connection.apiKey)).data[0];
+    const profile = (await readAnswer(answer, profileListSchema, 'its answer to the profile lookup', connection.apiKey)).data[0];
     if (!profile) return null;
     return { profileId: profile.id, firstName: profile.attributes?.first_name || null, lastName: profile.attributes?.last_name || null };
   });
@@ -128,7 +128,7 @@ export async function findProfilesByEmails(connection: KlaviyoConnection, emails
   const quoted = emails.map((email) => `"${email.replace(/["\\]/g, (character) => `\\${character}`)}"`);
   const query = new URLSearchParams({ filter: `any(email,[${quoted.join(',')}])`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': String(MAX_EMAILS_PER_LOOKUP) });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profiles = (await readAnswer(answer, profileListWithEmailSchema, 'the profile lookup answer', connection.apiKey)).data;
+    const profiles = (await readAnswer(answer, profileListWithEmailSchema, 'its answer to the profile lookup', connection.apiKey)).data;
     return new Map(
       profiles.flatMap((profile) =>
         profile.attributes?.email
@@ -234,12 +234,12 @@ function toImportJob(answer: z.infer<typeof importJobSchema>): ImportJob {
 /** Starts a profile import job (202); the profiles are written when Klaviyo completes it. */
 export async function createProfileImportJob(connection: KlaviyoConnection, profiles: ProfileImport[], signal?: AbortSignal): Promise<ImportJob> {
   const call = { ...request(connection, '/api/profile-bulk-import-jobs', { method: 'POST' }, signal), body: profileImportJobBody(profiles) };
-  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, 'the import job answer', connection.apiKey)));
+  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection.apiKey)));
 }
 
 export async function getProfileImportJob(connection: KlaviyoConnection, jobId: string, signal?: AbortSignal): Promise<ImportJob> {
   return callService('klaviyo', request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}`, { method: 'GET' }, signal), async (answer) =>
-    toImportJob(await readAnswer(answer, importJobSchema, 'the import job answer', connection.apiKey)),
+    toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection.apiKey)),
   );
 }
 
@@ -259,7 +259,7 @@ const importErrorsSchema = z.looseObject({
 /** The rows a completed job refused: the email each named, and Klaviyo's reason (first page; Klaviyo lists up to 100 a page). */
 export async function listImportErrors(connection: KlaviyoConnection, jobId: string, signal?: AbortSignal): Promise<Array<{ email: string | null; reason: string }>> {
   return callService('klaviyo', request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}/import-errors?page[size]=100`, { method: 'GET' }, signal), async (answer) => {
-    const errors = await readAnswer(answer, importErrorsSchema, 'the import errors answer', connection.apiKey);
+    const errors = await readAnswer(answer, importErrorsSchema, 'its list of import errors', connection.apiKey);
     return errors.data.map((error) => ({
       email: error.attributes.original_payload?.email ?? null,
       reason: withoutSecret(error.attributes.detail || error.attributes.title || 'refused', connection.apiKey),

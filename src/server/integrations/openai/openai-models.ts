@@ -18,7 +18,7 @@ export async function listOpenAiModels(baseUrl: string, apiKey: string, signal: 
   return callService('openai', { url: `${baseUrl}/models`, headers: headers(apiKey), signal }, async (answer) => {
     if (!answer.ok) throw answer.error();
     const parsed = modelListSchema.safeParse(await answer.json());
-    if (!parsed.success) throw new ServiceError('openai', 'invalid_response', 'the model list did not have the expected shape', { status: answer.status });
+    if (!parsed.success) throw new ServiceError('openai', 'invalid_response', 'its list of models could not be read (OpenAI may be having trouble); try again in a minute', { status: answer.status });
     return parsed.data.data.map((model) => model.id);
   });
 }
@@ -29,7 +29,7 @@ export async function openAiModelExists(baseUrl: string, apiKey: string, model: 
     if (answer.status === 404) return false;
     if (!answer.ok) throw answer.error();
     const parsed = modelSchema.safeParse(await answer.json());
-    if (!parsed.success) throw new ServiceError('openai', 'invalid_response', 'the model answer did not have the expected shape', { status: answer.status });
+    if (!parsed.success) throw new ServiceError('openai', 'invalid_response', 'its answer about the model could not be read (OpenAI may be having trouble); try again in a minute', { status: answer.status });
     return true;
   });
 }

@@ -46,14 +46,14 @@ export async function shopifyAdminGraphql<T>(
     if (answer.redirected) throw answer.error('no shop answers at this address', 'not_found');
     if (!answer.ok) throw answer.error();
     const body = graphqlAnswerSchema.safeParse(await answer.json());
-    if (!body.success) throw new ServiceError('shopify', 'invalid_response', 'the GraphQL answer did not have the expected shape', { status: answer.status });
+    if (!body.success) throw new ServiceError('shopify', 'invalid_response', 'its answer could not be read (Shopify may be having trouble)', { status: answer.status });
     if (body.data.errors !== undefined) {
       const errors = body.data.errors;
       const detail = Array.isArray(errors) ? errors.map((error) => error.message).join('; ') : typeof errors === 'string' ? errors : 'GraphQL errors';
       throw new ServiceError('shopify', 'invalid_response', detail.slice(0, 300), { status: answer.status });
     }
     const data = schema.safeParse(body.data.data);
-    if (!data.success) throw new ServiceError('shopify', 'invalid_response', 'the GraphQL data did not have the expected shape', { status: answer.status });
+    if (!data.success) throw new ServiceError('shopify', 'invalid_response', 'its answer could not be read (Shopify may be having trouble)', { status: answer.status });
     return data.data;
   });
 }

@@ -44,7 +44,7 @@ export async function obtainClientCredentialsToken(
     }
     if (!answer.ok) throw answer.error();
     const token = tokenSchema.safeParse(await answer.json());
-    if (!token.success) throw new ServiceError('shopify', 'invalid_response', 'the token answer did not have the expected shape', { status: answer.status });
+    if (!token.success) throw new ServiceError('shopify', 'invalid_response', 'its answer to the access token request could not be read (Shopify may be having trouble); try again in a minute', { status: answer.status });
     return {
       accessToken: token.data.access_token,
       scope: token.data.scope,
