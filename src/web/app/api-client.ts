@@ -1,4 +1,5 @@
-import { apiErrorSchema, type ApiErrorBody } from '../../shared/api-error.ts';
+import type { ApiErrorBody } from '../../shared/api-error.ts';
+import { parseApiErrorBody } from './api-error-body.ts';
 import { requestMessages } from '../../shared/messages.ts';
 
 /** An API answer other than 2xx, carrying the server's message and per-field errors. */
@@ -11,6 +12,9 @@ export class ApiRequestError extends Error {
     this.body = body;
   }
 }
+
+/** What a request that could not reach the server fails with. */
+export const networkErrorBody: ApiErrorBody = { error: 'network', message: 'Could not reach Flowsmith. Check your connection and try again.' };
 
 /**
  * Every call from the browser to the app's API goes through here: JSON in and out, the
@@ -26,7 +30,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiRequestError(0, { error: 'network', message: 'Could not reach Flowsmith. Check your connection and try again.' });
+    throw new ApiRequestError(0, networkErrorBody);
   }
   const text = await response.text();
   let json: unknown = undefined;
@@ -36,11 +40,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
     json = undefined;
   }
   if (!response.ok) {
-    const parsed = apiErrorSchema.safeParse(json);
-    throw new ApiRequestError(
-      response.status,
-      parsed.success ? parsed.data : { error: 'http_error', message: requestMessages.internal },
-    );
+    throw new ApiRequestError(response.status, parseApiErrorBody(json) ?? { error: 'http_error', message: requestMessages.internal });
   }
   return json as T;
 }
