@@ -1,8 +1,8 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { BrowserRouter } from 'react-router';
-import { Toaster } from 'sonner';
 import { AuthProvider } from '../auth/auth-context.tsx';
 import { AppRoutes, preloadPage } from './router.tsx';
+import { Toaster } from './toaster.tsx';
 
 const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: 1, refetchOnWindowFocus: false } },
@@ -17,7 +17,7 @@ export function App() {
         <BrowserRouter>
           <AppRoutes />
         </BrowserRouter>
-        <Toaster position="top-right" richColors closeButton />
+        <Toaster />
       </AuthProvider>
     </QueryClientProvider>
   );
