@@ -1,6 +1,7 @@
+import type * as SonnerModule from 'sonner';
 import type { ExternalToast } from 'sonner';
 
-type Sonner = typeof import('sonner');
+type Sonner = typeof SonnerModule;
 
 /**
  * The app's toasts, with sonner's calls. sonner (about 8 KB compressed) is fetched with the
