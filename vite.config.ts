@@ -23,8 +23,13 @@ export default defineConfig({
         // small ones: fewer requests, and Brotli compresses one file better than its parts.
         codeSplitting: {
           groups: [
-            { name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack|sonner|zod)[\\/]/, priority: 2 },
+            { name: 'framework', test: /node_modules[\\/](react|react-dom|scheduler|react-router|@tanstack)[\\/]/, priority: 2 },
             { name: 'forms', test: /node_modules[\\/](react-hook-form|@hookform)[\\/]/, priority: 2 },
+            // Apart from the framework: the sign-in page's first load does without zod (it
+            // fetches its checks when the form is first used, src/web/app/deferred-resolver.ts).
+            { name: 'validation', test: /node_modules[\\/]zod[\\/]/, priority: 2 },
+            // Fetched with the first toast (src/web/app/toast.ts), in no page's first load.
+            { name: 'toasts', test: /node_modules[\\/]sonner[\\/]/, priority: 2 },
             { name: 'ui', test: /src[\\/]web[\\/]ui[\\/]|lucide-react[\\/]dist[\\/]esm[\\/](createLucideIcon|Icon|defaultAttributes|context|shared)/, priority: 1 },
           ],
         },

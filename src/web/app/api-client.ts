@@ -1,4 +1,5 @@
-import { apiErrorSchema, type ApiErrorBody } from '../../shared/api-error.ts';
+import type { ApiErrorBody } from '../../shared/api-error.ts';
+import { parseApiErrorBody } from './api-error-body.ts';
 import { requestMessages } from '../../shared/messages.ts';
 
 /** An API answer other than 2xx, carrying the server's message and per-field errors. */
@@ -11,6 +12,9 @@ export class ApiRequestError extends Error {
     this.body = body;
   }
 }
+
+/** What a request that could not reach the server fails with. */
+export const networkErrorBody: ApiErrorBody = { error: 'network', message: requestMessages.unreachable };
 
 /**
  * Every call from the browser to the app's API goes through here: JSON in and out, the
@@ -26,7 +30,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   } catch {
-    throw new ApiRequestError(0, { error: 'network', message: requestMessages.unreachable });
+    throw new ApiRequestError(0, networkErrorBody);
   }
   const text = await response.text();
   let json: unknown = undefined;
@@ -36,8 +40,7 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
     json = undefined;
   }
   if (!response.ok) {
-    const parsed = apiErrorSchema.safeParse(json);
-    const errorBody: ApiErrorBody = parsed.success ? parsed.data : { error: 'http_error', message: requestMessages.internal };
+    const errorBody: ApiErrorBody = parseApiErrorBody(json) ?? { error: 'http_error', message: requestMessages.internal };
     // A proxy's or overload answer may give the wait only as the header.
     const header = Number(response.headers.get('retry-after'));
     if (errorBody.retryAfterSeconds === undefined && Number.isFinite(header) && header > 0) errorBody.retryAfterSeconds = header;

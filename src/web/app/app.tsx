@@ -1,10 +1,10 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { BrowserRouter } from 'react-router';
-import { Toaster } from 'sonner';
 import { AuthProvider } from '../auth/auth-context.tsx';
 import { AppRoutes, preloadPage } from './router.tsx';
 import { retryDelayFor, retryOnceOrWhenBusy } from './api-client.ts';
 import { BusyNote } from './busy-note.tsx';
+import { Toaster } from './toaster.tsx';
 
 // A query told to wait (rate limit, busy server) waits and asks again, with a note.
 const queryClient = new QueryClient({
@@ -20,7 +20,7 @@ export function App() {
         <BrowserRouter>
           <AppRoutes />
         </BrowserRouter>
-        <Toaster position="top-right" richColors closeButton />
+        <Toaster />
         <BusyNote />
       </AuthProvider>
     </QueryClientProvider>

@@ -1,6 +1,6 @@
 import { useEffect } from 'react';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { IDLE_SIGN_OUT_MS } from '../../shared/constants.ts';
 import { pageRoutes } from '../../shared/routes.ts';
 import { useAuth } from './auth-context.tsx';

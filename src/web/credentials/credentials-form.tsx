@@ -2,7 +2,7 @@ import { useId, useState } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
 import { useQuery } from '@tanstack/react-query';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { ApiRequestError, retryWhenBusy } from '../app/api-client.ts';
 import { Button } from '../ui/button.tsx';
 import { TextField } from '../ui/field.tsx';

@@ -1,5 +1,5 @@
 import { Outlet } from 'react-router';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { credentialMessages } from '../../shared/credentials/credential-messages.ts';

@@ -1,5 +1,5 @@
 import { Navigate, useNavigate } from 'react-router';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { useAuth } from '../auth/auth-context.tsx';
 import { AuthShell } from '../layout/auth-shell.tsx';
 import { Spinner } from '../ui/spinner.tsx';

@@ -1,5 +1,5 @@
 import { useEffect, useRef, type ReactNode } from 'react';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { RotateCcw, X } from 'lucide-react';
 import { Button } from '../ui/button.tsx';
 import { Spinner } from '../ui/spinner.tsx';

@@ -1,7 +1,7 @@
 import { useId } from 'react';
 import { FormProvider, useFieldArray, useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { Copy, Plus } from 'lucide-react';
 import { Button } from '../ui/button.tsx';
 import { TextField } from '../ui/field.tsx';

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { Copy, RefreshCw, ShieldCheck, ShieldOff } from 'lucide-react';
 import { Button } from '../ui/button.tsx';
 import { Alert } from '../ui/alert.tsx';

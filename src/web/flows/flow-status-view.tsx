@@ -1,5 +1,5 @@
 import { Link, useSearchParams } from 'react-router';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { FlaskConical, Settings } from 'lucide-react';
 import { Button } from '../ui/button.tsx';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';

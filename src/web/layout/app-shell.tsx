@@ -1,6 +1,6 @@
 import { useEffect, useId, useState } from 'react';
 import { Link, NavLink, Outlet, useNavigate } from 'react-router';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { LogOut, Menu, Workflow, X } from 'lucide-react';
 import { useAuth } from '../auth/auth-context.tsx';
 import { Button } from '../ui/button.tsx';

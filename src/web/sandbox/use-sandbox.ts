@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { api, ApiRequestError } from '../app/api-client.ts';
 import {
   sampleActivityResultSchema,

@@ -1,5 +1,5 @@
 import { useId } from 'react';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { Copy, MousePointerClick } from 'lucide-react';
 import { Alert } from '../ui/alert.tsx';
 import { Button } from '../ui/button.tsx';

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { Copy, Play, Send, Square, Terminal, Trash2 } from 'lucide-react';
 import { Card } from '../ui/card.tsx';
 import { Button } from '../ui/button.tsx';

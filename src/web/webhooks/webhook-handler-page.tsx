@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { useParams } from 'react-router';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { CheckCircle2, XCircle } from 'lucide-react';
 import { api, ApiRequestError } from '../app/api-client.ts';
 import { AuthShell } from '../layout/auth-shell.tsx';

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { toast } from 'sonner';
+import { toast } from '../../app/toast.ts';
 import { MailCheck } from 'lucide-react';
 import type { z } from 'zod';
 import { forgotPasswordSchema, type ForgotPasswordInput } from '../../../shared/auth/auth-schemas.ts';

@@ -1,13 +1,13 @@
 import { useForm } from 'react-hook-form';
-import { zodResolver } from '@hookform/resolvers/zod';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
-import { useState } from 'react';
-import { signInSchema, type SignInInput } from '../../../shared/auth/auth-schemas.ts';
+import { toast } from '../../app/toast.ts';
+import { useState, type FormEvent } from 'react';
+import type { SignInInput } from '../../../shared/auth/auth-schemas.ts';
 import { authMessages } from '../../../shared/messages.ts';
 import { LOGIN_LOCKOUT_SECONDS } from '../../../shared/constants.ts';
 import { pageRoutes } from '../../../shared/routes.ts';
 import { ApiRequestError } from '../../app/api-client.ts';
+import { deferredResolver } from '../../app/deferred-resolver.ts';
 import { useAuth } from '../auth-context.tsx';
 import { SignedOutOnly } from '../signed-out-only.tsx';
 import { useLoginLockout } from '../use-login-lockout.ts';
@@ -18,6 +18,12 @@ import { CheckboxField } from '../../ui/checkbox-field.tsx';
 import { Button } from '../../ui/button.tsx';
 import { Alert } from '../../ui/alert.tsx';
 import { TextLink } from '../../ui/text-link.tsx';
+
+/**
+ * The shared sign-in schema checks the form, fetched once the form is first focused: a
+ * visitor who only looks at the page does not download zod.
+ */
+const signInChecks = deferredResolver<SignInInput>(async () => (await import('../sign-in-checks.ts')).signInResolver);
 
 /** SPEC.md "Login": Welcome Back, Remember me, the lockout after 5 failures, then /dashboard. */
 export function LoginPage() {
@@ -34,13 +40,13 @@ function LoginForm() {
   const lockout = useLoginLockout();
   const [notice, setNotice] = useState<string | null>(null);
   const form = useForm<SignInInput>({
-    resolver: zodResolver(signInSchema),
+    resolver: signInChecks.resolver,
     defaultValues: { email: '', password: '', rememberMe: false },
   });
   const { errors, isSubmitting } = form.formState;
   const disabled = lockout.locked;
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = form.handleSubmit(async (values) => {
     setNotice(null);
     try {
       await signIn(values);
@@ -59,10 +65,14 @@ function LoginForm() {
       toast.error(errorMessage(error, authMessages.signInFallback));
     }
   });
+  // Only the checks can fail here (their chunk could not be fetched); the rest is caught above.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    submit(event).catch((error: unknown) => toast.error(errorMessage(error, authMessages.signInFallback)));
+  };
 
   return (
     <AuthShell title="Welcome Back" description="Sign in to manage your AI marketing flows.">
-      <form onSubmit={onSubmit} noValidate className="space-y-5">
+      <form onSubmit={onSubmit} onFocus={signInChecks.preload} noValidate className="space-y-5">
         {lockout.locked ? <Alert tone="error">{authMessages.lockout}</Alert> : null}
         {notice ? <Alert tone="info">{notice}</Alert> : null}
         <TextField
