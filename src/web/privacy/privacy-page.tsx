@@ -37,6 +37,8 @@ export function PrivacyPage() {
 function FindShopper() {
   const [input, setInput] = useState('');
   const [email, setEmail] = useState<string | null>(null);
+  // Kept here, not in the result below: the erasure refetches the shopper, which replaces the result.
+  const [erased, setErased] = useState<ShopperEraseResult | null>(null);
   const shopper = useQuery({
     queryKey: ['privacy', 'shopper', email],
     queryFn: () => api.get<ShopperSummary>(`/api/privacy/shoppers?email=${encodeURIComponent(email ?? '')}`),
@@ -44,6 +46,7 @@ function FindShopper() {
   });
   const search = (event: FormEvent) => {
     event.preventDefault();
+    setErased(null);
     setEmail(input.trim().toLowerCase());
   };
   return (
@@ -60,30 +63,31 @@ function FindShopper() {
         </form>
         {shopper.isFetching ? <Spinner label="Looking the shopper up" /> : null}
         {shopper.isError ? <Alert tone="error">{shopper.error.message}</Alert> : null}
-        {shopper.data && !shopper.isFetching ? <ShopperResult summary={shopper.data} /> : null}
+        {erased ? (
+          <Alert tone={erased.klaviyo === 'failed' ? 'warning' : 'success'}>
+            Erased {erased.recordsAffected} records.{erased.klaviyoMessage ? ` ${erased.klaviyoMessage}` : ''}
+          </Alert>
+        ) : null}
+        {shopper.data && !shopper.isFetching ? <ShopperResult summary={shopper.data} onErased={setErased} /> : null}
       </section>
     </Card>
   );
 }
 
-function ShopperResult({ summary }: { summary: ShopperSummary }) {
+function ShopperResult({ summary, onErased }: { summary: ShopperSummary; onErased: (result: ShopperEraseResult) => void }) {
   const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [unsetKlaviyo, setUnsetKlaviyo] = useState(false);
   const erase = useMutation({
     mutationFn: () => api.post<ShopperEraseResult>('/api/privacy/shoppers/erase', { email: summary.email, unsetKlaviyo }),
-    onSuccess: async () => {
+    onSuccess: async (result) => {
       setConfirming(false);
+      onErased(result);
       await queryClient.invalidateQueries({ queryKey: ['privacy'] });
     },
   });
   return (
     <div className="space-y-3" aria-live="polite">
-      {erase.data ? (
-        <Alert tone={erase.data.klaviyo === 'failed' ? 'warning' : 'success'}>
-          Erased {erase.data.recordsAffected} records.{erase.data.klaviyoMessage ? ` ${erase.data.klaviyoMessage}` : ''}
-        </Alert>
-      ) : null}
       {!summary.found ? (
         <p className="text-slate-700">Nothing is kept about {summary.email}.</p>
       ) : (
