@@ -42,6 +42,8 @@ import { withSandboxServices } from './sandbox/sandbox-credentials.ts';
 import { sandboxRoutes } from './sandbox/sandbox-routes.ts';
 import { requestMessages } from '../shared/messages.ts';
 import { registerWebPages } from './web-pages/web-page-routes.ts';
+import { privacyRoutes } from './privacy/privacy-routes.ts';
+import { privacyWebhookRoutes } from './privacy/privacy-webhook-routes.ts';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -200,6 +202,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     observer: { accepted: (source) => metrics.eventAccepted(source), rejected: (source, reason) => metrics.eventRejected(source, reason) },
   });
   await app.register(webhookRoutes, { intake, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
+  await app.register(privacyWebhookRoutes, { loadShopifySecrets: async (userId) => (await loadEngineCredentials(database.pool, userId))?.shopifySigningSecrets ?? [] });
   // One context for everything behind sign-in, with its check set once: a feature plugin
   // registered here cannot forget it, and nothing outside is caught by a URL prefix.
   await app.register(async function signedInRoutes(scope) {
@@ -215,6 +218,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // The pixel's address lives with the pixel: public to the storefront, shown to its owner here.
     await scope.register(pixelAddressRoutes, { prefix: '/api/flows' });
     await scope.register(sandboxRoutes, { prefix: '/api/sandbox', intake });
+    await scope.register(privacyRoutes, { prefix: '/api/privacy', loadCredentials: loadEngineCredentials });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
   await registerWebPages(app, deps.webRoot ?? defaultWebRoot);

@@ -14,6 +14,7 @@ export const pageRoutes = {
   abandonedCheckout: '/flows/abandoned-checkout',
   postPurchase: '/flows/post-purchase',
   sandboxProfiles: '/sandbox/profiles',
+  privacy: '/settings/privacy',
 } as const;
 
 export const webhookPagePattern = '/api/webhooks/:flowType/:flowId';

@@ -85,3 +85,17 @@ export async function generationsOnDay(pool: pg.Pool, flowId: string, now: Date)
   ]);
   return rows[0]?.generations ?? 0;
 }
+
+/**
+ * Forgets when the shopper last got content from the owner's flows (a privacy erasure,
+ * src/server/privacy), or, with no email, every shopper of the owner's flows (a shop's
+ * erasure). Returns the rows deleted.
+ */
+export async function eraseShopperCooldowns(db: Pick<pg.Pool, 'query'> | pg.PoolClient, userId: string, email: string | null): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM shopper_generation_cooldowns
+      WHERE flow_id IN (SELECT id FROM flows WHERE user_id = $1) AND ($2::text IS NULL OR shopper_key = $2)`,
+    [userId, email === null ? null : shopperKey(email)],
+  );
+  return rowCount ?? 0;
+}

@@ -165,3 +165,22 @@ export async function recordSandboxKlaviyoEvent(
     [userId, event.uniqueId, event.metric, event.email, JSON.stringify(event.properties), now],
   );
 }
+
+/**
+ * A shopper's sandbox profile and Klaviyo events, for a privacy request (src/server/privacy):
+ * an owner may have tried the sandbox with a real person's address.
+ */
+export async function findSandboxShopperData(db: Queryable, userId: string, email: string): Promise<{ profiles: unknown[]; events: unknown[] }> {
+  const [profiles, events] = await Promise.all([
+    db.query(`SELECT email, first_name, last_name, properties, created_at, updated_at FROM sandbox_profiles WHERE user_id = $1 AND email = lower($2)`, [userId, email]),
+    db.query(`SELECT metric, email, properties, created_at FROM sandbox_klaviyo_events WHERE user_id = $1 AND email = lower($2)`, [userId, email]),
+  ]);
+  return { profiles: profiles.rows, events: events.rows };
+}
+
+/** Erases what findSandboxShopperData finds; returns the rows deleted. */
+export async function eraseSandboxShopperData(db: Queryable, userId: string, email: string): Promise<number> {
+  const profiles = await db.query(`DELETE FROM sandbox_profiles WHERE user_id = $1 AND email = lower($2)`, [userId, email]);
+  const events = await db.query(`DELETE FROM sandbox_klaviyo_events WHERE user_id = $1 AND email = lower($2)`, [userId, email]);
+  return (profiles.rowCount ?? 0) + (events.rowCount ?? 0);
+}

@@ -25,6 +25,7 @@ const chunks = {
   apiSettings: () => import('../credentials/api-settings-page.tsx'),
   flow: () => import('../flows/flow-page.tsx'),
   sandboxProfiles: () => import('../sandbox/sandbox-profiles-page.tsx'),
+  privacy: () => import('../privacy/privacy-page.tsx'),
 };
 
 const LoginPage = lazy(async () => ({ default: (await chunks.login()).LoginPage }));
@@ -42,6 +43,7 @@ const DashboardPage = lazy(async () => ({ default: (await chunks.dashboard()).Da
 const ApiSettingsPage = lazy(async () => ({ default: (await chunks.apiSettings()).ApiSettingsPage }));
 const FlowPage = lazy(async () => ({ default: (await chunks.flow()).FlowPage }));
 const SandboxProfilesPage = lazy(async () => ({ default: (await chunks.sandboxProfiles()).SandboxProfilesPage }));
+const PrivacyPage = lazy(async () => ({ default: (await chunks.privacy()).PrivacyPage }));
 
 const flowPages: Array<[path: string, flowType: FlowType]> = [
   [pageRoutes.browserAbandonment, 'browser_abandonment'],
@@ -60,6 +62,7 @@ const chunksOfPage: Record<string, Array<() => Promise<unknown>>> = {
   [pageRoutes.dashboard]: [chunks.requireUser, chunks.appShell, chunks.dashboard],
   [pageRoutes.apiSettings]: [chunks.requireUser, chunks.appShell, chunks.apiSettings],
   [pageRoutes.sandboxProfiles]: [chunks.requireUser, chunks.appShell, chunks.sandboxProfiles],
+  [pageRoutes.privacy]: [chunks.requireUser, chunks.appShell, chunks.privacy],
   ...Object.fromEntries(flowPages.map(([path]) => [path, [chunks.requireUser, chunks.appShell, chunks.requireSetup, chunks.flow]])),
 };
 
@@ -87,6 +90,7 @@ export function AppRoutes() {
             <Route path={pageRoutes.dashboard} element={<DashboardPage />} />
             <Route path={pageRoutes.apiSettings} element={<ApiSettingsPage />} />
             <Route path={pageRoutes.sandboxProfiles} element={<SandboxProfilesPage />} />
+            <Route path={pageRoutes.privacy} element={<PrivacyPage />} />
             <Route element={<RequireSetup />}>
               {flowPages.map(([path, flowType]) => (
                 <Route key={path} path={path} element={<FlowPage flowType={flowType} />} />

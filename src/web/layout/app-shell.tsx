@@ -10,6 +10,7 @@ import { pageRoutes } from '../../shared/routes.ts';
 const navigation = [
   { to: pageRoutes.dashboard, label: 'Dashboard' },
   { to: pageRoutes.apiSettings, label: 'API Settings' },
+  { to: pageRoutes.privacy, label: 'Privacy' },
 ] as const;
 
 const navLinkClasses = ({ isActive }: { isActive: boolean }) =>

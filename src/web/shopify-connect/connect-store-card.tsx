@@ -9,6 +9,7 @@ import { shopifyConnectMessages as m } from '../../shared/shopify-connect/shopif
 import { flowWebhookTopics } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 import { useConnectStore, useStoreSubscriptions } from './use-shopify-connect.ts';
 import { useMaskedCredentials } from '../credentials/use-credentials.ts';
+import { PrivacyWebhookAddress } from '../privacy/privacy-webhook-address.tsx';
 
 /**
  * "Connect store" (issue 7): one button registers the store's webhooks for the active
@@ -86,6 +87,7 @@ export function ConnectStoreCard({ flowType }: { flowType?: FlowType | undefined
         <Button busy={connect.isPending} disabled={notPublic || notConfigured || connect.isPending} onClick={() => connect.mutate()}>
           {m.connect}
         </Button>
+        {flowType ? null : <PrivacyWebhookAddress />}
       </section>
     </Card>
   );

@@ -86,6 +86,18 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
   });
 }
 
+/**
+ * Removes properties from the profile of `email` (a shopper's erasure): a profile import
+ * whose `meta.patch_properties.unset` names them. Klaviyo creates a bare profile for an
+ * address it does not know, so the caller asks only when the shopper had texts written.
+ */
+export async function unsetProfileProperties(connection: KlaviyoConnection, email: string, propertyNames: string[], signal?: AbortSignal): Promise<void> {
+  const body = { data: { type: 'profile', attributes: { email }, meta: { patch_properties: { unset: propertyNames } } } };
+  await callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body }, signal), async (answer) => {
+    await readAnswer(answer, profileAnswerSchema, 'its answer to the profile change', connection.apiKey);
+  });
+}
+
 const profileListSchema = z.looseObject({
   data: z.array(
     z.looseObject({

@@ -1,0 +1,89 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { HttpError } from '../platform/http-errors.ts';
+import { verifyShopifySignature } from '../intake/shopify-signature.ts';
+import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
+import { findOwnerOfPrivacyKey, recordPrivacyRequest } from './privacy-queries.ts';
+import { PrivacyWork } from './privacy-work.ts';
+
+/** Shopify's compliance payloads are a few hundred bytes; anything near this is not one. */
+export const MAX_PRIVACY_WEBHOOK_BYTES = 64 * 1024;
+
+const paramsSchema = z.object({ ownerKey: z.string().max(200) });
+
+const shopSchema = z.object({ shop_domain: z.string().trim().toLowerCase().min(1).max(255) });
+const customerSchema = z.object({
+  id: z.union([z.number(), z.string().max(100)]).nullish(),
+  email: z.string().trim().toLowerCase().max(320).nullish(),
+});
+const customerRequestSchema = shopSchema.extend({ customer: customerSchema });
+
+const topics = ['customers/data_request', 'customers/redact', 'shop/redact'] as const;
+
+export interface PrivacyWebhookRouteOptions {
+  /** The owner's Shopify signing secrets (current and rotating), decrypted. */
+  loadShopifySecrets: (userId: string) => Promise<string[]>;
+}
+
+/**
+ * POST /api/privacy-webhooks/{ownerKey}: Shopify's three compliance webhooks, for the
+ * owner the key names. Verified like every Shopify request (HMAC over the raw body with
+ * the owner's signing secrets), stored, answered 200, and carried out by PrivacyWork,
+ * which this plugin starts with the app.
+ */
+export async function privacyWebhookRoutes(scope: FastifyInstance, options: PrivacyWebhookRouteOptions): Promise<void> {
+  const app = scope.withTypeProvider<ZodTypeProvider>();
+  const { pool } = app.database;
+  const work = new PrivacyWork({ pool, clock: app.clock, logger: app.log });
+  app.addHook('onReady', async () => work.start());
+  app.addHook('onClose', () => work.stop());
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit: MAX_PRIVACY_WEBHOOK_BYTES }, (_request, body, done) => done(null, body));
+
+  app.post(
+    '/api/privacy-webhooks/:ownerKey',
+    { bodyLimit: MAX_PRIVACY_WEBHOOK_BYTES, schema: { params: paramsSchema, response: { 200: z.object({ received: z.literal(true) }) } } },
+    async (request, reply) => {
+      const userId = await findOwnerOfPrivacyKey(pool, request.params.ownerKey);
+      if (!userId) throw new HttpError(404, 'not_found', privacyMessages.unknownAddress);
+      const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+      const signature = headerOf(request.headers['x-shopify-hmac-sha256']);
+      const secrets = signature ? await options.loadShopifySecrets(userId) : [];
+      if (!signature || !verifyShopifySignature(body, signature, secrets)) {
+        request.log.info({ reason: signature ? 'bad signature' : 'no signature' }, 'privacy webhook refused');
+        throw new HttpError(401, 'invalid_signature', privacyMessages.invalidSignature);
+      }
+      const topic = topics.find((candidate) => candidate === headerOf(request.headers['x-shopify-topic']));
+      if (!topic) throw new HttpError(400, 'unknown_topic', privacyMessages.unknownTopic);
+      let json: unknown;
+      try {
+        json = JSON.parse(body.toString('utf8'));
+      } catch {
+        throw new HttpError(400, 'malformed_json', privacyMessages.malformedBody);
+      }
+      const parsed = topic === 'shop/redact' ? shopSchema.safeParse(json) : customerRequestSchema.safeParse(json);
+      if (!parsed.success) throw new HttpError(400, 'invalid_body', privacyMessages.malformedBody);
+      const customer = 'customer' in parsed.data ? (parsed.data.customer as z.infer<typeof customerSchema>) : null;
+      const triggeredAt = new Date(headerOf(request.headers['x-shopify-triggered-at']) ?? '');
+      const stored = await recordPrivacyRequest(pool, {
+        userId,
+        topic,
+        shopDomain: parsed.data.shop_domain,
+        shopperEmail: customer?.email || null,
+        customerId: customer?.id === undefined || customer.id === null ? null : String(customer.id),
+        webhookId: headerOf(request.headers['x-shopify-webhook-id'])?.slice(0, 200) ?? null,
+        requestedAt: Number.isNaN(triggeredAt.getTime()) ? null : triggeredAt,
+        receivedAt: app.clock.now(),
+      });
+      request.log.info({ privacyRequestId: stored.id || null, topic, duplicate: stored.duplicate }, 'privacy webhook stored');
+      if (!stored.duplicate) work.kick();
+      return reply.status(200).send({ received: true });
+    },
+  );
+}
+
+function headerOf(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
