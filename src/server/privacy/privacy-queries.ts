@@ -43,11 +43,11 @@ export async function recordPrivacyRequest(db: Queryable, request: NewPrivacyReq
   return rows[0] ? { id: rows[0].id, duplicate: false } : { id: '', duplicate: true };
 }
 
-/** A request done on the spot (the owner's own erasure), recorded for the audit list. */
+/** A request done on the spot (the owner's own erasure), recorded for the audit list with the address masked. */
 export async function recordDonePrivacyRequest(db: Queryable, request: NewPrivacyRequest, recordsAffected: number): Promise<void> {
   await db.query(
     `INSERT INTO privacy_requests (id, user_id, topic, shop_domain, shopper_email, customer_id, webhook_id, requested_at, received_at, status, done_at, records_affected, attempts)
-     VALUES ($1, $2, $3, $4, lower($5), $6, NULL, $7, $7, 'done', $7, $8, 1)`,
+     VALUES ($1, $2, $3, $4, ${maskedEmailSql('lower($5)')}, $6, NULL, $7, $7, 'done', $7, $8, 1)`,
     [`prv_${randomUUID().replaceAll('-', '')}`, request.userId, request.topic, request.shopDomain, request.shopperEmail, request.customerId, request.receivedAt, recordsAffected],
   );
 }
@@ -103,12 +103,28 @@ export async function findPrivacyExport(db: Queryable, userId: string, requestId
   return rows[0] ? { content: rows[0].content, shopperEmail: rows[0].shopper_email } : null;
 }
 
-/** Exports made earlier for a shopper (or for a whole shop) are shopper data too. */
+/**
+ * How the audit list names a shopper whose data is erased: the first letter and the
+ * domain, so the owner can still tell the requests apart, but not the address itself.
+ */
+const maskedEmailSql = (column: string) => `left(${column}, 1) || '***@' || split_part(${column}, '@', 2)`;
+
+/**
+ * Exports made earlier for a shopper (or for a whole shop) are shopper data too; so is the
+ * address in the audit list's entries, which then keep only a masked form of it.
+ */
 export async function erasePrivacyExports(db: Queryable, userId: string, scope: { shopperEmail: string } | { shopDomain: string }): Promise<number> {
-  const { rowCount } =
-    'shopperEmail' in scope
-      ? await db.query('DELETE FROM privacy_exports WHERE user_id = $1 AND shopper_email = lower($2)', [userId, scope.shopperEmail])
-      : await db.query('DELETE FROM privacy_exports WHERE user_id = $1 AND (shop_domain = lower($2) OR shop_domain IS NULL)', [userId, scope.shopDomain]);
+  if ('shopperEmail' in scope) {
+    const { rowCount } = await db.query('DELETE FROM privacy_exports WHERE user_id = $1 AND shopper_email = lower($2)', [userId, scope.shopperEmail]);
+    await db.query(`UPDATE privacy_requests SET shopper_email = ${maskedEmailSql('shopper_email')} WHERE user_id = $1 AND shopper_email = lower($2)`, [userId, scope.shopperEmail]);
+    return rowCount ?? 0;
+  }
+  const { rowCount } = await db.query('DELETE FROM privacy_exports WHERE user_id = $1 AND (shop_domain = lower($2) OR shop_domain IS NULL)', [userId, scope.shopDomain]);
+  await db.query(
+    `UPDATE privacy_requests SET shopper_email = ${maskedEmailSql('shopper_email')}
+      WHERE user_id = $1 AND (shop_domain = lower($2) OR shop_domain IS NULL) AND shopper_email NOT LIKE '_***@%'`,
+    [userId, scope.shopDomain],
+  );
   return rowCount ?? 0;
 }
 
