@@ -112,8 +112,17 @@ describe('revenue attribution', () => {
     const id = orderId();
     const orderEventId = await sendShopifyOrder(owner, { id, email: email.toUpperCase(), placedAt: new Date(delivery.deliveredAt.getTime() + 2 * DAY_MS), total: '120.00', currency: 'EUR' });
     expect(await attributionsOf(owner)).toEqual([
-      { order_key: String(id), flow_type: 'abandoned_cart', delivery_event_id: delivery.eventId, order_event_id: orderEventId, amount: '120.0000', currency: 'EUR', shopper_email: email },
+      { order_key: String(id), flow_type: 'abandoned_cart', delivery_event_id: delivery.eventId, order_event_id: orderEventId, amount: '120.00', currency: 'EUR', shopper_email: email },
     ]);
+  });
+
+  it('keeps an amount of any size and precision exactly as the shop gave it', async () => {
+    const owner = await ownerWithFlows(scenario, flowsOfOwner);
+    const email = newShopper();
+    const delivery = await deliver(owner, 'abandoned_cart', email);
+    await sendShopifyOrder(owner, { id: orderId(), email, placedAt: new Date(delivery.deliveredAt.getTime() + MINUTE_MS), total: '123456789012345678901234.56789', currency: 'JPY' });
+    expect((await attributionsOf(owner)).map((row) => [row.amount, row.currency])).toEqual([['123456789012345678901234.56789', 'JPY']]);
+    expect((await revenueOf(owner, 7)).total.revenue).toEqual([{ currency: 'JPY', orders: 1, amount: '123456789012345678901234.56789' }]);
   });
 
   it('does not credit an order placed after the window', async () => {
@@ -216,7 +225,7 @@ describe('revenue attribution', () => {
     expect(resent.status, resent.text).toBe(202);
     await waitForEvent(db(), resent.json.eventId);
     expect(await attributionsOf(owner)).toEqual([
-      expect.objectContaining({ order_key: order.properties.order_id, flow_type: 'abandoned_cart', delivery_event_id: cart.eventId, amount: '113.5000', currency: 'USD' }),
+      expect.objectContaining({ order_key: order.properties.order_id, flow_type: 'abandoned_cart', delivery_event_id: cart.eventId, amount: '113.5', currency: 'USD' }),
     ]);
   });
 

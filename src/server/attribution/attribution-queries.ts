@@ -130,6 +130,25 @@ export async function sumRevenueByFlow(db: Queryable, userId: string, since: Dat
   return rows.map((row) => ({ flowType: row.flow_type, currency: row.currency, orders: row.orders, amount: row.amount }));
 }
 
+export interface CurrencyTotal {
+  currency: string | null;
+  orders: number;
+  amount: string;
+}
+
+/** Attributed orders since `since` across the owner's flows, per currency: each summed apart. */
+export async function sumRevenueByCurrency(db: Queryable, userId: string, since: Date): Promise<CurrencyTotal[]> {
+  const { rows } = await db.query<{ currency: string | null; orders: number; amount: string }>(
+    `SELECT currency, count(*)::int AS orders, COALESCE(sum(amount), 0)::text AS amount
+       FROM order_attributions
+      WHERE user_id = $1 AND ordered_at >= $2
+      GROUP BY currency
+      ORDER BY currency NULLS LAST`,
+    [userId, since],
+  );
+  return rows;
+}
+
 export interface AttributedOrder {
   orderKey: string;
   flowType: FlowType;

@@ -14,40 +14,16 @@ import {
   findAttributionWindowDays,
   listAttributedOrders,
   saveAttributionWindowDays,
+  sumRevenueByCurrency,
   sumRevenueByFlow,
-  type FlowCurrencyRevenue,
 } from './attribution-queries.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The credited orders the page lists (each a link to its delivery); the sums count all. */
 const ORDERS_LISTED = 20;
 
-/**
- * Sums decimal texts per currency without floating point: amounts are scaled to
- * ten-thousandths (the column's precision) as integers.
- */
-function addAmounts(a: string, b: string): string {
-  const scale = (text: string) => {
-    const negative = text.startsWith('-');
-    const [whole = '0', fraction = ''] = text.replace('-', '').split('.');
-    const value = BigInt(whole) * 10_000n + BigInt((fraction + '0000').slice(0, 4));
-    return negative ? -value : value;
-  };
-  const sum = scale(a) + scale(b);
-  const negative = sum < 0n;
-  const absolute = negative ? -sum : sum;
-  const fraction = (absolute % 10_000n).toString().padStart(4, '0').replace(/0+$/, '');
-  // Cents always shown ("40.00"), further places only when the shop gave them.
-  return `${negative ? '-' : ''}${absolute / 10_000n}.${fraction.padEnd(2, '0')}`;
-}
-
-function byCurrency(rows: FlowCurrencyRevenue[]): CurrencyRevenue[] {
-  const merged = new Map<string | null, CurrencyRevenue>();
-  for (const row of rows) {
-    const known = merged.get(row.currency);
-    merged.set(row.currency, known ? { currency: row.currency, orders: known.orders + row.orders, amount: addAmounts(known.amount, row.amount) } : { currency: row.currency, orders: row.orders, amount: addAmounts('0', row.amount) });
-  }
-  return [...merged.values()];
+function revenueOf(rows: Array<{ currency: string | null; orders: number; amount: string }>): CurrencyRevenue[] {
+  return rows.map((row) => ({ currency: row.currency, orders: row.orders, amount: row.amount }));
 }
 
 function figures(deliveries: number, revenue: CurrencyRevenue[], spend: { costUsd: number; tokens: number }): RevenueFigures {
@@ -63,9 +39,10 @@ export const attributionRoutes: FastifyPluginAsyncZod = async (app) => {
     const userId = request.user.id;
     const { days } = request.query;
     const since = new Date(app.clock.now().getTime() - days * DAY_MS);
-    const [deliveries, revenue, spend, orders, windowDays] = await Promise.all([
+    const [deliveries, revenue, totals, spend, orders, windowDays] = await Promise.all([
       countDeliveriesByFlow(pool, userId, since),
       sumRevenueByFlow(pool, userId, since),
+      sumRevenueByCurrency(pool, userId, since),
       // Spend is kept per UTC day: the period's first day counts whole.
       listOwnerSpend(pool, userId, spendDay(since)),
       listAttributedOrders(pool, userId, since, ORDERS_LISTED),
@@ -79,7 +56,7 @@ export const attributionRoutes: FastifyPluginAsyncZod = async (app) => {
       flowType,
       ...figures(
         deliveries.find((entry) => entry.flowType === flowType)?.deliveries ?? 0,
-        byCurrency(revenue.filter((entry) => entry.flowType === flowType)),
+        revenueOf(revenue.filter((entry) => entry.flowType === flowType)),
         spendOf(flowType),
       ),
     }));
@@ -89,11 +66,11 @@ export const attributionRoutes: FastifyPluginAsyncZod = async (app) => {
       windowDays,
       total: figures(
         deliveries.reduce((sum, entry) => sum + entry.deliveries, 0),
-        byCurrency(revenue),
+        revenueOf(totals),
         spendOf(),
       ),
       flows,
-      orders: orders.map((order) => ({ ...order, amount: order.amount === null ? null : addAmounts('0', order.amount), orderedAt: order.orderedAt.toISOString() })),
+      orders: orders.map((order) => ({ ...order, orderedAt: order.orderedAt.toISOString() })),
     };
   });
 

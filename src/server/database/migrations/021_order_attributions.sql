@@ -16,7 +16,9 @@ CREATE TABLE order_attributions (
   delivery_event_id text REFERENCES events (id) ON DELETE SET NULL,
   order_event_id text REFERENCES events (id) ON DELETE SET NULL,
   -- As the shop gave them: amounts in different currencies are never added or converted.
-  amount numeric(18, 4),
+  -- No precision limit: any amount the normaliser accepts is stored, so an order's
+  -- processing can never fail on its size.
+  amount numeric,
   currency text,
   ordered_at timestamptz NOT NULL,
   delivered_at timestamptz NOT NULL,
