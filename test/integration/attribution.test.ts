@@ -283,6 +283,17 @@ describe('revenue attribution', () => {
     expect(month.total.costUsd).toBeCloseTo(Number(rows[0]!.cost), 8);
   });
 
+  it('keeps the credit when retention deletes the events it names', async () => {
+    const owner = await ownerWithFlows(scenario, flowsOfOwner);
+    const email = newShopper();
+    const delivery = await deliver(owner, 'abandoned_cart', email);
+    const orderEventId = await sendShopifyOrder(owner, { id: orderId(), email, placedAt: new Date(delivery.deliveredAt.getTime() + MINUTE_MS), total: '30.00', currency: 'GBP' });
+    await db().query('DELETE FROM events WHERE id = ANY($1)', [[delivery.eventId, orderEventId]]);
+    expect((await attributionsOf(owner)).map((row) => [row.delivery_event_id, row.order_event_id, row.amount])).toEqual([[null, null, '30.00']]);
+    const month = await revenueOf(owner, 30);
+    expect(month.orders.map((order) => [order.deliveryEventId, order.amount, order.currency])).toEqual([[null, '30.00', 'GBP']]);
+  });
+
   it('is refused without a session', async () => {
     const response = await fetch(`${scenario.testApp.baseUrl}/api/revenue?days=7`);
     expect(response.status).toBe(401);
