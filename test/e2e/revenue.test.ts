@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoA11yViolations, expectNoBrowserErrors, launchBrowser, openPage, saveScreenshot } from '../support/browser.ts';
+import { dismissToasts, expectNoA11yViolations, expectNoBrowserErrors, fieldErrorOf, launchBrowser, openPage, saveScreenshot, toastOf } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
@@ -92,6 +92,29 @@ describe('revenue recovered', () => {
     const drawer = page.getByRole('dialog');
     await drawer.getByText(email).first().waitFor();
     await expectNoA11yViolations(page);
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it("sets the owner's attribution window on the settings page, refusing days outside 1 to 30", async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    await page.goto('/settings/api');
+    const field = page.getByLabel(attributionMessages.windowLabel);
+    await expect.poll(() => field.inputValue()).toBe('5');
+    await field.fill('31');
+    await page.getByRole('button', { name: attributionMessages.save, exact: true }).click();
+    expect(await fieldErrorOf(page, attributionMessages.windowLabel)).toBe(attributionMessages.windowInvalid);
+    await field.fill('12');
+    await page.getByRole('button', { name: attributionMessages.save, exact: true }).click();
+    await toastOf(page, attributionMessages.windowSaved).waitFor();
+    expect((await user.client.get('/api/revenue/settings')).json).toEqual({ windowDays: 12 });
+    await dismissToasts(page);
+    await expectNoA11yViolations(page);
+
+    await page.goto('/dashboard');
+    await page.getByTestId('revenue-panel').getByText(attributionMessages.intro(12)).waitFor();
     expectNoBrowserErrors(errors);
     await context.close();
   });
