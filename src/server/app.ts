@@ -34,6 +34,7 @@ import { registerApiDescription } from './observability/api-description.ts';
 import { findEventJobBacklog } from './engine/event-job-queries.ts';
 import { observeServiceCalls } from './integrations/service-http.ts';
 import { eventRoutes } from './events/event-routes.ts';
+import { attributionRoutes } from './attribution/attribution-routes.ts';
 import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
 import { liveStreamRoutes, testSendRoutes, webhookStatusRoutes } from './realtime/realtime-routes.ts';
@@ -213,6 +214,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(shopifyConnectRoutes, { prefix: '/api/shopify' });
     await scope.register(eventRoutes, { prefix: '/api/events', intake });
     await scope.register(dashboardRoutes, { prefix: '/api/dashboard' });
+    await scope.register(attributionRoutes, { prefix: '/api/revenue' });
     await scope.register(liveStreamRoutes, { prefix: '/api/stream' });
     await scope.register(testSendRoutes, { prefix: '/api/test-webhooks', intake });
     // The pixel's address lives with the pixel: public to the storefront, shown to its owner here.

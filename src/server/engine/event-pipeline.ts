@@ -23,6 +23,7 @@ import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from './known-shoppers.ts';
 import { deliver } from './klaviyo-delivery.ts';
 import { requireRoomInBudget, WaitingForBudget } from './generation-budget.ts';
+import { attributeOrder } from '../attribution/order-attribution.ts';
 
 export type { PipelineContext, PipelineObserver, PipelineOptions } from './pipeline-context.ts';
 
@@ -119,6 +120,8 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   if (kind === 'cart' && !normalized.shopper.email) {
     normalized = await withCartShopper(context, event, normalized);
   }
+  // Before anything can end the event: an order sent only as a signal still earns its credit.
+  await attributeOrder(pool, context.logger, event, normalized);
   // A replay is the owner's explicit wish: timers and what ended them are not asked again.
   if (event.attempt === 1) {
     await endTimersEndedBy(pool, event, context.logger);

@@ -10,6 +10,7 @@ import type { MaskedCredentials } from '../../shared/credentials/credential-sche
 import { CredentialsForm } from './credentials-form.tsx';
 import { useEncryptionCheck, useMaskedCredentials } from './use-credentials.ts';
 import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
+import { AttributionWindowCard } from '../attribution/attribution-window-card.tsx';
 
 type Row = { label: string; value: string | null; secret: boolean };
 
@@ -102,6 +103,8 @@ export function ApiSettingsPage() {
       </Card>
 
       <ConnectStoreCard />
+
+      <AttributionWindowCard />
 
       <footer className="flex items-center gap-2 text-sm text-slate-600">
         <Lock aria-hidden="true" className="h-4 w-4 shrink-0" />

@@ -7,6 +7,7 @@ import { flowTypes } from '../../shared/flows/flow-types.ts';
 import { pageRoutes } from '../../shared/routes.ts';
 import { dashboardMessages } from '../../shared/dashboard/dashboard-messages.ts';
 import { DashboardCosts } from './dashboard-costs.tsx';
+import { RevenuePanel } from '../attribution/revenue-panel.tsx';
 import { FlowCard } from './flow-card.tsx';
 import { SetupChecklist } from './setup-checklist.tsx';
 import { useDashboard } from './use-dashboard.ts';
@@ -57,6 +58,8 @@ export function DashboardPage() {
           ))}
         </ul>
       </section>
+
+      <RevenuePanel />
 
       <DashboardCosts />
 

@@ -1,4 +1,5 @@
 import { useId, useState } from 'react';
+import { useSearchParams } from 'react-router';
 import { Button } from '../ui/button.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { Alert } from '../ui/alert.tsx';
@@ -22,7 +23,29 @@ const columns = ['Received', 'Source', 'Shopper', 'Status'];
  */
 export function EventLog({ flowType }: { flowType: FlowType }) {
   const [status, setStatus] = useState<EventStatus | null>(null);
-  const [openEventId, setOpenEventId] = useState<string | null>(null);
+  // `?event=<id>` opens that event's details: revenue recovered links each credited order
+  // to its delivery this way. Following another such link on the page opens that one.
+  const [params, setParams] = useSearchParams();
+  const linkedEventId = params.get('event');
+  const [openEventId, setOpenEventId] = useState<string | null>(linkedEventId);
+  const [shownLink, setShownLink] = useState(linkedEventId);
+  if (linkedEventId !== shownLink) {
+    setShownLink(linkedEventId);
+    if (linkedEventId) setOpenEventId(linkedEventId);
+  }
+  const closeEvent = () => {
+    setOpenEventId(null);
+    if (linkedEventId) {
+      setParams(
+        (current) => {
+          const next = new URLSearchParams(current);
+          next.delete('event');
+          return next;
+        },
+        { replace: true },
+      );
+    }
+  };
   const filterId = useId();
   const log = useEventLog(flowType, status);
   const sandbox = useSandboxStatus();
@@ -126,7 +149,7 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
         </Button>
       ) : null}
 
-      {openEventId ? <EventDetailDrawer eventId={openEventId} onClose={() => setOpenEventId(null)} /> : null}
+      {openEventId ? <EventDetailDrawer eventId={openEventId} onClose={closeEvent} /> : null}
     </section>
   );
 }

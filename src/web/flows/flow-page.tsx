@@ -13,6 +13,7 @@ import { FlowConfigForm } from './flow-config-form.tsx';
 import { useFlows } from './use-flows.ts';
 import { WebhookConsoleWhenOpen } from '../webhooks/webhook-console.tsx';
 import { EventLog } from '../events/event-log.tsx';
+import { RevenuePanel } from '../attribution/revenue-panel.tsx';
 import { PixelSnippetCard } from '../shopify-pixel/pixel-snippet-card.tsx';
 import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
 import { flowWebhookTopics } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
@@ -75,6 +76,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
           <ConnectStoreCard flowType={flowType} />
         )
       ) : null}
+      {flow?.webhookUrl ? <RevenuePanel flowType={flowType} /> : null}
       {flow?.webhookUrl ? (
         <Card>
           <EventLog flowType={flowType} />
