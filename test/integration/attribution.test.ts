@@ -294,6 +294,21 @@ describe('revenue attribution', () => {
     expect(month.orders.map((order) => [order.deliveryEventId, order.amount, order.currency])).toEqual([[null, '30.00', 'GBP']]);
   });
 
+  it('keeps the revenue of an erased shopper but not their address, and exports their orders before', async () => {
+    const owner = await ownerWithFlows(scenario, flowsOfOwner);
+    const email = newShopper();
+    const delivery = await deliver(owner, 'abandoned_cart', email);
+    const id = orderId();
+    await sendShopifyOrder(owner, { id, email, placedAt: new Date(delivery.deliveredAt.getTime() + MINUTE_MS), total: '45.00', currency: 'USD' });
+    const exported = await owner.client.get(`/api/privacy/shoppers/export?email=${encodeURIComponent(email)}`);
+    expect(exported.status, exported.text).toBe(200);
+    expect(JSON.stringify(exported.json)).toContain(String(id));
+    const erased = await owner.client.post('/api/privacy/shoppers/erase', { email, unsetKlaviyo: false });
+    expect(erased.status, erased.text).toBe(200);
+    expect((await attributionsOf(owner)).map((row) => [row.order_key, row.amount, row.shopper_email])).toEqual([[String(id), '45.00', null]]);
+    expect((await revenueOf(owner, 30)).total.revenue).toEqual([expect.objectContaining({ currency: 'USD' })]);
+  });
+
   it('is refused without a session', async () => {
     const response = await fetch(`${scenario.testApp.baseUrl}/api/revenue?days=7`);
     expect(response.status).toBe(401);

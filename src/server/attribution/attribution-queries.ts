@@ -177,3 +177,24 @@ export async function listAttributedOrders(db: Queryable, userId: string, since:
     orderedAt: row.ordered_at,
   }));
 }
+
+/** The shopper's attributed orders, for a privacy export. */
+export async function findShopperAttributions(db: Queryable, userId: string, shopperEmail: string): Promise<Array<{ orderKey: string; flowType: string; amount: string | null; currency: string | null; orderedAt: Date }>> {
+  const { rows } = await db.query<{ order_key: string; flow_type: string; amount: string | null; currency: string | null; ordered_at: Date }>(
+    'SELECT order_key, flow_type, amount::text AS amount, currency, ordered_at FROM order_attributions WHERE user_id = $1 AND shopper_email = lower($2) ORDER BY ordered_at',
+    [userId, shopperEmail],
+  );
+  return rows.map((row) => ({ orderKey: row.order_key, flowType: row.flow_type, amount: row.amount, currency: row.currency, orderedAt: row.ordered_at }));
+}
+
+/**
+ * An erased shopper's orders stay counted (the revenue happened and names no one once the
+ * address is gone); a shop's erasure removes its orders' attributions altogether.
+ */
+export async function eraseAttributions(db: Queryable, userId: string, shopperEmail: string | null): Promise<number> {
+  const { rowCount } =
+    shopperEmail === null
+      ? await db.query('DELETE FROM order_attributions WHERE user_id = $1', [userId])
+      : await db.query('UPDATE order_attributions SET shopper_email = NULL WHERE user_id = $1 AND shopper_email = lower($2)', [userId, shopperEmail]);
+  return rowCount ?? 0;
+}

@@ -3,6 +3,7 @@ import { eraseShopperEvents, findShopperEvents } from '../events/shopper-event-q
 import { eraseShopperCooldowns } from '../engine/generation-cap-queries.ts';
 import { eraseSandboxShopperData, findSandboxShopperData } from '../sandbox/sandbox-queries.ts';
 import { erasePrivacyExports } from './privacy-queries.ts';
+import { eraseAttributions, findShopperAttributions } from '../attribution/attribution-queries.ts';
 
 /**
  * Everything Flowsmith keeps about a shopper, in one list (docs/decisions/0028-shopper-privacy.md).
@@ -13,7 +14,7 @@ import { erasePrivacyExports } from './privacy-queries.ts';
  *
  * Erasing is idempotent: run again after a crash, an entry deletes what is left and counts it.
  * What is deliberately not here: privacy_requests (the audit record that an erasure was
- * asked for and done), and the engine's in-process look-up cache of known shoppers, which
+ * asked for and done; an erasure masks its address, privacy-queries.ts), and the engine's in-process look-up cache of known shoppers, which
  * forgets an address within the hour on its own.
  */
 export type ErasureScope = { kind: 'shopper'; userId: string; shopperEmail: string } | { kind: 'shop'; userId: string; shopDomain: string };
@@ -53,6 +54,14 @@ export const shopperDataRegistry: readonly ShopperDataEntry[] = [
     tables: ['sandbox_profiles', 'sandbox_klaviyo_events'],
     find: (db, userId, shopperEmail) => findSandboxShopperData(db, userId, shopperEmail),
     erase: async (db, scope) => (scope.kind === 'shopper' ? eraseSandboxShopperData(db, scope.userId, scope.shopperEmail) : 0),
+  },
+  {
+    // Orders credited to the flows: a shopper's erasure leaves the revenue counted without
+    // the address; a shop's erasure removes the shop's orders.
+    name: 'attributedOrders',
+    tables: ['order_attributions'],
+    find: (db, userId, shopperEmail) => findShopperAttributions(db, userId, shopperEmail),
+    erase: (db, scope) => eraseAttributions(db, scope.userId, scope.kind === 'shopper' ? scope.shopperEmail : null),
   },
   {
     // Earlier exports hold everything above; they are not exported again.
