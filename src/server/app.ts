@@ -42,6 +42,7 @@ import { withSandboxServices } from './sandbox/sandbox-credentials.ts';
 import { sandboxRoutes } from './sandbox/sandbox-routes.ts';
 import { requestMessages } from '../shared/messages.ts';
 import { registerWebPages } from './web-pages/web-page-routes.ts';
+import { retentionRoutes, startRetention } from './retention/retention-routes.ts';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -184,6 +185,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const stopObservingServiceCalls = observeServiceCalls((call) => metrics.serviceCall(call));
   app.addHook('onClose', async () => stopObservingServiceCalls());
   app.addHook('onClose', () => engine.stop());
+  startRetention(app, deps.logger);
   // After the engine: jobs still finishing may be talking to the sandbox.
   app.addHook('onClose', () => sandbox.close());
   // One cache of the generic senders' secrets: the intake reads it, the signature routes
@@ -215,6 +217,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // The pixel's address lives with the pixel: public to the storefront, shown to its owner here.
     await scope.register(pixelAddressRoutes, { prefix: '/api/flows' });
     await scope.register(sandboxRoutes, { prefix: '/api/sandbox', intake });
+    await scope.register(retentionRoutes, { prefix: '/api/retention' });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
   await registerWebPages(app, deps.webRoot ?? defaultWebRoot);
