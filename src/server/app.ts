@@ -43,6 +43,7 @@ import { sandboxRoutes } from './sandbox/sandbox-routes.ts';
 import { requestMessages } from '../shared/messages.ts';
 import { registerWebPages } from './web-pages/web-page-routes.ts';
 import { retentionRoutes, startRetention } from './retention/retention-routes.ts';
+import { accountDeletionRoutes } from './account/account-deletion-routes.ts';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -218,6 +219,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(pixelAddressRoutes, { prefix: '/api/flows' });
     await scope.register(sandboxRoutes, { prefix: '/api/sandbox', intake });
     await scope.register(retentionRoutes, { prefix: '/api/retention' });
+    await scope.register(accountDeletionRoutes, { prefix: '/api/account', auth, mailer, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
   await registerWebPages(app, deps.webRoot ?? defaultWebRoot);
