@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
+import { uniqueEmail } from '../support/accounts.ts';
 import { retentionMessages } from '../../src/shared/retention/retention-schemas.ts';
 
 /**
@@ -150,5 +152,58 @@ describe('the retention job', () => {
     const result = await runRetention(db(), clock().now(), { batchSize: 2 });
     expect(result.events).toBeGreaterThanOrEqual(7);
     expect((await rowsOf(ids)).events).toEqual([]);
+  });
+});
+
+describe('stored payloads', () => {
+  it('keep what the normalised event and the log need, and drop the shopper’s addresses, phone, addresses of their browser and notes', async () => {
+    const owner = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 0 } });
+    const email = uniqueEmail('trimmed');
+    const address = { first_name: 'Kim', last_name: 'Buyer', address1: '12 Hidden Lane', city: 'Secretville', zip: '99999', phone: '+1 555 0100', country_code: 'US' };
+    const payload = {
+      ...shopifyCheckoutPayload(email, {
+        phone: '+1 555 0199',
+        billing_address: address,
+        shipping_address: address,
+        customer: { email, first_name: 'Kim', last_name: 'Buyer', phone: '+1 555 0111', default_address: address, note: 'VIP, lives alone' },
+        browser_ip: '203.0.113.77',
+        client_details: { browser_ip: '203.0.113.77', user_agent: 'Mozilla/5.0 (SecretOS)', accept_language: 'en-GB' },
+        note: 'Leave behind the blue gate',
+        note_attributes: [{ name: 'gift', value: 'for Alex at 4 Other Road' }],
+        landing_site: '/?utm=someone',
+      }),
+      id: '__CHECKOUT_ID__',
+    };
+    const text = JSON.stringify(payload).replace('"__CHECKOUT_ID__"', '788032119674292999');
+    const webhookUrl = `${scenario.testApp.baseUrl}${owner.flows.abandoned_checkout.webhookPath}`;
+    const sent = await sendShopifyWebhook(webhookUrl, 'checkouts/update', text, shopifySecret);
+    expect(sent.status, sent.text).toBe(202);
+    const eventId = JSON.parse(sent.text).eventId as string;
+    await waitForEvent(db(), eventId);
+
+    const detail = await owner.client.get(`/api/events/${eventId}`);
+    expect(detail.status, detail.text).toBe(200);
+    const stored = detail.json.event.rawBody as string;
+    for (const dropped of ['Hidden Lane', 'Secretville', '99999', '555 01', '203.0.113.77', 'SecretOS', 'en-GB', 'blue gate', 'Other Road', 'lives alone', 'utm=someone']) {
+      expect(stored, dropped).not.toContain(dropped);
+    }
+    // What the log shows of it: the shopper's email and name, the items, the total, the ids exactly as sent.
+    expect(stored).toContain('788032119674292999');
+    const kept = JSON.parse(stored);
+    expect(kept).toMatchObject({
+      email,
+      customer: { email, first_name: 'Kim', last_name: 'Buyer' },
+      billing_address: { first_name: 'Kim', last_name: 'Buyer' },
+      line_items: payload.line_items,
+      total_price: '89.50',
+      token: payload.token,
+      abandoned_checkout_url: payload.abandoned_checkout_url,
+    });
+    expect(detail.json.event.topic).toBe('checkouts/update');
+    expect(detail.json.event.normalized).toMatchObject({ shopper: { email, firstName: 'Kim', lastName: 'Buyer' } });
+    // Headers were trimmed before: Shopify's own, never the signature or the sender's browser and address.
+    const headerNames = Object.keys(detail.json.event.headers as object);
+    expect(headerNames).toContain('x-shopify-topic');
+    expect(headerNames.every((name) => name.startsWith('x-shopify-') && name !== 'x-shopify-hmac-sha256')).toBe(true);
   });
 });
