@@ -10,7 +10,7 @@ export const retentionMessages = {
   saved: 'Saved. Older events are deleted within the hour.',
   /** The event log's line under its list. */
   keptFor: (days: number) => `Events are kept for ${days} ${days === 1 ? 'day' : 'days'}.`,
-  change: 'Change',
+  change: 'Change how long',
   sectionTitle: 'Keeping shoppers’ data',
   sectionHelp:
     'Events, the payloads your shop sent and the texts written for them are deleted once they are older than this. Totals of spending stay.',

@@ -10,6 +10,8 @@ import type { MaskedCredentials } from '../../shared/credentials/credential-sche
 import { CredentialsForm } from './credentials-form.tsx';
 import { useEncryptionCheck, useMaskedCredentials } from './use-credentials.ts';
 import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
+import { RetentionCard } from '../account/retention-card.tsx';
+import { DeleteAccountCard } from '../account/delete-account-card.tsx';
 
 type Row = { label: string; value: string | null; secret: boolean };
 
@@ -102,6 +104,10 @@ export function ApiSettingsPage() {
       </Card>
 
       <ConnectStoreCard />
+
+      <RetentionCard />
+
+      <DeleteAccountCard />
 
       <footer className="flex items-center gap-2 text-sm text-slate-600">
         <Lock aria-hidden="true" className="h-4 w-4 shrink-0" />
