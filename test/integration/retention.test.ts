@@ -155,6 +155,42 @@ describe('the retention job', () => {
   });
 });
 
+describe('the scheduled retention job', () => {
+  it('runs on its own in the roles that process events, at start and then every interval, and never in a web process', async () => {
+    const { createRetentionJob } = await import('../../src/server/retention/retention.ts');
+    const { createLogger } = await import('../../src/server/logger.ts');
+    const owner = await ownerWithFlows(scenario, { post_purchase: {} }, { withCredentials: false });
+    expect((await owner.client.put('/api/retention', { retentionDays: 1 })).status).toBe(200);
+    const sendOne = async () => {
+      const response = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('scheduled') }));
+      expect(response.status, response.text).toBe(202);
+      return response.json.eventId as string;
+    };
+    const remaining = async (ids: string[]) => (await rowsOf(ids)).events.length;
+    const quietLogger = createLogger('warn');
+    const first = await sendOne();
+    clock().advance(DAY_MS + 1);
+
+    const web = createRetentionJob({ pool: db(), clock: clock(), logger: quietLogger, role: 'web', options: { intervalMs: 20 } });
+    web.start();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await web.stop();
+    expect(await remaining([first])).toBe(1);
+
+    const worker = createRetentionJob({ pool: db(), clock: clock(), logger: quietLogger, role: 'worker', options: { intervalMs: 50 } });
+    worker.start();
+    try {
+      await expect.poll(() => remaining([first]), { timeout: 5_000 }).toBe(0);
+      // A later pass, without being asked, takes what has grown old since.
+      const second = await sendOne();
+      clock().advance(DAY_MS + 1);
+      await expect.poll(() => remaining([second]), { timeout: 5_000 }).toBe(0);
+    } finally {
+      await worker.stop();
+    }
+  });
+});
+
 describe('stored payloads', () => {
   it('keep what the normalised event and the log need, and drop the shopper’s addresses, phone, addresses of their browser and notes', async () => {
     const owner = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 0 } });
