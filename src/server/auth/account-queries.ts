@@ -35,7 +35,9 @@ export async function markEmailVerified(db: Queryable, userId: string): Promise<
  * (docs/decisions/0029-retention-and-account-deletion.md).
  */
 export async function deleteUserAndTokens(db: Queryable, user: { id: string; email: string }): Promise<boolean> {
-  await db.query('DELETE FROM verifications WHERE value = $1 OR identifier = $2 OR identifier LIKE $3', [user.id, user.email.toLowerCase(), `%:${user.email.toLowerCase()}`]);
+  // Compared as text, not with LIKE: an email's "_" would match any character.
+  const suffix = `:${user.email.toLowerCase()}`;
+  await db.query('DELETE FROM verifications WHERE value = $1 OR identifier = $2 OR right(identifier, length($3)) = $3', [user.id, user.email.toLowerCase(), suffix]);
   const { rowCount } = await db.query('DELETE FROM users WHERE id = $1', [user.id]);
   return (rowCount ?? 0) > 0;
 }
