@@ -45,6 +45,8 @@ import { requestMessages } from '../shared/messages.ts';
 import { registerWebPages } from './web-pages/web-page-routes.ts';
 import { privacyRoutes } from './privacy/privacy-routes.ts';
 import { privacyWebhookRoutes } from './privacy/privacy-webhook-routes.ts';
+import { retentionRoutes, startRetention } from './retention/retention-routes.ts';
+import { accountDeletionRoutes } from './account/account-deletion-routes.ts';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -187,6 +189,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const stopObservingServiceCalls = observeServiceCalls((call) => metrics.serviceCall(call));
   app.addHook('onClose', async () => stopObservingServiceCalls());
   app.addHook('onClose', () => engine.stop());
+  startRetention(app, deps.logger);
   // After the engine: jobs still finishing may be talking to the sandbox.
   app.addHook('onClose', () => sandbox.close());
   // One cache of the generic senders' secrets: the intake reads it, the signature routes
@@ -221,6 +224,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(pixelAddressRoutes, { prefix: '/api/flows' });
     await scope.register(sandboxRoutes, { prefix: '/api/sandbox', intake });
     await scope.register(privacyRoutes, { prefix: '/api/privacy', loadCredentials: loadEngineCredentials });
+    await scope.register(retentionRoutes, { prefix: '/api/retention' });
+    await scope.register(accountDeletionRoutes, { prefix: '/api/account', auth, mailer, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
   await registerWebPages(app, deps.webRoot ?? defaultWebRoot);

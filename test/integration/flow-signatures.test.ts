@@ -154,7 +154,9 @@ describe('turning the requirement on', () => {
   it('refuses unsigned, wrongly signed, tampered and stale requests with 401 and records why', async () => {
     const secret = await requireSignature(owner, 'abandoned_checkout');
     const path = owner.flows.abandoned_checkout.webhookPath;
-    const event = JSON.stringify(sampleEvent('abandoned_checkout'));
+    // Without a street address, which the intake would not keep (docs/decisions/0029): the body stays byte for byte.
+    const { shipping_address: _address, ...properties } = sampleEvent('abandoned_checkout').properties as Record<string, unknown>;
+    const event = JSON.stringify({ ...sampleEvent('abandoned_checkout'), properties });
     const seconds = Math.floor(now().getTime() / 1000);
 
     const unsigned = await postEvent(baseUrl(), path, event);

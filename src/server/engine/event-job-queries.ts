@@ -15,3 +15,10 @@ export async function findEventJobBacklog(db: Queryable): Promise<{ queued: numb
   );
   return { queued: rows[0]?.queued ?? 0, oldestDueSeconds: Math.max(0, rows[0]?.oldest_due_seconds ?? 0) };
 }
+
+/** Account deletion: the queued and kept jobs of these events (pg-boss's own table), in the deleting transaction. */
+export async function deleteEventJobs(db: Queryable, eventIds: string[]): Promise<number> {
+  if (eventIds.length === 0) return 0;
+  const { rowCount } = await db.query(`DELETE FROM pgboss.job WHERE name = $1 AND data->>'eventId' = ANY($2::text[])`, [PROCESS_EVENT_QUEUE, eventIds]);
+  return rowCount ?? 0;
+}

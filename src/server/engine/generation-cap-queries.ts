@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { inTransaction } from '../database/database.ts';
+import { inTransaction, type Queryable } from '../database/database.ts';
 
 /**
  * The flow's cost and abuse caps (docs/decisions/0014-patient-retries-and-caps.md): one
@@ -96,6 +96,22 @@ export async function eraseShopperCooldowns(db: Pick<pg.Pool, 'query'> | pg.Pool
     `DELETE FROM shopper_generation_cooldowns
       WHERE flow_id IN (SELECT id FROM flows WHERE user_id = $1) AND ($2::text IS NULL OR shopper_key = $2)`,
     [userId, email === null ? null : shopperKey(email)],
+  );
+  return rowCount ?? 0;
+}
+
+/**
+ * Retention: an owner's shopper cooldowns older than `cutoff` whose cooldown is over by
+ * `now` (a cooldown still running keeps its shopper from a second text, so it stays
+ * until it ends), at most `limit` a call.
+ */
+export async function deleteSpentCooldowns(db: Queryable, userId: string, cutoff: Date, now: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM shopper_generation_cooldowns WHERE (flow_id, shopper_key) IN (
+       SELECT c.flow_id, c.shopper_key FROM shopper_generation_cooldowns c JOIN flows f ON f.id = c.flow_id
+        WHERE f.user_id = $1 AND c.generated_at < $2 AND c.generated_at <= $3::timestamptz - make_interval(hours => f.shopper_cooldown_hours)
+        LIMIT $4 FOR UPDATE OF c SKIP LOCKED)`,
+    [userId, cutoff, now, limit],
   );
   return rowCount ?? 0;
 }

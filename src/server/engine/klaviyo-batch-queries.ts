@@ -143,3 +143,16 @@ export async function recordBatchEventsSent(db: Queryable, deliveryIds: string[]
 export async function releaseUnsentDeliveries(db: Queryable, batchId: string): Promise<void> {
   await db.query(`UPDATE event_deliveries SET batch_id = NULL, updated_at = now() WHERE batch_id = $1 AND status = 'pending' AND profile_written_at IS NULL`, [batchId]);
 }
+
+/**
+ * Retention: an owner's finished bulk jobs created before `cutoff` (their deliveries went
+ * with their events), at most `limit` a call. An unfinished one is left to finish.
+ */
+export async function deleteFinishedBatchesBefore(db: Queryable, userId: string, cutoff: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM klaviyo_batches WHERE id IN (
+       SELECT id FROM klaviyo_batches WHERE user_id = $1 AND status = 'done' AND created_at < $2 ORDER BY created_at LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+    [userId, cutoff, limit],
+  );
+  return rowCount ?? 0;
+}

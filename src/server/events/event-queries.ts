@@ -382,3 +382,31 @@ export async function deferEvent(db: Queryable, eventId: string, attempt: number
   );
   return (result.rowCount ?? 0) > 0;
 }
+
+/**
+ * Retention (docs/decisions/0029-retention-and-account-deletion.md): deletes at most
+ * `limit` of the owner's events received before `cutoff`, oldest first; their texts,
+ * deliveries and cap passes go with them (ON DELETE CASCADE). Bounded, and rows another
+ * transaction holds are skipped, so one call never keeps locks for long; the caller
+ * calls again until fewer than `limit` come back.
+ */
+export async function deleteEventsReceivedBefore(db: Queryable, userId: string, cutoff: Date, limit: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `DELETE FROM events WHERE id IN (
+       SELECT id FROM events WHERE user_id = $1 AND received_at < $2 ORDER BY received_at LIMIT $3 FOR UPDATE SKIP LOCKED)`,
+    [userId, cutoff, limit],
+  );
+  return rowCount ?? 0;
+}
+
+/** The ids of all of an owner's events (account deletion takes back their queued jobs first). */
+export async function listOwnerEventIds(db: Queryable, userId: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>('SELECT id FROM events WHERE user_id = $1', [userId]);
+  return rows.map((row) => row.id);
+}
+
+/** Account deletion: every event of the owner, in the deleting transaction (before the owner's row). */
+export async function deleteOwnerEvents(db: Queryable, userId: string): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM events WHERE user_id = $1', [userId]);
+  return rowCount ?? 0;
+}

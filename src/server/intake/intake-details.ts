@@ -208,7 +208,7 @@ export function newAcceptedEvent(
     status: !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received',
     // Whatever the caller parsed the body with, what is stored is text PostgreSQL can hold.
     contentType: body.contentType === null ? null : storableText(body.contentType),
-    rawBody: storableText(body.rawBody),
+    rawBody: storableText(trimShopperDetails(body.rawBody)),
     headers: body.headers,
     shopifyEventId: details.shopifyEventId,
     shopifyWebhookId: details.shopifyWebhookId,
@@ -222,4 +222,95 @@ export function newAcceptedEvent(
     processAfter,
     receivedAt,
   };
+}
+
+/**
+ * What of a payload is not kept (docs/decisions/0029-retention-and-account-deletion.md):
+ * the shopper's details beyond email and name, which neither the normaliser nor the event
+ * log needs. Matched by key, in any case, at any depth.
+ */
+const identifyingKeys = new Set([
+  'phone',
+  'phone_number',
+  'sms_marketing_phone',
+  'browser_ip',
+  'client_ip',
+  'ip',
+  'ip_address',
+  'client_details',
+  'user_agent',
+  'useragent',
+  'accept_language',
+  'landing_site',
+  'landing_site_ref',
+  'referring_site',
+  'note',
+  'notes',
+  'note_attributes',
+]);
+/** Address objects keep only the names in them (Shopify's checkouts may name the shopper only in the billing address). */
+const addressKeys = new Set(['billing_address', 'shipping_address', 'default_address', 'address', 'addresses', 'destination']);
+const addressNameKeys = new Set(['first_name', 'last_name', 'name']);
+const mentionsIdentifyingKey = new RegExp(`"(?:${[...identifyingKeys, ...addressKeys].join('|')})"\\s*:`, 'i');
+
+interface JsonWithRawText {
+  parse(text: string, reviver: (key: string, value: unknown, context: { source?: string }) => unknown): unknown;
+  rawJSON(text: string): unknown;
+  isRawJSON(value: unknown): boolean;
+}
+const jsonWithRawText = JSON as unknown as JsonWithRawText;
+
+function addressNames(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(addressNames);
+  if (value === null || typeof value !== 'object') return undefined;
+  return Object.fromEntries(Object.entries(value).filter(([key]) => addressNameKeys.has(key.toLowerCase())));
+}
+
+function withoutIdentifyingDetails(value: unknown): { value: unknown; changed: boolean } {
+  if (Array.isArray(value)) {
+    let changed = false;
+    const items = value.map((item) => {
+      const trimmed = withoutIdentifyingDetails(item);
+      changed ||= trimmed.changed;
+      return trimmed.value;
+    });
+    return { value: items, changed };
+  }
+  if (value === null || typeof value !== 'object' || jsonWithRawText.isRawJSON(value)) return { value, changed: false };
+  let changed = false;
+  const kept: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(value)) {
+    const name = key.toLowerCase();
+    if (identifyingKeys.has(name)) {
+      changed = true;
+    } else if (addressKeys.has(name)) {
+      changed = true;
+      const names = addressNames(member);
+      if (names !== undefined) kept[key] = names;
+    } else {
+      const trimmed = withoutIdentifyingDetails(member);
+      changed ||= trimmed.changed;
+      kept[key] = trimmed.value;
+    }
+  }
+  return { value: kept, changed };
+}
+
+/**
+ * The body as stored: the sender's text unchanged when it holds nothing of the above
+ * (most events, and every check of a signature, which runs on the bytes received before
+ * this), else the same JSON without those members. Numbers keep the digits the sender
+ * wrote (Shopify's 64-bit ids); a body that is not JSON is kept as it is.
+ */
+export function trimShopperDetails(text: string): string {
+  if (!mentionsIdentifyingKey.test(text)) return text;
+  const json = jsonWithRawText;
+  let parsed: unknown;
+  try {
+    parsed = json.parse(text, (_key, value, context) => (typeof value === 'number' && context.source !== undefined ? json.rawJSON(context.source) : value));
+  } catch {
+    return text;
+  }
+  const trimmed = withoutIdentifyingDetails(parsed);
+  return trimmed.changed ? JSON.stringify(trimmed.value) : text;
 }

@@ -11,7 +11,7 @@ import type { CredentialCipher } from '../credentials/credential-cipher.ts';
 import { findEventForUser, insertEventOnce, newEvent, startReplay, type EventRecord } from '../events/event-queries.ts';
 import { defaultJsonLimits, JsonTextError, parseJsonText, storableText } from '../platform/json-text.ts';
 import { IntakeBatcher, type JobSender, type StoredEvent } from './intake-batcher.ts';
-import { claimedSource, keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, shopifyTopicOf, type IntakeDetails } from './intake-details.ts';
+import { claimedSource, keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, shopifyTopicOf, trimShopperDetails, type IntakeDetails } from './intake-details.ts';
 import { verifyShopifySignature } from './shopify-signature.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
 import { signatureHeaderOf, type FlowSignatureCache, type FlowSignatureCheck } from './flow-signature-cache.ts';
@@ -366,7 +366,7 @@ export class Intake {
       topic: source === 'shopify' ? shopifyTopicOf(headers) : null,
       status: 'rejected',
       contentType: request.contentType,
-      rawBody: rawBody === null ? null : storableText(rawBody.slice(0, MAX_REJECTED_BODY_CHARS)),
+      rawBody: rawBody === null ? null : storableText(trimShopperDetails(rawBody).slice(0, MAX_REJECTED_BODY_CHARS)),
       headers: keptHeadersOf(headers),
       error: storableText(reason),
       receivedAt: this.deps.clock.now(),

@@ -52,3 +52,19 @@ export function existingAccountMail(to: string, fullName: string, publicUrl: str
     ),
   };
 }
+
+/** After an account was deleted: says so, and what was not (texts already on Klaviyo profiles). */
+export function accountDeletedMail(to: string, fullName: string, publicUrl: string): OutgoingMail {
+  return {
+    to,
+    subject: 'Your Flowsmith account is deleted',
+    ...layout(
+      `Hello ${fullName},`,
+      [
+        'Your Flowsmith account is deleted, with everything kept for it: your flows, service keys, events, the payloads your shop sent and the texts written for them.',
+        'Texts already written to Klaviyo profiles stay in your Klaviyo account. If you did not delete your account, reply to this mail.',
+      ],
+      { url: `${publicUrl}/auth/register`, label: 'Create a new account' },
+    ),
+  };
+}

@@ -134,3 +134,9 @@ export async function deleteOldChanges(db: Queryable, sliceSize = 5_000): Promis
     if ((result.rowCount ?? 0) < sliceSize) return deleted;
   }
 }
+
+/** Account deletion: the owner's changes (the table keeps ids only, without a key to cascade from). */
+export async function deleteOwnerChanges(db: Queryable, userId: string): Promise<number> {
+  const { rowCount } = await db.query('DELETE FROM event_changes WHERE user_id = $1', [userId]);
+  return rowCount ?? 0;
+}

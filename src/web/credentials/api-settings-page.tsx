@@ -11,6 +11,8 @@ import { CredentialsForm } from './credentials-form.tsx';
 import { useEncryptionCheck, useMaskedCredentials } from './use-credentials.ts';
 import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
 import { AttributionWindowCard } from '../attribution/attribution-window-card.tsx';
+import { RetentionCard } from '../account/retention-card.tsx';
+import { DeleteAccountCard } from '../account/delete-account-card.tsx';
 
 type Row = { label: string; value: string | null; secret: boolean };
 
@@ -105,6 +107,9 @@ export function ApiSettingsPage() {
       <ConnectStoreCard />
 
       <AttributionWindowCard />
+      <RetentionCard />
+
+      <DeleteAccountCard />
 
       <footer className="flex items-center gap-2 text-sm text-slate-600">
         <Lock aria-hidden="true" className="h-4 w-4 shrink-0" />

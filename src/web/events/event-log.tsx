@@ -13,6 +13,11 @@ import { useEventLog } from './use-events.ts';
 import { isSandboxEvent } from '../../shared/sandbox/sandbox-schemas.ts';
 import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
 import { SandboxBadge } from '../sandbox/sandbox-badge.tsx';
+import { TextLink } from '../ui/text-link.tsx';
+import { useRetention } from '../account/use-retention.ts';
+import { retentionSectionId } from '../account/retention-section.ts';
+import { retentionMessages } from '../../shared/retention/retention-schemas.ts';
+import { pageRoutes } from '../../shared/routes.ts';
 
 const columns = ['Received', 'Source', 'Shopper', 'Status'];
 
@@ -49,6 +54,7 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
   const filterId = useId();
   const log = useEventLog(flowType, status);
   const sandbox = useSandboxStatus();
+  const retention = useRetention();
   const events = log.data?.pages.flatMap((page) => page.events) ?? [];
 
   return (
@@ -76,6 +82,12 @@ export function EventLog({ flowType }: { flowType: FlowType }) {
           </select>
         </div>
       </div>
+      {retention.data ? (
+        <p className="text-sm text-slate-600">
+          {retentionMessages.keptFor(retention.data.retentionDays)}{' '}
+          <TextLink to={`${pageRoutes.apiSettings}#${retentionSectionId}`}>{retentionMessages.change}</TextLink>
+        </p>
+      ) : null}
 
       {log.isPending ? (
         <Spinner label="Loading events" />

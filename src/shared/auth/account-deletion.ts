@@ -1,0 +1,22 @@
+import { z } from 'zod';
+
+/** The settings page's danger zone and the answers of DELETE /api/account. */
+export const accountDeletionMessages = {
+  sectionTitle: 'Delete account',
+  sectionHelp:
+    'Deletes your account and everything kept for it: flows, keys, events, payloads and texts. Texts already on Klaviyo profiles stay there. This cannot be undone.',
+  passwordLabel: 'Your password',
+  passwordRequired: 'Enter your password to delete your account.',
+  confirmLabel: 'I understand that my account and all its data are deleted for good.',
+  confirmRequired: 'Tick the box to confirm.',
+  button: 'Delete account',
+  wrongPassword: 'That password is not right. Nothing was deleted.',
+  deleted: 'Your account and its data are deleted.',
+  mailSubject: 'Your Flowsmith account is deleted',
+} as const;
+
+export const deleteAccountSchema = z.object({
+  password: z.string({ error: accountDeletionMessages.passwordRequired }).min(1, accountDeletionMessages.passwordRequired).max(1024, accountDeletionMessages.wrongPassword),
+  confirm: z.literal(true, { error: accountDeletionMessages.confirmRequired }),
+});
+export type DeleteAccountRequest = z.infer<typeof deleteAccountSchema>;
