@@ -144,3 +144,17 @@ describe('deleting an account', () => {
     expect(scenario.testApp.logLines.some((line) => line.includes(strongPassword))).toBe(false);
   });
 });
+
+describe('a webhook racing an account deletion', () => {
+  it('is answered 404, not 500, when the flow it names was deleted a moment before', async () => {
+    const owner = await ownerWithFlows(scenario, { post_purchase: {} });
+    const path = owner.flows.post_purchase.webhookPath;
+    // The intake now holds the flow in its one-second cache (on the app's clock, which stands still here).
+    expect((await postEvent(scenario.testApp.baseUrl, path, sampleEvent('post_purchase', { email: 'race-1@example.com' }))).status).toBe(202);
+    const password = strongPassword;
+    const deleted = await owner.client.post('/api/account/delete', { password, confirm: true });
+    expect(deleted.status, deleted.text).toBe(200);
+    const late = await postEvent(scenario.testApp.baseUrl, path, sampleEvent('post_purchase', { email: 'race-2@example.com' }));
+    expect(late.status, late.text).toBe(404);
+  });
+});

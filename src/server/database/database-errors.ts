@@ -57,6 +57,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** True when a row refers to one that no longer exists (23503), as when it was deleted meanwhile. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  for (const link of errorChain(error)) if (codeOf(link) === '23503') return true;
+  return false;
+}
+
 /**
  * True when PostgreSQL refused a value the request carried: a data exception (class 22:
  * an invalid text representation, a date out of range, a NUL byte or a broken character,

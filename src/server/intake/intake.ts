@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { inTransaction, type Queryable } from '../database/database.ts';
-import { isDatabaseUnavailable } from '../database/database-errors.ts';
+import { isDatabaseUnavailable, isForeignKeyViolation } from '../database/database-errors.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { FlowRecord } from '../flows/flow-queries.ts';
@@ -249,6 +249,9 @@ export class Intake {
     try {
       stored = await this.batcher.store(event, event.status !== 'skipped');
     } catch (error) {
+      // The flow (or its owner's account) was deleted after the request found it in the
+      // intake's cache: the address no longer exists, and a retry would find that too.
+      if (isForeignKeyViolation(error)) throw new HttpError(404, 'not_found', requestMessages.notFound);
       this.deps.logger.error({ err: error, userId: flow.userId, flowType: flow.flowType }, 'intake: the event could not be stored');
       throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
     }
