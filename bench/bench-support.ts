@@ -2,15 +2,22 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import pg from 'pg';
-import type { Queryable } from '../src/server/database/database.ts';
+import { openDatabase, type Database, type Queryable } from '../src/server/database/database.ts';
+import { buildApp } from '../src/server/app.ts';
+import { loadConfig } from '../src/server/config.ts';
+import { createLogger } from '../src/server/logger.ts';
+import { createMailer } from '../src/server/mail/mailer.ts';
+import type { EngineOptions } from '../src/server/engine/engine.ts';
+import type { RecordedRequest } from '../test/fakes/fake-server.ts';
 import { createCredentialCipher, parseCredentialsKey } from '../src/server/credentials/credential-cipher.ts';
 import { saveCredentials } from '../src/server/credentials/credential-store.ts';
 import { credentialsInputSchema } from '../src/shared/credentials/credential-schemas.ts';
 import type { FlowType } from '../src/shared/flows/flow-types.ts';
 import type { Assistant } from '../src/shared/flows/flow-schemas.ts';
 
-/** What both benchmarks share: a fresh database, an owner with a flow, and child processes. */
+/** What the benchmarks share: a fresh database, an owner with a flow, the app on it, child processes, and how to count. */
 export const defaultAdminUrl = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 /** A new, empty database on the server (TEST_DATABASE_URL or the local default), dropped by `drop`. */
@@ -113,4 +120,124 @@ export async function countRows(db: Queryable, sql: string, values: unknown[] = 
 
 export function formatNumber(value: number, digits = 0): string {
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+}
+
+/** The real app (ROLE=all) on a fresh database, against the given fakes, with one owner and one flow. */
+export interface BenchApp {
+  db: Database;
+  flowId: string;
+  /** The flow's webhook URL. */
+  url: string;
+  /** Log lines at warn or above, for the report. */
+  warnings: string[];
+  close(): Promise<void>;
+}
+
+export async function startBenchApp(options: {
+  openaiBaseUrl: string;
+  klaviyoBaseUrl: string;
+  flow: { flowType: FlowType; assistants: Assistant[]; klaviyoEventName?: string | null };
+  engine?: Partial<EngineOptions>;
+  /** Off: one text per shopper a day would skip the benchmark's repeat shoppers. */
+  shopperCooldown?: boolean;
+}): Promise<BenchApp> {
+  const database = await createBenchDatabase();
+  const db = await openDatabase({ databaseUrl: database.url, dataDir: null, poolSize: 30 });
+  const port = await freePort();
+  const config = loadConfig({
+    PORT: String(port),
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATABASE_URL: database.url,
+    DATA_DIR: path.resolve('.tmp/bench-data'),
+    OPENAI_BASE_URL: options.openaiBaseUrl,
+    KLAVIYO_BASE_URL: options.klaviyoBaseUrl,
+    ROLE: 'all',
+  });
+  const warnings: string[] = [];
+  const logger = createLogger('warn', new Writable({ write: (chunk: Buffer, _encoding, done) => (warnings.push(chunk.toString()), done()) }));
+  const app = await buildApp({
+    config,
+    database: db,
+    logger,
+    mailer: createMailer({ smtpUrl: undefined, mailFrom: config.mailFrom, outboxDir: path.resolve('.tmp/bench-data/outbox'), logger }),
+    authSecret: 'bench-secret-that-is-long-enough-for-signing',
+    credentialCipher: createCredentialCipher(parseCredentialsKey(benchKeys.credentialsKey)),
+    ...(options.engine ? { engine: options.engine } : {}),
+  });
+  const { flowId } = await seedOwnerWithFlow(db.pool, { flowType: options.flow.flowType, assistants: options.flow.assistants, klaviyoEventName: options.flow.klaviyoEventName ?? null });
+  // The flow's daily cap (2,000 by default) would skip part of a large run.
+  await db.pool.query('UPDATE flows SET daily_generation_cap = 1000000 WHERE id = $1', [flowId]);
+  if (options.shopperCooldown === false) await db.pool.query('UPDATE flows SET shopper_cooldown_hours = 0 WHERE id = $1', [flowId]);
+  await app.listen({ port, host: '127.0.0.1' });
+  return {
+    db,
+    flowId,
+    url: `http://127.0.0.1:${port}/api/webhooks/${options.flow.flowType}/${flowId}`,
+    warnings,
+    async close() {
+      await app.close();
+      await db.close();
+      await database.drop();
+    },
+  };
+}
+
+/** A generic abandoned-cart event of two products for `email`. */
+export function cartEvent(email: string) {
+  return {
+    event_id: `evt_${randomUUID()}`,
+    event_type: 'cart_abandoned',
+    timestamp: new Date().toISOString(),
+    properties: {
+      customer: { email, first_name: 'Bench', last_name: 'Shopper' },
+      cart_id: randomUUID(),
+      products: [
+        { id: 'p1', name: 'Trail Shoe', price: 89.5, quantity: 1, description: 'A light trail running shoe' },
+        { id: 'p2', name: 'Wool Socks', price: 12, quantity: 2, description: 'Merino socks' },
+      ],
+      total: 113.5,
+      currency: 'USD',
+      abandoned_at: new Date().toISOString(),
+    },
+  };
+}
+
+/** Posts every body to the webhook URL over `connections` at once, each answer a 202. */
+export async function sendEvents(url: string, bodies: unknown[], connections: number, paceMs = 0): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next < bodies.length) {
+        const body = bodies[next++]!;
+        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        if (response.status !== 202) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
+        if (paceMs > 0) await new Promise((resolve) => setTimeout(resolve, paceMs));
+      }
+    }),
+  );
+}
+
+/** Every profile write Klaviyo accepted, single or in a bulk import job, by email, with when it arrived. */
+export function profileWrites(requests: RecordedRequest[]): Array<{ email: string; at: number }> {
+  const writes: Array<{ email: string; at: number }> = [];
+  for (const request of requests) {
+    if (request.method !== 'POST' || request.status === null || request.status >= 300) continue;
+    const body = request.body as { data?: { attributes?: { email?: string; profiles?: { data?: Array<{ attributes?: { email?: string } }> } } } } | undefined;
+    if (request.path === '/api/profile-import' && body?.data?.attributes?.email) writes.push({ email: body.data.attributes.email, at: request.receivedAt });
+    if (request.path === '/api/profile-bulk-import-jobs') {
+      for (const profile of body?.data?.attributes?.profiles?.data ?? []) if (profile.attributes?.email) writes.push({ email: profile.attributes.email, at: request.receivedAt });
+    }
+  }
+  return writes;
+}
+
+/** The most items in any window of `windowMs` ending at one of them. */
+export function busiestWindow(times: number[], windowMs: number): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let busiest = 0;
+  for (let start = 0, end = 0; end < sorted.length; end += 1) {
+    while (sorted[end]! - sorted[start]! >= windowMs) start += 1;
+    busiest = Math.max(busiest, end - start + 1);
+  }
+  return busiest;
 }

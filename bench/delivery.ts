@@ -21,20 +21,13 @@
  *
  * Figures are printed, not asserted.
  */
-import { Writable } from 'node:stream';
-import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { buildApp } from '../src/server/app.ts';
-import { loadConfig } from '../src/server/config.ts';
-import { openDatabase, type Database } from '../src/server/database/database.ts';
-import { createLogger } from '../src/server/logger.ts';
-import { createMailer } from '../src/server/mail/mailer.ts';
-import { createCredentialCipher, parseCredentialsKey } from '../src/server/credentials/credential-cipher.ts';
+import type { Database } from '../src/server/database/database.ts';
 import type { FlowType } from '../src/shared/flows/flow-types.ts';
 import type { Assistant } from '../src/shared/flows/flow-schemas.ts';
 import { startFakeOpenAI } from '../test/fakes/fake-openai.ts';
 import { startFakeKlaviyo } from '../test/fakes/fake-klaviyo.ts';
-import { benchKeys, countRows, createBenchDatabase, formatNumber, freePort, seedOwnerWithFlow } from './bench-support.ts';
+import { benchKeys, busiestWindow, cartEvent, countRows, formatNumber, profileWrites, sendEvents, startBenchApp } from './bench-support.ts';
 
 type FakeOpenAI = Awaited<ReturnType<typeof startFakeOpenAI>>;
 type FakeKlaviyo = Awaited<ReturnType<typeof startFakeKlaviyo>>;
@@ -56,25 +49,6 @@ const browseAssistants: Assistant[] = [
   { name: 'Teaser', klaviyo_property: 'product_teaser', prompt_template: 'Write a one-line teaser for {name}: {description}', model: null, instructions: brandVoice },
 ];
 
-function cartEvent(email: string) {
-  return {
-    event_id: `evt_${randomUUID()}`,
-    event_type: 'cart_abandoned',
-    timestamp: new Date().toISOString(),
-    properties: {
-      customer: { email, first_name: 'Bench', last_name: 'Shopper' },
-      cart_id: randomUUID(),
-      products: [
-        { id: 'p1', name: 'Trail Shoe', price: 89.5, quantity: 1, description: 'A light trail running shoe' },
-        { id: 'p2', name: 'Wool Socks', price: 12, quantity: 2, description: 'Merino socks' },
-      ],
-      total: 113.5,
-      currency: 'USD',
-      abandoned_at: new Date().toISOString(),
-    },
-  };
-}
-
 function browseEvent(email: string, product: number) {
   return {
     event_id: `evt_${randomUUID()}`,
@@ -87,17 +61,6 @@ function browseEvent(email: string, product: number) {
       time_spent: 120,
     },
   };
-}
-
-/** The most items in any window of `windowMs` ending at one of them. */
-function busiestWindow(times: number[], windowMs: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let busiest = 0;
-  for (let start = 0, end = 0; end < sorted.length; end += 1) {
-    while (sorted[end]! - sorted[start]! >= windowMs) start += 1;
-    busiest = Math.max(busiest, end - start + 1);
-  }
-  return busiest;
 }
 
 function percentile(values: number[], share: number): number {
@@ -118,61 +81,21 @@ interface Harness {
 async function startHarness(flow: { flowType: FlowType; assistants: Assistant[]; klaviyoEventName?: string }): Promise<Harness> {
   const openai = await startFakeOpenAI({ validKeys: [benchKeys.openai], latencyMs: 1_000 });
   const klaviyo = await startFakeKlaviyo({ validKeys: [benchKeys.klaviyo], enforceRateLimits: true });
-  const database = await createBenchDatabase();
-  const db = await openDatabase({ databaseUrl: database.url, dataDir: null, poolSize: 30 });
-  const port = await freePort();
-  const config = loadConfig({
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: database.url,
-    DATA_DIR: path.resolve('.tmp/bench-data'),
-    OPENAI_BASE_URL: openai.apiBaseUrl,
-    KLAVIYO_BASE_URL: klaviyo.baseUrl,
-    ROLE: 'all',
-  });
-  const warnings: string[] = [];
-  const logger = createLogger('warn', new Writable({ write: (chunk: Buffer, _encoding, done) => (warnings.push(chunk.toString()), done()) }));
-  const app = await buildApp({
-    config,
-    database: db,
-    logger,
-    mailer: createMailer({ smtpUrl: undefined, mailFrom: config.mailFrom, outboxDir: path.resolve('.tmp/bench-data/outbox'), logger }),
-    authSecret: 'bench-secret-that-is-long-enough-for-signing',
-    credentialCipher: createCredentialCipher(parseCredentialsKey(benchKeys.credentialsKey)),
-  });
-  const { flowId } = await seedOwnerWithFlow(db.pool, { flowType: flow.flowType, assistants: flow.assistants, klaviyoEventName: flow.klaviyoEventName ?? null });
-  // The caps would skip part of a large run: the daily cap, and one text per shopper a day.
-  await db.pool.query('UPDATE flows SET daily_generation_cap = 1000000, shopper_cooldown_hours = 0 WHERE id = $1', [flowId]);
-  await app.listen({ port, host: '127.0.0.1' });
+  // One text per shopper a day (the cooldown) would skip the repeat shoppers of a large run.
+  const app = await startBenchApp({ openaiBaseUrl: openai.apiBaseUrl, klaviyoBaseUrl: klaviyo.baseUrl, flow, shopperCooldown: false });
   return {
-    db,
+    db: app.db,
     openai,
     klaviyo,
-    flowId,
-    url: `http://127.0.0.1:${port}/api/webhooks/${flow.flowType}/${flowId}`,
-    warnings,
+    flowId: app.flowId,
+    url: app.url,
+    warnings: app.warnings,
     async close() {
       await app.close();
-      await db.close();
-      await database.drop();
       await openai.close();
       await klaviyo.close();
     },
   };
-}
-
-async function send(url: string, bodies: unknown[], connections: number, paceMs = 0): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: connections }, async () => {
-      while (next < bodies.length) {
-        const body = bodies[next++]!;
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-        if (response.status !== 202) throw new Error(`webhook answered ${response.status}: ${await response.text()}`);
-        if (paceMs > 0) await new Promise((resolve) => setTimeout(resolve, paceMs));
-      }
-    }),
-  );
 }
 
 async function settled(harness: Harness, timeoutMs: number): Promise<void> {
@@ -182,20 +105,6 @@ async function settled(harness: Harness, timeoutMs: number): Promise<void> {
     if (open === 0 || Date.now() > giveUpAt) return;
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
-}
-
-/** Every profile write Klaviyo accepted, single or in a bulk import job, by email, with when it arrived. */
-function profileWrites(klaviyo: FakeKlaviyo): Array<{ email: string; at: number }> {
-  const writes: Array<{ email: string; at: number }> = [];
-  for (const request of klaviyo.requests) {
-    if (request.method !== 'POST' || request.status === null || request.status >= 300) continue;
-    const body = request.body as { data?: { attributes?: { email?: string; profiles?: { data?: Array<{ attributes?: { email?: string } }> } } } } | undefined;
-    if (request.path === '/api/profile-import' && body?.data?.attributes?.email) writes.push({ email: body.data.attributes.email, at: request.receivedAt });
-    if (request.path === '/api/profile-bulk-import-jobs') {
-      for (const profile of body?.data?.attributes?.profiles?.data ?? []) if (profile.attributes?.email) writes.push({ email: profile.attributes.email, at: request.receivedAt });
-    }
-  }
-  return writes;
 }
 
 async function generationTotals(db: Database, flowId: string) {
@@ -219,7 +128,7 @@ async function backlogRun(events: number): Promise<void> {
   try {
     const emails = Array.from({ length: events }, (_, index) => `bench-${index}-${randomUUID().slice(0, 8)}@shop.example`);
     const started = Date.now();
-    await send(harness.url, emails.map(cartEvent), 50);
+    await sendEvents(harness.url, emails.map(cartEvent), 50);
     const received = Date.now();
     await settled(harness, 30 * 60_000);
     const finished = Date.now();
@@ -230,7 +139,7 @@ async function backlogRun(events: number): Promise<void> {
          WHERE e.flow_id = $1 AND d.status = 'delivered' GROUP BY d.event_id HAVING count(*) > 1) twice`,
       [harness.flowId],
     );
-    const writes = profileWrites(harness.klaviyo);
+    const writes = profileWrites(harness.klaviyo.requests);
     const writesPerEmail = new Map<string, number>();
     for (const write of writes) writesPerEmail.set(write.email, (writesPerEmail.get(write.email) ?? 0) + 1);
     const missing = emails.filter((email) => harness.klaviyo.profiles.get(email)?.properties.body_copy === undefined).length;
@@ -283,11 +192,11 @@ async function drainRun(events: number): Promise<void> {
   try {
     harness.klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 45, on: 'profile-bulk-import-jobs' });
     const emails = Array.from({ length: events }, (_, index) => `drain-${index}-${randomUUID().slice(0, 8)}@shop.example`);
-    await send(harness.url, emails.map(cartEvent), 50);
+    await sendEvents(harness.url, emails.map(cartEvent), 50);
     await settled(harness, 15 * 60_000);
     const posts = harness.klaviyo.requests.filter((request) => request.method === 'POST' && request.path === '/api/profile-bulk-import-jobs');
     const throttledAt = posts.find((request) => request.status === 429)?.receivedAt ?? 0;
-    const after = profileWrites(harness.klaviyo).filter((write) => write.at > throttledAt);
+    const after = profileWrites(harness.klaviyo.requests).filter((write) => write.at > throttledAt);
     const times = after.map((write) => write.at);
     const spanMs = Math.max(Math.max(...times) - Math.min(...times), 1_000);
     const delivered = await countRows(harness.db.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status = 'delivered'`, [harness.flowId]);
@@ -305,7 +214,7 @@ async function lightRun(events: number): Promise<void> {
   const harness = await startHarness({ flowType: 'abandoned_cart', assistants: cartAssistants });
   try {
     const emails = Array.from({ length: events }, (_, index) => `light-${index}-${randomUUID().slice(0, 8)}@shop.example`);
-    await send(harness.url, emails.map(cartEvent), 1, 500);
+    await sendEvents(harness.url, emails.map(cartEvent), 1, 500);
     await settled(harness, 5 * 60_000);
     // When each event's last text was stored, by the database's clock (same machine).
     const { rows } = await harness.db.pool.query<{ email: string; ready: Date }>(
@@ -313,7 +222,7 @@ async function lightRun(events: number): Promise<void> {
         WHERE e.flow_id = $1 AND e.status = 'delivered' GROUP BY e.shopper_email`,
       [harness.flowId],
     );
-    const writeAt = new Map(profileWrites(harness.klaviyo).map((write) => [write.email.toLowerCase(), write.at]));
+    const writeAt = new Map(profileWrites(harness.klaviyo.requests).map((write) => [write.email.toLowerCase(), write.at]));
     const lags = rows.flatMap((row) => (writeAt.has(row.email) ? [writeAt.get(row.email)! - row.ready.getTime()] : []));
     console.log(`\nRun 2, light load: ${formatNumber(events)} events at 2 a second`);
     console.log(
@@ -328,7 +237,7 @@ async function browseRun(events: number, products: number): Promise<void> {
   const harness = await startHarness({ flowType: 'browser_abandonment', assistants: browseAssistants });
   try {
     const bodies = Array.from({ length: events }, (_, index) => browseEvent(`viewer-${index}-${randomUUID().slice(0, 8)}@shop.example`, index % products));
-    await send(harness.url, bodies, 50);
+    await sendEvents(harness.url, bodies, 50);
     await settled(harness, 10 * 60_000);
     const delivered = await countRows(harness.db.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status = 'delivered'`, [harness.flowId]);
     const tokens = await generationTotals(harness.db, harness.flowId);
