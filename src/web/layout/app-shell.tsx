@@ -18,6 +18,34 @@ const navLinkClasses = ({ isActive }: { isActive: boolean }) =>
     isActive ? 'bg-indigo-50 text-indigo-800' : 'text-slate-700 hover:bg-slate-100 hover:text-slate-900'
   }`;
 
+/** The links to the signed-in pages: in the top bar on a wide screen, in the menu on a phone. */
+function MainNavigation({ className, onNavigate }: { className: string; onNavigate?: () => void }) {
+  return (
+    <nav aria-label="Main" className={className}>
+      {navigation.map((item) => (
+        <NavLink key={item.to} to={item.to} end className={navLinkClasses} onClick={onNavigate}>
+          {item.label}
+        </NavLink>
+      ))}
+    </nav>
+  );
+}
+
+/** Who is signed in, and Sign out. */
+function AccountControls(props: { name: string | undefined; email: string | undefined; onSignOut: () => void; signingOut: boolean; nameClassName?: string }) {
+  return (
+    <>
+      <span className={`truncate text-sm text-slate-700 ${props.nameClassName ?? ''}`} title={props.email}>
+        {props.name}
+      </span>
+      <Button variant="secondary" onClick={props.onSignOut} busy={props.signingOut}>
+        <LogOut aria-hidden="true" className="h-4 w-4" />
+        Sign out
+      </Button>
+    </>
+  );
+}
+
 /**
  * The signed-in pages' shared top bar: product name, the user's name (or email), Sign out.
  * Below `md` the navigation, the name and Sign out fold into a Menu button: side by side
@@ -67,22 +95,10 @@ export function AppShell() {
               <Workflow aria-hidden="true" className="h-5 w-5" />
               Flowsmith
             </Link>
-            <nav aria-label="Main" className="hidden items-center gap-1 md:flex">
-              {navigation.map((item) => (
-                <NavLink key={item.to} to={item.to} end className={navLinkClasses}>
-                  {item.label}
-                </NavLink>
-              ))}
-            </nav>
+            <MainNavigation className="hidden items-center gap-1 md:flex" />
           </div>
           <div className="hidden min-w-0 items-center gap-4 md:flex">
-            <span className="max-w-[16rem] truncate text-sm text-slate-700" title={user?.email}>
-              {user?.fullName || user?.email}
-            </span>
-            <Button variant="secondary" onClick={onSignOut} busy={signingOut}>
-              <LogOut aria-hidden="true" className="h-4 w-4" />
-              Sign out
-            </Button>
+            <AccountControls name={user?.fullName || user?.email} email={user?.email} onSignOut={onSignOut} signingOut={signingOut} nameClassName="max-w-[16rem]" />
           </div>
           <button
             type="button"
@@ -97,22 +113,10 @@ export function AppShell() {
         </div>
         {menuOpen ? (
           <div id={menuId} className="border-t border-slate-200 px-4 pb-4 pt-2 md:hidden">
-            <nav aria-label="Main" className="flex flex-col gap-1">
-              {navigation.map((item) => (
-                // Following a link closes the menu: the page it leads to should not open covered.
-                <NavLink key={item.to} to={item.to} end className={navLinkClasses} onClick={() => setMenuOpen(false)}>
-                  {item.label}
-                </NavLink>
-              ))}
-            </nav>
+            {/* Following a link closes the menu: the page it leads to should not open covered. */}
+            <MainNavigation className="flex flex-col gap-1" onNavigate={() => setMenuOpen(false)} />
             <div className="mt-3 flex flex-col gap-3 border-t border-slate-200 pt-3">
-              <span className="truncate text-sm text-slate-700" title={user?.email}>
-                {user?.fullName || user?.email}
-              </span>
-              <Button variant="secondary" onClick={onSignOut} busy={signingOut}>
-                <LogOut aria-hidden="true" className="h-4 w-4" />
-                Sign out
-              </Button>
+              <AccountControls name={user?.fullName || user?.email} email={user?.email} onSignOut={onSignOut} signingOut={signingOut} />
             </div>
           </div>
         ) : null}
