@@ -8,6 +8,7 @@ import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowSignatureMessages as signatureMessages } from '../../src/shared/flows/flow-signature-messages.ts';
+import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
 
 /**
  * Every page at a phone's size (390 × 844): nothing makes the page scroll sideways, axe
@@ -226,6 +227,30 @@ describe('at 390 × 844', () => {
     await page.getByRole('heading', { name: 'Webhook Processed' }).waitFor({ timeout: 10_000 });
     await expectFitsThePhone(page, 'webhook-handler');
     expect(await page.getByRole('link', { name: 'Return to Dashboard' }).isVisible()).toBe(true);
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  // A third owner: the privacy page with a shopper found, and the sandbox Klaviyo's profiles.
+  it('fits the privacy page with a shopper found, and the sandbox profiles', async () => {
+    const { context, page, errors } = await openPhonePage();
+    const user = await createSignedInUser(server, context);
+    await ownerWithAnEvent(user, 'privacy');
+    await page.goto('/settings/privacy');
+    await page.getByRole('heading', { level: 1, name: 'Privacy' }).waitFor();
+    await page.getByLabel('Shopper’s email').fill('a.very.long.shopper.address.for.narrow.screens.privacy@example-shop.com');
+    await page.getByRole('button', { name: 'Find', exact: true }).click();
+    await page.getByText('Kept about').waitFor();
+    await expectFitsThePhone(page, 'privacy');
+
+    expect((await user.client.post('/api/sandbox/start')).status).toBe(200);
+    expect((await user.client.post('/api/sandbox/activity', {})).status).toBe(200);
+    // This owner's keys are saved, so the sandbox's texts come from (the fake) OpenAI: long lines all the same.
+    await expect.poll(async () => JSON.stringify((await user.client.get('/api/sandbox/profiles')).json), { timeout: 30_000, interval: 500 }).toContain('subject_line1');
+    await page.goto('/sandbox/profiles');
+    await page.getByRole('heading', { level: 1, name: sandboxMessages.profilesTitle }).waitFor();
+    await page.getByText('subject_line1', { exact: false }).first().waitFor();
+    await expectFitsThePhone(page, 'sandbox-profiles');
     expectNoBrowserErrors(errors);
     await context.close();
   });

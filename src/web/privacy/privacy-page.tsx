@@ -87,14 +87,14 @@ function ShopperResult({ summary, onErased }: { summary: ShopperSummary; onErase
     },
   });
   return (
-    <div className="space-y-3" aria-live="polite">
+    <div className="space-y-3 [overflow-wrap:anywhere]" aria-live="polite">
       {!summary.found ? (
         <p className="text-slate-700">Nothing is kept about {summary.email}.</p>
       ) : (
         <>
           <p className="text-slate-800">
-            Kept about <strong>{summary.email}</strong>: {summary.events} events, {summary.texts} texts, {summary.timers} timers
-            {summary.otherRecords > 0 ? `, ${summary.otherRecords} sandbox records` : ''}.
+            Kept about <strong>{summary.email}</strong>: {counted(summary.events, 'event')}, {counted(summary.texts, 'text')}, {counted(summary.timers, 'timer')}
+            {summary.otherRecords > 0 ? `, ${counted(summary.otherRecords, 'sandbox record')}` : ''}.
           </p>
           <ul className="divide-y divide-slate-200 rounded-md border border-slate-200 text-sm" aria-label="Events of this shopper">
             {summary.recentEvents.map((event) => (
@@ -193,4 +193,9 @@ function AuditList() {
       </section>
     </Card>
   );
+}
+
+/** "1 event", "2 events". */
+function counted(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
