@@ -29,6 +29,16 @@ module.exports = {
       to: { path: '^src/server/' },
     },
     {
+      name: 'toasts-through-the-app',
+      severity: 'error',
+      comment:
+        'sonner is fetched with the first toast (src/web/app/toast.ts), and its Toaster mounts only then: a page that ' +
+        'imports sonner itself puts it back into the first load, and its toasts never show if no toast went through ' +
+        'the app first. Raise toasts with src/web/app/toast.ts.',
+      from: { path: '^src/web/', pathNot: '^src/web/app/(toast\\.ts|toaster\\.tsx)$' },
+      to: { path: 'node_modules/sonner/' },
+    },
+    {
       name: 'shared-is-shared',
       severity: 'error',
       comment:

@@ -102,12 +102,14 @@ describe('revenue recovered', () => {
     expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
     await page.goto('/settings/api');
     const field = page.getByLabel(attributionMessages.windowLabel);
+    // The settings page has other Save buttons (the retention period): this form's own.
+    const save = page.locator('form').filter({ has: field }).getByRole('button', { name: attributionMessages.save, exact: true });
     await expect.poll(() => field.inputValue()).toBe('5');
     await field.fill('31');
-    await page.getByRole('button', { name: attributionMessages.save, exact: true }).click();
+    await save.click();
     expect(await fieldErrorOf(page, attributionMessages.windowLabel)).toBe(attributionMessages.windowInvalid);
     await field.fill('12');
-    await page.getByRole('button', { name: attributionMessages.save, exact: true }).click();
+    await save.click();
     await toastOf(page, attributionMessages.windowSaved).waitFor();
     expect((await user.client.get('/api/revenue/settings')).json).toEqual({ windowDays: 12 });
     await dismissToasts(page);

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useNavigate } from 'react-router';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { accountDeletionMessages as m, deleteAccountSchema } from '../../shared/auth/account-deletion.ts';
 import { pageRoutes } from '../../shared/routes.ts';
 import { api, ApiRequestError } from '../app/api-client.ts';

@@ -1,7 +1,7 @@
 import { useEffect } from 'react';
 import { useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { retentionMessages, retentionSettingsSchema, type RetentionSettings } from '../../shared/retention/retention-schemas.ts';
 import { errorMessage, showServerFieldErrors } from '../auth/server-field-errors.ts';
 import { Button } from '../ui/button.tsx';

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import { toast } from 'sonner';
+import { toast } from '../app/toast.ts';
 import { api } from '../app/api-client.ts';
 import { Button } from '../ui/button.tsx';
 
