@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../platform/http-errors.ts';
 import { verifyShopifySignature } from '../intake/shopify-signature.ts';
+import { JsonTextError, parseJsonText } from '../platform/json-text.ts';
 import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
 import { findOwnerOfPrivacyKey, recordPrivacyRequest } from './privacy-queries.ts';
 import { PrivacyWork } from './privacy-work.ts';
@@ -59,9 +60,11 @@ export async function privacyWebhookRoutes(scope: FastifyInstance, options: Priv
       if (!topic) throw new HttpError(400, 'unknown_topic', privacyMessages.unknownTopic);
       let json: unknown;
       try {
-        json = JSON.parse(body.toString('utf8'));
-      } catch {
-        throw new HttpError(400, 'malformed_json', privacyMessages.malformedBody);
+        // Like every body from outside: bounded nesting, exact ids, text PostgreSQL can store.
+        json = parseJsonText(body.toString('utf8'));
+      } catch (error) {
+        if (error instanceof JsonTextError) throw new HttpError(400, 'malformed_json', privacyMessages.malformedBody);
+        throw error;
       }
       const parsed = topic === 'shop/redact' ? shopSchema.safeParse(json) : customerRequestSchema.safeParse(json);
       if (!parsed.success) throw new HttpError(400, 'invalid_body', privacyMessages.malformedBody);
