@@ -35,3 +35,12 @@ describe('trimShopperDetails', () => {
     expect(trimShopperDetails(text)).toBe(text);
   });
 });
+
+describe('trimShopperDetails on hostile bodies', () => {
+  // A refused body is stored trimmed too, so the trim must take any text: one nested far
+  // deeper than any real payload is kept as sent (the recursive trim never sees it).
+  it('keeps a body nested beyond the JSON bounds as it is instead of throwing', () => {
+    const text = '{"email":"a@example.com","x":' + '['.repeat(200_000) + ']'.repeat(200_000) + '}';
+    expect(trimShopperDetails(text)).toBe(text);
+  });
+});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { JsonTextError, parseJsonText, storableText } from '../../src/server/platform/json-text.ts';
+import { isRawJsonNumber, JsonTextError, parseJsonText, parseJsonTextKeepingNumbers, storableText } from '../../src/server/platform/json-text.ts';
 
 // parseJsonText takes JSON.parse's fast path unless the text holds an unsafe integer or an
 // escape PostgreSQL cannot store; these pin down that both paths give the same answers.
@@ -47,5 +47,38 @@ describe('parseJsonText', () => {
     expect(() => parseJsonText('{"a": 0012345678901234567890}')).toThrow(JsonTextError);
     expect(() => parseJsonText('{"a": 1')).toThrow(JsonTextError);
     expect(() => parseJsonText('[' .repeat(100) + ']'.repeat(100))).toThrow(/deeper/);
+  });
+});
+
+// The stored body of an event with members taken out is written back with JSON.stringify;
+// the sender's numbers must come back exactly as sent, by the fast path and the slow one.
+describe('parseJsonTextKeepingNumbers', () => {
+  it('writes back any JSON number for number as it was written', () => {
+    const literal = fc.oneof(
+      fc.integer().map(String),
+      fc.bigInt({ min: -(10n ** 20n), max: 10n ** 20n }).map(String),
+      fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+      fc.constantFrom('1.50', '1e3', '-0', '0.0', '2E-7', '10.10', '-0.5'),
+    );
+    fc.assert(
+      fc.property(fc.array(literal, { maxLength: 8 }), (literals) => {
+        const text = `{"values":[${literals.join(',')}],"name":"x"}`;
+        expect(JSON.stringify(parseJsonTextKeepingNumbers(text))).toBe(text);
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('gives plain numbers where the literal survives parsing, and marks only the others', () => {
+    const parsed = parseJsonTextKeepingNumbers('{"a": 14, "b": 1.5, "c": 1.50, "d": 788032119674292922}') as Record<string, unknown>;
+    expect(parsed.a).toBe(14);
+    expect(parsed.b).toBe(1.5);
+    expect(isRawJsonNumber(parsed.c)).toBe(true);
+    expect(isRawJsonNumber(parsed.d)).toBe(true);
+  });
+
+  it('is bounded like parseJsonText and refuses malformed text', () => {
+    expect(() => parseJsonTextKeepingNumbers('['.repeat(65) + ']'.repeat(65))).toThrow(JsonTextError);
+    expect(() => parseJsonTextKeepingNumbers('{"a": 1.50')).toThrow(JsonTextError);
   });
 });

@@ -7,7 +7,7 @@ import type { PixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
-import { storableText } from '../platform/json-text.ts';
+import { isRawJsonNumber, parseJsonTextKeepingNumbers, storableText } from '../platform/json-text.ts';
 
 /**
  * What the receiving side reads from a request before storing it: where it came from, its
@@ -253,13 +253,6 @@ const addressKeys = new Set(['billing_address', 'shipping_address', 'default_add
 const addressNameKeys = new Set(['first_name', 'last_name', 'name']);
 const mentionsIdentifyingKey = new RegExp(`"(?:${[...identifyingKeys, ...addressKeys].join('|')})"\\s*:`, 'i');
 
-interface JsonWithRawText {
-  parse(text: string, reviver: (key: string, value: unknown, context: { source?: string }) => unknown): unknown;
-  rawJSON(text: string): unknown;
-  isRawJSON(value: unknown): boolean;
-}
-const jsonWithRawText = JSON as unknown as JsonWithRawText;
-
 function addressNames(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(addressNames);
   if (value === null || typeof value !== 'object') return undefined;
@@ -276,7 +269,7 @@ function withoutIdentifyingDetails(value: unknown): { value: unknown; changed: b
     });
     return { value: items, changed };
   }
-  if (value === null || typeof value !== 'object' || jsonWithRawText.isRawJSON(value)) return { value, changed: false };
+  if (value === null || typeof value !== 'object' || isRawJsonNumber(value)) return { value, changed: false };
   let changed = false;
   const kept: Record<string, unknown> = {};
   for (const [key, member] of Object.entries(value)) {
@@ -304,11 +297,11 @@ function withoutIdentifyingDetails(value: unknown): { value: unknown; changed: b
  */
 export function trimShopperDetails(text: string): string {
   if (!mentionsIdentifyingKey.test(text)) return text;
-  const json = jsonWithRawText;
   let parsed: unknown;
   try {
-    parsed = json.parse(text, (_key, value, context) => (typeof value === 'number' && context.source !== undefined ? json.rawJSON(context.source) : value));
+    parsed = parseJsonTextKeepingNumbers(text);
   } catch {
+    // Not JSON, or beyond the bounds of JSON from outside (a refused body is kept as sent).
     return text;
   }
   const trimmed = withoutIdentifyingDetails(parsed);

@@ -43,6 +43,11 @@ interface TextScan {
   unsafeIntegers: Array<[number, number]>;
   /** A string holds an escape that decodes to NUL or to one half of a surrogate pair. */
   unstorableEscapes: boolean;
+  /**
+   * A number literal that JSON.stringify would not write back as sent once parsed (1.50,
+   * 1e3, -0, an unsafe integer): only such a text needs the slow reviver to keep digits.
+   */
+  inexactNumbers: boolean;
 }
 
 function isDigit(code: number): boolean {
@@ -59,7 +64,7 @@ function scanText(text: string, limits: JsonLimits): TextScan {
   let depth = 0;
   let members = 0;
   let inString = false;
-  const scan: TextScan = { unsafeIntegers: [], unstorableEscapes: false };
+  const scan: TextScan = { unsafeIntegers: [], unstorableEscapes: false, inexactNumbers: false };
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
     if (inString) {
@@ -90,7 +95,15 @@ function scanText(text: string, limits: JsonLimits): TextScan {
       while (end < text.length && isDigit(text.charCodeAt(end))) end += 1;
       const integerEnd = end;
       while (end < text.length && /[0-9.eE+-]/.test(text[end]!)) end += 1;
-      if (end === integerEnd && end - start >= 16 && !Number.isSafeInteger(Number(text.slice(start, end)))) scan.unsafeIntegers.push([start, end]);
+      if (end === integerEnd) {
+        if (end - start >= 16 && !Number.isSafeInteger(Number(text.slice(start, end)))) {
+          scan.unsafeIntegers.push([start, end]);
+          scan.inexactNumbers = true;
+        } else if (end - start === 2 && code === 45 && text.charCodeAt(start + 1) === 48 /* -0 */) scan.inexactNumbers = true;
+      } else if (!scan.inexactNumbers) {
+        const literal = text.slice(start, end);
+        if (String(Number(literal)) !== literal) scan.inexactNumbers = true;
+      }
       index = end - 1;
     }
     if (members > limits.maxMembers) throw new JsonTextError('too_many_members', `JSON with more than ${limits.maxMembers} members`);
@@ -133,4 +146,36 @@ export function parseJsonText(text: string, limits: JsonLimits = defaultJsonLimi
   if (scan.unsafeIntegers.length > 0) value = JSON.parse(quoteUnsafeIntegers(text, scan.unsafeIntegers));
   // Raw lone surrogates come in as characters, not escapes: the well-formed check finds them.
   return scan.unstorableEscapes || !text.isWellFormed() ? storableValue(value) : value;
+}
+
+interface JsonWithRawText {
+  parse(text: string, reviver: (key: string, value: unknown, context: { source?: string }) => unknown): unknown;
+  rawJSON(text: string): unknown;
+  isRawJSON(value: unknown): boolean;
+}
+const jsonWithRawText = JSON as unknown as JsonWithRawText;
+
+/** True for a number parsed by `parseJsonTextKeepingNumbers` that must be written back as sent. */
+export function isRawJsonNumber(value: unknown): boolean {
+  return jsonWithRawText.isRawJSON(value);
+}
+
+/**
+ * Parses JSON text from outside for a value that is written back as JSON (a stored body
+ * with some members taken out): JSON.stringify of the result writes every number exactly
+ * as the sender did (a 64-bit id, 1.50). Such numbers come back as raw JSON objects
+ * (`isRawJsonNumber`), every other number as a number. Most texts have none, and are
+ * parsed by JSON.parse alone: a reviver that asks for each literal's source costs several
+ * times more. Bounded like `parseJsonText`; throws JsonTextError.
+ */
+export function parseJsonTextKeepingNumbers(text: string, limits: JsonLimits = defaultJsonLimits): unknown {
+  const scan = scanText(text, limits);
+  try {
+    if (!scan.inexactNumbers) return JSON.parse(text);
+    return jsonWithRawText.parse(text, (_key, value, context) =>
+      typeof value === 'number' && context.source !== undefined && String(value) !== context.source ? jsonWithRawText.rawJSON(context.source) : value,
+    );
+  } catch (error) {
+    throw new JsonTextError('malformed', (error as Error).message);
+  }
 }
