@@ -197,14 +197,26 @@ export async function serveEmbeddedDatabase(
     let pending: Buffer[] = [];
 
     const submit = (bytes: Buffer) => {
+      // PGlite hands over its answer in pieces that are views of its own memory, which it
+      // overwrites with the next piece: a piece the socket could not send at once (a large
+      // result) was sent later with other bytes in it. Each piece is copied, and the answer
+      // goes out in one (corked) write once the exchange is done, instead of a system call a piece.
+      let answer: Buffer[] = [];
       session.submit({
         connectionId,
         priority,
         bytes: new Uint8Array(bytes),
         send: (data) => {
-          if (data.length > 0 && socket.writable) socket.write(data);
+          if (data.length > 0) answer.push(Buffer.from(data));
         },
-        done: () => undefined,
+        done: () => {
+          if (answer.length > 0 && socket.writable) {
+            socket.cork();
+            for (const piece of answer) socket.write(piece);
+            socket.uncork();
+          }
+          answer = [];
+        },
       });
     };
 
