@@ -44,3 +44,17 @@ describe('trimShopperDetails on hostile bodies', () => {
     expect(trimShopperDetails(text)).toBe(text);
   });
 });
+
+describe('trimShopperDetails keeps what it does not take out', () => {
+  // A member named __proto__ was assigned to a plain object, which set its prototype
+  // instead, so the stored body silently lost that member.
+  it('keeps a member named __proto__ as a member', () => {
+    const text = '{"phone":"+1","__proto__":{"kept":true},"items":[{"__proto__":1,"note":"x"}]}';
+    expect(JSON.parse(trimShopperDetails(text))).toEqual(JSON.parse('{"__proto__":{"kept":true},"items":[{"__proto__":1}]}'));
+  });
+
+  it('leaves untouched parts of the body as they were, in their order', () => {
+    const text = '{"z":1,"a":{"b":[1,2,{"c":"d"}]},"phone":"+1","m":[{"note":"gift","k":2}],"e":null}';
+    expect(trimShopperDetails(text)).toBe('{"z":1,"a":{"b":[1,2,{"c":"d"}]},"m":[{"k":2}],"e":null}');
+  });
+});

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isRawJsonNumber, JsonTextError, parseJsonText, parseJsonTextKeepingNumbers, storableText } from '../../src/server/platform/json-text.ts';
+import { isRawJsonNumber, JsonTextError, parseJsonText, parseJsonTextBothWays, parseJsonTextKeepingNumbers, storableText } from '../../src/server/platform/json-text.ts';
 
 // parseJsonText takes JSON.parse's fast path unless the text holds an unsafe integer or an
 // escape PostgreSQL cannot store; these pin down that both paths give the same answers.
@@ -64,6 +64,10 @@ describe('parseJsonTextKeepingNumbers', () => {
       fc.property(fc.array(literal, { maxLength: 8 }), (literals) => {
         const text = `{"values":[${literals.join(',')}],"name":"x"}`;
         expect(JSON.stringify(parseJsonTextKeepingNumbers(text))).toBe(text);
+        // Parsed once for both uses, the intake's way, it reads and writes back the same.
+        const both = parseJsonTextBothWays(text);
+        expect(JSON.stringify(both.exact())).toBe(text);
+        expect(both.value).toEqual(parseJsonText(text));
       }),
       { numRuns: 1_000 },
     );

@@ -11,7 +11,7 @@ import { defaultRetryPolicy } from './retry-policy.ts';
 import { klaviyoAccountLimits } from './klaviyo-rate-limiter.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
-import { setEventStatus } from '../events/event-queries.ts';
+import { setEventStatus, type JobsForEvents } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
 import { createBatchDispatcher } from './klaviyo-batches.ts';
 
@@ -47,10 +47,12 @@ export const defaultEngineOptions: EngineOptions = {
 
 export interface Engine {
   enqueue(db: Queryable, job: ProcessEventJob): Promise<void>;
-  /** Many jobs in one statement (the webhook intake's batches), with job ids chosen by the caller. */
-  enqueueMany(db: Queryable, jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<void>;
-  /** Takes back jobs enqueued earlier in the same transaction. */
-  discardJobs(db: Queryable, jobIds: string[]): Promise<void>;
+  /**
+   * The statement that sends many jobs (the webhook intake's batches, job ids chosen by the
+   * caller), for the caller to run with their events; `jobsSent` once it has.
+   */
+  jobsStatement(jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<JobsForEvents | null>;
+  jobsSent(): void;
   start(): Promise<void>;
   stop(): Promise<void>;
   /** Jobs this process is running now. */
@@ -132,8 +134,8 @@ export function createEngine(dependencies: {
     );
   return {
     enqueue: (db, job) => jobs.send(db, job),
-    enqueueMany: (db, many) => jobs.sendMany(db, many),
-    discardJobs: (db, jobIds) => jobs.discard(db, jobIds),
+    jobsStatement: (many) => jobs.sendManyStatement(many),
+    jobsSent: () => jobs.jobsSent(),
     start() {
       started ??= (async () => {
         await jobs.start();

@@ -95,20 +95,35 @@ export class EventJobs {
     this.worker?.wake();
   }
 
-  /** Sends many jobs (with ids chosen by the caller) in one statement within the caller's transaction. */
-  async sendMany(db: Queryable, jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<void> {
-    if (jobs.length === 0) return;
+  /**
+   * pg-boss's own statement for sending many jobs (ids chosen by the caller), not run here:
+   * the intake runs it in the statement that stores their events, so that both are one
+   * round trip (events/event-queries.ts, docs/decisions/0031). pg-boss builds it exactly
+   * as for `insert`, and hands it to the database adapter given, which keeps it.
+   */
+  async sendManyStatement(jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<{ statement: string; jobs: string } | null> {
+    if (jobs.length === 0) return null;
+    let kept: { statement: string; jobs: string } | null = null;
+    const keeper: Db = {
+      executeSql: async (text, values) => {
+        const [payload] = values ?? [];
+        if (kept || typeof payload !== 'string' || values?.length !== 1) throw new Error('pg-boss sent jobs in an unexpected form');
+        kept = { statement: text, jobs: payload };
+        return { rows: [] };
+      },
+    };
     await this.boss.insert(
       PROCESS_EVENT_QUEUE,
       jobs.map(({ id, job }) => ({ id, data: job, heartbeatSeconds: this.options.heartbeatSeconds })),
-      { db: asBossDb(db) },
+      { db: keeper },
     );
-    this.worker?.wake();
+    if (!kept) throw new Error('pg-boss built no statement for the jobs');
+    return kept;
   }
 
-  /** Deletes jobs sent earlier in the caller's transaction that turned out not to be needed. */
-  async discard(db: Queryable, jobIds: string[]): Promise<void> {
-    if (jobIds.length > 0) await this.boss.deleteJob(PROCESS_EVENT_QUEUE, jobIds, { db: asBossDb(db) });
+  /** Tells this process's worker that jobs were sent by another path (sendManyStatement's). */
+  jobsSent(): void {
+    this.worker?.wake();
   }
 
   /** Starts taking jobs in this process. */

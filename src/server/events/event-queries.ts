@@ -167,87 +167,61 @@ export async function insertEventOnce(db: Queryable, event: NewEvent): Promise<{
   return { inserted: false, id: found.id, status: found.status };
 }
 
-const insertColumns = [
-  'id',
-  'flow_id',
-  'user_id',
-  'flow_type',
-  'source',
-  'topic',
-  'status',
-  'content_type',
-  'raw_body',
-  'headers',
-  'shopify_event_id',
-  'shopify_webhook_id',
-  'external_event_id',
-  'error',
-  'checkout_token',
-  'cart_token',
-  'object_id',
-  'shopper_email',
-  'occurred_at',
-  'process_after',
-  'received_at',
-  'updated_at',
-  'finished_at',
-  'dry_run',
-] as const;
-
-function insertValues(event: NewEvent): unknown[] {
+/** An event as a row of the events table, keyed by column, for `store_events_once` (migration 022). */
+function eventRow(event: NewEvent): Record<string, unknown> {
   if (!isInitialStatus(event.status)) throw new Error(`An event cannot be stored as ${event.status}: it starts as one of ${eventLifecycle.initial.join(', ')}`);
-  const finished = isFinished(event.status) ? event.receivedAt : null;
-  return [
-    event.id,
-    event.flowId,
-    event.userId,
-    event.flowType,
-    event.source,
-    event.topic,
-    event.status,
-    event.contentType,
-    event.rawBody,
-    JSON.stringify(event.headers),
-    event.shopifyEventId,
-    event.shopifyWebhookId,
-    event.externalEventId,
-    event.error,
-    event.checkoutToken,
-    event.cartToken,
-    event.objectId,
-    event.shopperEmail,
-    event.occurredAt,
-    event.processAfter,
-    event.receivedAt,
-    event.receivedAt,
-    finished,
-    event.dryRun ?? false,
-  ];
+  return {
+    id: event.id,
+    flow_id: event.flowId,
+    user_id: event.userId,
+    flow_type: event.flowType,
+    source: event.source,
+    topic: event.topic,
+    status: event.status,
+    content_type: event.contentType,
+    raw_body: event.rawBody,
+    headers: event.headers,
+    shopify_event_id: event.shopifyEventId,
+    shopify_webhook_id: event.shopifyWebhookId,
+    external_event_id: event.externalEventId,
+    error: event.error,
+    checkout_token: event.checkoutToken,
+    cart_token: event.cartToken,
+    object_id: event.objectId,
+    shopper_email: event.shopperEmail,
+    occurred_at: event.occurredAt,
+    process_after: event.processAfter,
+    received_at: event.receivedAt,
+    updated_at: event.receivedAt,
+    finished_at: isFinished(event.status) ? event.receivedAt : null,
+    dry_run: event.dryRun ?? false,
+  };
 }
 
 /**
- * Stores many accepted events in one statement; a row whose Shopify event id, webhook id
- * or event_id is already stored for its flow (or repeats earlier in the same batch) is
- * skipped. Returns the ids that were inserted.
+ * Jobs to send with the events they are for, in the same statement: pg-boss's own insert
+ * statement and its one parameter (the jobs, each naming its event in `data.eventId`).
  */
-export async function insertEventsOnce(db: Queryable, events: NewEvent[]): Promise<Set<string>> {
+export interface JobsForEvents {
+  statement: string;
+  jobs: string;
+}
+
+/**
+ * Stores many accepted events in one statement, with their jobs when given: a row whose
+ * Shopify event id, webhook id or event_id is already stored for its flow (or repeats
+ * earlier in the same batch) is skipped, and so is its job. Returns the ids that were
+ * inserted. One statement is one round trip and one implicit transaction, so under load
+ * neither a BEGIN nor a COMMIT waits behind the busy event loop (docs/decisions/0031).
+ */
+export async function insertEventsOnce(db: Queryable, events: NewEvent[], jobs: JobsForEvents | null = null): Promise<Set<string>> {
   if (events.length === 0) return new Set();
-  const values: unknown[] = [];
-  // The change-log trigger locks each row's flow (docs/decisions/0009-live-stream.md); rows
-  // in flow order make concurrent batches take those locks in one order, never a deadlock.
-  const ordered = [...events].sort((a, b) => (a.flowId < b.flowId ? -1 : a.flowId > b.flowId ? 1 : 0));
-  const rows = ordered.map((event) => {
-    const placeholders = insertValues(event).map((value) => {
-      values.push(value);
-      return `$${values.length}`;
-    });
-    return `(${placeholders.join(', ')})`;
-  });
-  const { rows: inserted } = await db.query<{ id: string }>(
-    `INSERT INTO events (${insertColumns.join(', ')}) VALUES ${rows.join(', ')} ON CONFLICT DO NOTHING RETURNING id`,
-    values,
-  );
-  return new Set(inserted.map((row) => row.id));
+  const { rows } = await db.query<{ id: string }>('SELECT store_events_once AS id FROM store_events_once($1::json, $2, $3::json)', [
+    JSON.stringify(events.map(eventRow)),
+    jobs?.statement ?? null,
+    jobs?.jobs ?? null,
+  ]);
+  return new Set(rows.map((row) => row.id));
 }
 
 /** The stored event a duplicate delivery repeats: same flow and any of its de-duplication ids. */

@@ -1,27 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { inTransaction } from '../database/database.ts';
 import { isDatabaseUnavailable } from '../database/database-errors.ts';
-import { findDuplicateOf, insertEventsOnce, type NewEvent } from '../events/event-queries.ts';
-import type { Queryable } from '../database/database.ts';
+import { findDuplicateOf, insertEventsOnce, type JobsForEvents, type NewEvent } from '../events/event-queries.ts';
 import type { EventStatus } from '../../shared/events/event-schemas.ts';
 
-/** The part of the job queue intake needs: jobs sent and taken back inside its transaction. */
+/** The part of the job queue intake needs: the statement that sends jobs, run with their events. */
 export interface JobSender {
-  enqueueMany(db: Queryable, jobs: Array<{ id: string; job: { eventId: string; attempt: number; arm?: boolean } }>): Promise<void>;
-  discardJobs(db: Queryable, jobIds: string[]): Promise<void>;
+  jobsStatement(jobs: Array<{ id: string; job: { eventId: string; attempt: number; arm?: boolean } }>): Promise<JobsForEvents | null>;
+  /** The jobs of a statement from `jobsStatement` were sent (a worker in this process may take them now). */
+  jobsSent(): void;
 }
 
 /**
  * Stores accepted events together with their jobs, many requests per transaction.
  *
  * Each request still gets its 2xx only after its own event and job are committed; what is
- * shared is the transaction. While one batch commits, the requests arriving meanwhile
- * gather into the next, so under load a commit (and the per-flow lock the event-change
- * trigger takes, docs/decisions/0009-live-stream.md) is paid once per batch instead of
- * once per request; a lone request is written at once. If a batch fails, each of its
- * events is tried alone, so one event the database refuses cannot fail its neighbours.
+ * shared is the statement, which stores a batch's events and their jobs in one round trip
+ * (docs/decisions/0031-one-statement-intake.md). While one batch commits, the requests
+ * arriving meanwhile gather into the next, so under load a commit (and the per-flow lock
+ * the event-change trigger takes, docs/decisions/0009-live-stream.md) is paid once per
+ * batch instead of once per request; a lone request is written at once. If a batch
+ * fails, each of its events is tried alone, so one event the database refuses cannot
+ * fail its neighbours.
  */
 export interface StoredEvent {
   inserted: boolean;
@@ -37,9 +38,10 @@ interface Pending {
 }
 
 const MAX_BATCH = 100;
-// Batches of one flow wait for each other on the change-log lock; two keep one committing
-// while the next is written, more only queue behind that lock.
-const MAX_PARALLEL_BATCHES = 2;
+// One batch in the database at a time, the next gathering meanwhile: batches of one flow
+// would wait for each other on the change-log lock anyway, and measured (bench:ingest)
+// two in parallel only made each smaller and the intake slower, on either database.
+const MAX_PARALLEL_BATCHES = 1;
 
 export class IntakeBatcher {
   private readonly pool: pg.Pool;
@@ -94,27 +96,22 @@ export class IntakeBatcher {
   }
 
   /**
-   * Jobs first, events last: the events insert takes the per-flow lock of the change-log
-   * trigger, which is then held only for that statement and the commit. Jobs of events
-   * that turn out to be duplicates are taken back before the commit.
+   * One statement: the events, then the jobs of those that were not duplicates. No client
+   * round trip falls inside it, so the per-flow lock its trigger takes is held only while
+   * the database works.
    */
-  private commit(batch: Pending[]): Promise<Set<string>> {
-    return inTransaction(this.pool, async (client) => {
-      const jobs = batch
-        .filter((pending) => pending.enqueue)
-        // A waiting event's job only arms its timer; the timer sweep sends the one that generates.
-        .map((pending) => ({ id: randomUUID(), job: { eventId: pending.event.id, attempt: 1, arm: pending.event.status === 'waiting' } }));
-      await this.jobs.enqueueMany(client, jobs);
-      const inserted = await insertEventsOnce(
-        client,
-        batch.map((pending) => pending.event),
-      );
-      await this.jobs.discardJobs(
-        client,
-        jobs.filter((job) => !inserted.has(job.job.eventId)).map((job) => job.id),
-      );
-      return inserted;
-    });
+  private async commit(batch: Pending[]): Promise<Set<string>> {
+    const jobs = batch
+      .filter((pending) => pending.enqueue)
+      // A waiting event's job only arms its timer; the timer sweep sends the one that generates.
+      .map((pending) => ({ id: randomUUID(), job: { eventId: pending.event.id, attempt: 1, arm: pending.event.status === 'waiting' } }));
+    const inserted = await insertEventsOnce(
+      this.pool,
+      batch.map((pending) => pending.event),
+      await this.jobs.jobsStatement(jobs),
+    );
+    if (jobs.length > 0) this.jobs.jobsSent();
+    return inserted;
   }
 
   /** Answers every request of a committed batch; a duplicate gets the id of the event it repeats. */

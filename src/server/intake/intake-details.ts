@@ -191,10 +191,19 @@ export function timeOf(value: unknown, receivedAt: Date): Date | null {
  * starts an abandonment timer, received otherwise. The webhook receiver and the console's
  * test send both store events through here, so a test event is stored exactly as a real one.
  */
+/** The body of an accepted event as received, with its parse when the intake has one. */
+export interface StoredBody {
+  rawBody: string;
+  contentType: string | null;
+  headers: Record<string, string>;
+  /** `rawBody` parsed for writing back (numbers as sent), so it is not parsed again. */
+  parsed?: () => unknown;
+}
+
 export function newAcceptedEvent(
   flow: { id: string; userId: string; flowType: FlowType; isActive: boolean },
   details: IntakeDetails,
-  body: { rawBody: string; contentType: string | null; headers: Record<string, string> },
+  body: StoredBody,
   receivedAt: Date,
 ): NewEvent {
   const processAfter = details.waitMinutes > 0 ? new Date(receivedAt.getTime() + details.waitMinutes * 60_000) : null;
@@ -208,7 +217,7 @@ export function newAcceptedEvent(
     status: !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received',
     // Whatever the caller parsed the body with, what is stored is text PostgreSQL can hold.
     contentType: body.contentType === null ? null : storableText(body.contentType),
-    rawBody: storableText(trimShopperDetails(body.rawBody)),
+    rawBody: storableText(trimShopperDetails(body.rawBody, body.parsed)),
     headers: body.headers,
     shopifyEventId: details.shopifyEventId,
     shopifyWebhookId: details.shopifyWebhookId,
@@ -259,34 +268,42 @@ function addressNames(value: unknown): unknown {
   return Object.fromEntries(Object.entries(value).filter(([key]) => addressNameKeys.has(key.toLowerCase())));
 }
 
-function withoutIdentifyingDetails(value: unknown): { value: unknown; changed: boolean } {
+const removed = Symbol('removed');
+
+/**
+ * The value without identifying members, sharing every part that has none: the value
+ * itself when nothing is taken out, so most of a body is neither copied nor walked twice.
+ */
+function withoutIdentifyingDetails(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || isRawJsonNumber(value)) return value;
   if (Array.isArray(value)) {
-    let changed = false;
-    const items = value.map((item) => {
+    let items: unknown[] | null = null;
+    for (let index = 0; index < value.length; index += 1) {
+      const item: unknown = value[index];
       const trimmed = withoutIdentifyingDetails(item);
-      changed ||= trimmed.changed;
-      return trimmed.value;
-    });
-    return { value: items, changed };
-  }
-  if (value === null || typeof value !== 'object' || isRawJsonNumber(value)) return { value, changed: false };
-  let changed = false;
-  const kept: Record<string, unknown> = {};
-  for (const [key, member] of Object.entries(value)) {
-    const name = key.toLowerCase();
-    if (identifyingKeys.has(name)) {
-      changed = true;
-    } else if (addressKeys.has(name)) {
-      changed = true;
-      const names = addressNames(member);
-      if (names !== undefined) kept[key] = names;
-    } else {
-      const trimmed = withoutIdentifyingDetails(member);
-      changed ||= trimmed.changed;
-      kept[key] = trimmed.value;
+      if (trimmed === item) continue;
+      items ??= value.slice();
+      items[index] = trimmed;
     }
+    return items ?? value;
   }
-  return { value: kept, changed };
+  const members = value as Record<string, unknown>;
+  const keys = Object.keys(members);
+  // Null-prototype, so a member named __proto__ is copied as a member like any other.
+  let kept: Record<string, unknown> | null = null;
+  for (let index = 0; index < keys.length; index += 1) {
+    const key = keys[index]!;
+    const member = members[key];
+    const name = key.toLowerCase();
+    const trimmed = identifyingKeys.has(name) ? removed : addressKeys.has(name) ? (addressNames(member) ?? removed) : withoutIdentifyingDetails(member);
+    if (trimmed === member && kept === null) continue;
+    if (kept === null) {
+      kept = Object.create(null) as Record<string, unknown>;
+      for (const earlier of keys.slice(0, index)) kept[earlier] = members[earlier];
+    }
+    if (trimmed !== removed) kept[key] = trimmed;
+  }
+  return kept ?? value;
 }
 
 /**
@@ -295,15 +312,15 @@ function withoutIdentifyingDetails(value: unknown): { value: unknown; changed: b
  * this), else the same JSON without those members. Numbers keep the digits the sender
  * wrote (Shopify's 64-bit ids); a body that is not JSON is kept as it is.
  */
-export function trimShopperDetails(text: string): string {
+export function trimShopperDetails(text: string, parsed?: () => unknown): string {
   if (!mentionsIdentifyingKey.test(text)) return text;
-  let parsed: unknown;
+  let value: unknown;
   try {
-    parsed = parseJsonTextKeepingNumbers(text);
+    value = parsed ? parsed() : parseJsonTextKeepingNumbers(text);
   } catch {
     // Not JSON, or beyond the bounds of JSON from outside (a refused body is kept as sent).
     return text;
   }
-  const trimmed = withoutIdentifyingDetails(parsed);
-  return trimmed.changed ? JSON.stringify(trimmed.value) : text;
+  const trimmed = withoutIdentifyingDetails(value);
+  return trimmed === value ? text : JSON.stringify(trimmed);
 }

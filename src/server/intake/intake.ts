@@ -9,9 +9,9 @@ import type { Clock } from '../platform/clock.ts';
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { CredentialCipher } from '../credentials/credential-cipher.ts';
 import { findEventForUser, insertEventOnce, newEvent, startReplay, type EventRecord } from '../events/event-queries.ts';
-import { defaultJsonLimits, JsonTextError, parseJsonText, storableText } from '../platform/json-text.ts';
+import { defaultJsonLimits, JsonTextError, parseJsonText, parseJsonTextBothWays, storableText, type ParsedJsonText } from '../platform/json-text.ts';
 import { IntakeBatcher, type JobSender, type StoredEvent } from './intake-batcher.ts';
-import { claimedSource, keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, shopifyTopicOf, trimShopperDetails, type IntakeDetails } from './intake-details.ts';
+import { claimedSource, keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, shopifyTopicOf, trimShopperDetails, type IntakeDetails, type StoredBody } from './intake-details.ts';
 import { verifyShopifySignature } from './shopify-signature.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
 import { signatureHeaderOf, type FlowSignatureCache, type FlowSignatureCheck } from './flow-signature-cache.ts';
@@ -179,9 +179,9 @@ export class Intake {
     const claim = claimedSource(request.headers);
     if (claim === 'shopify') await this.checkShopifySignature(flow, request, text);
     else await this.checkFlowSignature(flow, request, text);
-    const payload = await this.parsedObject(flow, 'webhook', request, text);
+    const { payload, parsed } = await this.parsedObject(flow, 'webhook', request, text);
     const details = readIntakeDetails(claim, request.headers, payload, flow, this.deps.clock.now());
-    return this.store(flow, details, { rawBody: text, contentType: request.contentType, headers: keptHeadersOf(request.headers) });
+    return this.store(flow, details, { rawBody: text, contentType: request.contentType, headers: keptHeadersOf(request.headers), parsed: parsed.exact });
   }
 
   /**
@@ -191,7 +191,7 @@ export class Intake {
    */
   private async acceptPixel(flow: FlowRecord, request: IntakeRequest): Promise<Accepted> {
     const text = request.body.toString('utf8');
-    const payload = await this.parsedObject(flow, 'pixel', request, text);
+    const { payload } = await this.parsedObject(flow, 'pixel', request, text);
     const pixel = pixelEventSchema.safeParse(payload);
     if (!pixel.success) {
       const problems = pixel.error.issues
@@ -243,7 +243,7 @@ export class Intake {
   }
 
   /** Stores an accepted event with its job; never 2xx for an event that was not kept. */
-  private async store(flow: FlowRecord, details: IntakeDetails, body: { rawBody: string; contentType: string | null; headers: Record<string, string> }, dryRun = false): Promise<Accepted> {
+  private async store(flow: FlowRecord, details: IntakeDetails, body: StoredBody, dryRun = false): Promise<Accepted> {
     const event = { ...newAcceptedEvent(flow, details, body, this.deps.clock.now()), dryRun };
     let stored: StoredEvent;
     try {
@@ -325,10 +325,15 @@ export class Intake {
    * The body as a JSON object, through the one parser for outside JSON (exact 64-bit ids,
    * bounded depth and size, storable strings); anything else is a recorded 400.
    */
-  private async parsedObject(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, text: string): Promise<Record<string, unknown>> {
-    let payload: unknown;
+  private async parsedObject(
+    flow: FlowRecord,
+    kind: 'webhook' | 'pixel',
+    request: IntakeRequest,
+    text: string,
+  ): Promise<{ payload: Record<string, unknown>; parsed: ParsedJsonText }> {
+    let parsed: ParsedJsonText;
     try {
-      payload = parseJsonText(text);
+      parsed = parseJsonTextBothWays(text);
     } catch (error) {
       const problem = error instanceof JsonTextError ? error.problem : 'malformed';
       const refusals = {
@@ -344,11 +349,12 @@ export class Intake {
       await this.refuse(flow, kind, request, refusal.code, refusal.reason, text || null);
       throw new HttpError(400, refusal.code, refusal.message);
     }
+    const payload = parsed.value;
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       await this.refuse(flow, kind, request, 'not_an_object', rejectionReasons.notAnObject, text);
       throw new HttpError(400, 'not_an_object', webhookMessages.notAnObject);
     }
-    return payload as Record<string, unknown>;
+    return { payload: payload as Record<string, unknown>, parsed };
   }
 
   /**

@@ -1,0 +1,39 @@
+-- Accepted events and their jobs stored in one statement, so in one round trip
+-- (docs/decisions/0031-one-statement-intake.md). Events whose Shopify event id, webhook id
+-- or event_id repeats a stored one (or one earlier in the same batch) are skipped, and
+-- so are their jobs. `job_statement` is pg-boss's own insert, as pg-boss hands it to its
+-- database adapter, with `jobs` being its one parameter; it is run only for the jobs whose
+-- event was stored. Returns the ids of the events stored.
+CREATE FUNCTION store_events_once(new_events json, job_statement text, jobs json) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+  stored text[];
+  kept text;
+BEGIN
+  -- Rows in flow order: the change-log trigger locks each row's flow (0009), so concurrent
+  -- batches take those locks in one order and never deadlock.
+  WITH inserted AS (
+    INSERT INTO events (
+      id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers,
+      shopify_event_id, shopify_webhook_id, external_event_id, error, checkout_token, cart_token,
+      object_id, shopper_email, occurred_at, process_after, received_at, updated_at, finished_at, dry_run
+    )
+    SELECT
+      id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers,
+      shopify_event_id, shopify_webhook_id, external_event_id, error, checkout_token, cart_token,
+      object_id, shopper_email, occurred_at, process_after, received_at, updated_at, finished_at, dry_run
+    FROM json_populate_recordset(NULL::events, new_events)
+    ORDER BY flow_id
+    ON CONFLICT DO NOTHING
+    RETURNING events.id
+  )
+  SELECT coalesce(array_agg(inserted.id), '{}') INTO stored FROM inserted;
+  IF job_statement IS NOT NULL THEN
+    SELECT json_agg(job)::text INTO kept FROM json_array_elements(jobs) AS job WHERE job -> 'data' ->> 'eventId' = ANY (stored);
+    IF kept IS NOT NULL THEN
+      EXECUTE job_statement USING kept;
+    END IF;
+  END IF;
+  RETURN QUERY SELECT unnest(stored);
+END
+$$;
