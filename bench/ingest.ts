@@ -193,7 +193,9 @@ async function embeddedRun(): Promise<{ row: Row; check: string; processed: stri
       try {
         const stored = await countRows(reopened.pool, countSql.stored, [flowId]);
         const delivered = await countRows(reopened.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status = 'delivered'`, [flowId]);
-        processed = `Embedded worker meanwhile delivered ${formatNumber(delivered)} of the ${formatNumber(stored)} events (OpenAI answering in 1 s)`;
+        // Taken up: any event the worker has moved on from 'received' (post-purchase texts wait for their send time first).
+        const takenUp = await countRows(reopened.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status NOT IN ('received', 'rejected')`, [flowId]);
+        processed = `Embedded worker meanwhile took up ${formatNumber(takenUp)} and delivered ${formatNumber(delivered)} of the ${formatNumber(stored)} events (OpenAI answering in 1 s)`;
         return { stored, jobs: await countRows(reopened.pool, countSql.jobs) };
       } finally {
         await reopened.close();

@@ -200,7 +200,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     clock,
     logger: deps.logger,
     jobs: engine,
-    loadShopifySecrets: async (userId) => (await loadEngineCredentials(database.pool, userId))?.shopifySigningSecrets ?? [],
+    // On the intake's pool like the rest of a webhook's path: on the main pool, each reload
+    // (every 5 s) made every webhook in flight wait behind the worker's queued statements.
+    loadShopifySecrets: async (userId) => (await loadEngineCredentials(database.intakePool, userId))?.shopifySigningSecrets ?? [],
     credentialCipher,
     flowSignatures,
     observer: { accepted: (source) => metrics.eventAccepted(source), rejected: (source, reason) => metrics.eventRejected(source, reason) },

@@ -47,6 +47,49 @@ describe('the embedded session runs the intake first', () => {
   });
 });
 
+describe('the embedded session under a flood of intake exchanges', () => {
+  let database: PGlite;
+  let server: { port: number; close(): Promise<void> };
+  beforeAll(async () => {
+    database = await PGlite.create();
+    server = await serveEmbeddedDatabase(database);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await database?.close();
+  });
+
+  it('keeps answering the other connections while the intake never stops', async () => {
+    const url = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
+    const others = new pg.Pool({ connectionString: url, max: 2 });
+    const intake = new pg.Pool({ connectionString: url, max: 2, application_name: PRIORITY_APPLICATION_NAME });
+    try {
+      let flooding = true;
+      let othersAnswered = 0;
+      const other = (async () => {
+        while (flooding) {
+          await others.query('SELECT 1');
+          othersAnswered += 1;
+        }
+      })();
+      // Two intake connections, so one of them always has an exchange waiting.
+      await Promise.all(
+        Array.from({ length: 2 }, async () => {
+          for (let sent = 0; sent < 60; sent += 1) await intake.query('SELECT count(*) FROM generate_series(1, 50000)');
+        }),
+      );
+      flooding = false;
+      await other;
+      // The others' share is a tenth of the session's time while the intake is busy: far
+      // more than this many one-row answers, and none at all would be a stalled worker.
+      expect(othersAnswered).toBeGreaterThanOrEqual(10);
+    } finally {
+      await others.end();
+      await intake.end();
+    }
+  });
+});
+
 describe('the embedded database thread', () => {
   let dataDir: string;
   beforeAll(async () => {

@@ -41,8 +41,22 @@ export const EMBEDDED_IDLE_IN_TRANSACTION_MS = 10_000;
  * worker's many small statements per event crowd out the intake's few batched ones.
  */
 export const PRIORITY_APPLICATION_NAME = 'flowsmith-intake';
-/** At most this many priority exchanges run in a row while another connection's waits. */
-const PRIORITY_RUN = 3;
+/**
+ * While the intake is busy, the other connections get this share of the session's time,
+ * so the worker keeps going under a flood of webhooks instead of stopping until it passes,
+ * but no more: the intake sends one batch at a time, and the worker's many small
+ * statements filled every gap between two batches (a third of the session's time).
+ */
+export const OTHERS_SHARE_WHILE_INTAKE_BUSY = 0.1;
+/**
+ * The intake counts as busy while its exchange waits, or while it has used at least
+ * INTAKE_BUSY_SHARE of the session over the last INTAKE_WINDOW_MS: a flood, which sends
+ * its next batch a moment after the last, not webhooks arriving one by one.
+ */
+const INTAKE_WINDOW_MS = 100;
+const INTAKE_BUSY_SHARE = 0.5;
+/** The most time the others may bank from the intake's exchanges, so their turn stays short. */
+const MAX_OTHERS_CREDIT_MS = 2;
 
 interface Exchange {
   connectionId: number;
@@ -63,8 +77,11 @@ class SerialSession {
   /** Connections that closed while their exchange ran: their transaction, if it began one, is rolled back after. */
   private readonly closedWhileRunning = new Set<number>();
   private idleTransactionTimer: NodeJS.Timeout | null = null;
-  /** Priority exchanges run in a row while others waited (see nextIndex). */
-  private priorityRun = 0;
+  /** Time the other connections may use while the intake is busy (see nextIndex). */
+  private othersCreditMs = 0;
+  /** The intake's exchanges of the last INTAKE_WINDOW_MS: when each ended, and how long it ran (ms). */
+  private recentIntake: Array<{ endedAt: number; took: number }> = [];
+  private resumeTimer: NodeJS.Timeout | null = null;
   private readonly database: PGlite;
   private readonly endConnection: (connectionId: number) => void;
   private readonly idleInTransactionMs: number;
@@ -103,16 +120,52 @@ class SerialSession {
   }
 
   /**
-   * The next exchange outside a transaction: a priority one first, but never more than
-   * PRIORITY_RUN of them in a row while another waits, so the worker keeps a share under
-   * a flood of webhooks instead of stopping until it passes.
+   * The next exchange outside a transaction, or -1 to leave the session to the intake for
+   * now. The intake's exchanges go first; while the intake is busy the others run only on
+   * credit, which each intake exchange earns them in proportion to its time
+   * (OTHERS_SHARE_WHILE_INTAKE_BUSY); when it is not, they run freely.
    */
-  private nextIndex(): number {
+  private nextIndex(now: number): number {
     const priority = this.queue.findIndex((exchange) => exchange.priority);
     const other = this.queue.findIndex((exchange) => !exchange.priority);
-    const index = priority !== -1 && (other === -1 || this.priorityRun < PRIORITY_RUN) ? priority : Math.max(0, other);
-    this.priorityRun = this.queue[index]?.priority ? this.priorityRun + 1 : 0;
-    return index;
+    if (other !== -1 && (!this.intakeBusy(now) || this.othersCreditMs > 0)) return other;
+    return priority;
+  }
+
+  /** An intake exchange waits, or the intake has kept the session busy of late (a flood). */
+  private intakeBusy(now: number): boolean {
+    if (this.queue.some((exchange) => exchange.priority)) return true;
+    const windowStart = now - INTAKE_WINDOW_MS;
+    while (this.recentIntake.length > 0 && this.recentIntake[0]!.endedAt < windowStart) this.recentIntake.shift();
+    let used = 0;
+    for (const { endedAt, took } of this.recentIntake) used += Math.min(took, endedAt - windowStart);
+    return used >= INTAKE_WINDOW_MS * INTAKE_BUSY_SHARE;
+  }
+
+  /**
+   * Books an exchange's time: the intake's earns the others credit; theirs spends it when
+   * the intake was busy as it began, a transaction's statements too (which run in turn
+   * whatever waits), so a long transaction is paid back by a longer wait after it.
+   */
+  private book(exchange: Exchange, intakeWasBusy: boolean, startedAt: number, endedAt: number): void {
+    const took = endedAt - startedAt;
+    if (exchange.priority) {
+      this.recentIntake.push({ endedAt, took });
+      const earned = (took * OTHERS_SHARE_WHILE_INTAKE_BUSY) / (1 - OTHERS_SHARE_WHILE_INTAKE_BUSY);
+      this.othersCreditMs = Math.min(MAX_OTHERS_CREDIT_MS, this.othersCreditMs + earned);
+    } else if (intakeWasBusy) {
+      this.othersCreditMs -= took;
+    }
+  }
+
+  /** Runs the queue again in a moment, when the intake may have become quiet enough for the others to go. */
+  private resumeLater(): void {
+    if (this.resumeTimer) return;
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = null;
+      void this.pump();
+    }, 1);
+    this.resumeTimer.unref();
   }
 
   private async pump(): Promise<void> {
@@ -124,9 +177,16 @@ class SerialSession {
         // two, sockets are not read until the whole queue is done, and a priority exchange
         // sent meanwhile would wait behind all of it.
         await new Promise<void>((resolve) => setImmediate(resolve));
-        const index = this.transactionOwner === null ? this.nextIndex() : this.queue.findIndex((exchange) => exchange.connectionId === this.transactionOwner);
-        if (index === -1 || this.queue.length === 0) break;
+        const startedAt = performance.now();
+        const index = this.transactionOwner === null ? this.nextIndex(startedAt) : this.queue.findIndex((exchange) => exchange.connectionId === this.transactionOwner);
+        if (index === -1 || this.queue.length === 0) {
+          // Only the others' exchanges wait, and the intake is busy: they go when it is quiet
+          // (or when its next exchange earns them credit).
+          if (this.transactionOwner === null && this.queue.length > 0) this.resumeLater();
+          break;
+        }
         this.clearIdleTransactionTimer();
+        const intakeWasBusy = this.intakeBusy(startedAt);
         const exchange = this.queue.splice(index, 1)[0]!;
         this.current = exchange.connectionId;
         try {
@@ -137,6 +197,7 @@ class SerialSession {
           // PGlite reports SQL errors inside the protocol stream; a throw here means the
           // exchange could not run at all, and the client sees its connection end.
         } finally {
+          this.book(exchange, intakeWasBusy, startedAt, performance.now());
           this.current = null;
           exchange.done();
         }
