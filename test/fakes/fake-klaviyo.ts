@@ -83,6 +83,8 @@ const defaultLimits: Record<KlaviyoEndpoint, RateLimit> = {
 interface FakeImportJob {
   id: string;
   createdAt: number;
+  /** When Klaviyo starts working on it: its creation, or the end of a hold (holdImportJobs). */
+  startsAt: number;
   total: number;
   errors: Array<{ email: string; detail: string; original: Record<string, unknown> }>;
   /** Applied when the job completes. */
@@ -128,6 +130,8 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     throttled: 0,
     counts: Object.fromEntries(Object.keys(defaultLimits).map((endpoint) => [endpoint, 0])) as Record<KlaviyoEndpoint, number>,
     bulkJobMs: options.bulkJobMs ?? 300,
+    /** Import jobs are accepted but not started while this is true (holdImportJobs). */
+    holdingImportJobs: false,
   };
   const importJobs = new Map<string, FakeImportJob>();
   /** Emails a bulk import refuses (listed in the job's import errors), with Klaviyo's detail. */
@@ -295,7 +299,9 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
       return apiError(400, 'invalid', 'Invalid input.', "'data.attributes.profiles.data' must list profiles.", '/data/attributes/profiles');
     }
     if (rows.length > 10_000) return apiError(400, 'invalid', 'Invalid input.', 'A job may import at most 10,000 profiles.', '/data/attributes/profiles/data');
-    const job: FakeImportJob = { id: randomUUID(), createdAt: now(), total: rows.length, errors: [], applied: false, apply: () => undefined };
+    const createdAt = now();
+    const startsAt = state.holdingImportJobs ? Number.POSITIVE_INFINITY : createdAt;
+    const job: FakeImportJob = { id: randomUUID(), createdAt, startsAt, total: rows.length, errors: [], applied: false, apply: () => undefined };
     const accepted: Array<Record<string, any>> = [];
     for (const row of rows) {
       const attributes = row?.attributes ?? {};
@@ -313,7 +319,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
   }
 
   function importJobResource(job: FakeImportJob) {
-    const elapsed = now() - job.createdAt;
+    const elapsed = now() - job.startsAt;
     const complete = elapsed >= state.bulkJobMs;
     if (complete && !job.applied) job.apply();
     return {
@@ -325,7 +331,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
         total_count: job.total,
         completed_count: complete ? job.total - job.errors.length : 0,
         failed_count: complete ? job.errors.length : 0,
-        completed_at: complete ? new Date(job.createdAt + state.bulkJobMs).toISOString() : null,
+        completed_at: complete ? new Date(job.startsAt + state.bulkJobMs).toISOString() : null,
       },
     };
   }
@@ -471,6 +477,18 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     clearFailures() {
       queue.length = 0;
       rules.length = 0;
+    },
+    /**
+     * Accepts import jobs but leaves them queued until the returned release is called (an
+     * account whose imports wait behind others at Klaviyo); then they run as usual.
+     */
+    holdImportJobs(): () => void {
+      state.holdingImportJobs = true;
+      return () => {
+        state.holdingImportJobs = false;
+        const releasedAt = now();
+        for (const job of importJobs.values()) if (job.startsAt === Number.POSITIVE_INFINITY) job.startsAt = releasedAt;
+      };
     },
     /** Makes bulk imports refuse this email (it appears in the job's import errors with `detail`). */
     refuseInBulk(email: string, detail = 'Invalid email address.') {

@@ -210,6 +210,32 @@ describe('fake Klaviyo', () => {
     expect((await importProfile({ email: 'after@example.com' })).status).toBe(201);
   });
 
+  it('runs a bulk import job after its time, or only once a hold on import jobs is released', async () => {
+    const importJob = (email: string) =>
+      call(`${klaviyo.baseUrl}/api/profile-bulk-import-jobs`, {
+        method: 'POST',
+        headers: headers(),
+        body: JSON.stringify({ data: { type: 'profile-bulk-import-job', attributes: { profiles: { data: [{ type: 'profile', attributes: { email, properties: { line: 'L' } } }] } } } }),
+      });
+    const status = async (id: string) => (await call(`${klaviyo.baseUrl}/api/profile-bulk-import-jobs/${id}`, { headers: headers() })).json.data.attributes.status as string;
+    const free = await importJob('free@example.com');
+    expect(free.status).toBe(202);
+    now += 301;
+    expect(await status(free.json.data.id)).toBe('complete');
+    expect(klaviyo.profiles.get('free@example.com')!.properties).toEqual({ line: 'L' });
+
+    const release = klaviyo.holdImportJobs();
+    const held = await importJob('held@example.com');
+    now += 60_000;
+    expect(await status(held.json.data.id)).toBe('queued');
+    expect(klaviyo.profiles.has('held@example.com')).toBe(false);
+    release();
+    expect(await status(held.json.data.id)).toBe('queued');
+    now += 301;
+    expect(await status(held.json.data.id)).toBe('complete');
+    expect(klaviyo.profiles.has('held@example.com')).toBe(true);
+  });
+
   it('enforces the accounts check limit of 1 per second', async () => {
     klaviyo.enforceRateLimits = true;
     now += 120_000;
