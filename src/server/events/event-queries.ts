@@ -179,7 +179,6 @@ function eventRow(event: NewEvent): Record<string, unknown> {
     topic: event.topic,
     status: event.status,
     content_type: event.contentType,
-    raw_body: event.rawBody,
     headers: event.headers,
     shopify_event_id: event.shopifyEventId,
     shopify_webhook_id: event.shopifyWebhookId,
@@ -216,10 +215,14 @@ export interface JobsForEvents {
  */
 export async function insertEventsOnce(db: Queryable, events: NewEvent[], jobs: JobsForEvents | null = null): Promise<Set<string>> {
   if (events.length === 0) return new Set();
-  const { rows } = await db.query<{ id: string }>('SELECT store_events_once AS id FROM store_events_once($1::json, $2, $3::json)', [
+  // Each body is a parameter of its own: sent as it is, where inside the rows' JSON it was
+  // escaped here and unescaped by the database (a tenth of a batch's cost for 2 KB bodies).
+  const bodies = events.map((_, index) => `$${index + 4}`).join(', ');
+  const { rows } = await db.query<{ id: string }>(`SELECT store_events_once AS id FROM store_events_once($1::json, ARRAY[${bodies}]::text[], $2, $3::json)`, [
     JSON.stringify(events.map(eventRow)),
     jobs?.statement ?? null,
     jobs?.jobs ?? null,
+    ...events.map((event) => event.rawBody),
   ]);
   return new Set(rows.map((row) => row.id));
 }

@@ -1,10 +1,12 @@
 -- Accepted events and their jobs stored in one statement, so in one round trip
 -- (docs/decisions/0031-one-statement-intake.md). Events whose Shopify event id, webhook id
 -- or event_id repeats a stored one (or one earlier in the same batch) are skipped, and
--- so are their jobs. `job_statement` is pg-boss's own insert, as pg-boss hands it to its
--- database adapter, with `jobs` being its one parameter; it is run only for the jobs whose
--- event was stored. Returns the ids of the events stored.
-CREATE FUNCTION store_events_once(new_events json, job_statement text, jobs json) RETURNS SETOF text
+-- so are their jobs. The bodies come apart from the rows, in row order, as text: inside
+-- the rows' JSON each body (itself JSON, mostly) was escaped by the app and unescaped here.
+-- `job_statement` is pg-boss's own insert, as pg-boss hands it to its database adapter,
+-- with `jobs` being its one parameter; it is run only for the jobs whose event was
+-- stored. Returns the ids of the events stored.
+CREATE FUNCTION store_events_once(new_events json, raw_bodies text[], job_statement text, jobs json) RETURNS SETOF text
 LANGUAGE plpgsql AS $$
 DECLARE
   stored text[];
@@ -19,11 +21,12 @@ BEGIN
       object_id, shopper_email, occurred_at, process_after, received_at, updated_at, finished_at, dry_run
     )
     SELECT
-      id, flow_id, user_id, flow_type, source, topic, status, content_type, raw_body, headers,
-      shopify_event_id, shopify_webhook_id, external_event_id, error, checkout_token, cart_token,
-      object_id, shopper_email, occurred_at, process_after, received_at, updated_at, finished_at, dry_run
-    FROM json_populate_recordset(NULL::events, new_events)
-    ORDER BY flow_id
+      arriving.id, arriving.flow_id, arriving.user_id, arriving.flow_type, arriving.source, arriving.topic, arriving.status, arriving.content_type,
+      raw_bodies[arriving.ordinality], arriving.headers, arriving.shopify_event_id, arriving.shopify_webhook_id, arriving.external_event_id,
+      arriving.error, arriving.checkout_token, arriving.cart_token, arriving.object_id, arriving.shopper_email, arriving.occurred_at,
+      arriving.process_after, arriving.received_at, arriving.updated_at, arriving.finished_at, arriving.dry_run
+    FROM json_populate_recordset(NULL::events, new_events) WITH ORDINALITY AS arriving
+    ORDER BY arriving.flow_id
     ON CONFLICT DO NOTHING
     RETURNING events.id
   )
