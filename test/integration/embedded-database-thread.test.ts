@@ -10,7 +10,7 @@ import { PRIORITY_APPLICATION_NAME, serveEmbeddedDatabase } from '../../src/serv
 // The embedded database runs in a thread of its own, and the intake's connections go
 // first on its single session (docs/decisions/0023-embedded-database-thread.md).
 
-describe('the embedded session runs the intake first', () => {
+describe('the embedded session runs the intake first, and the others still get a share', () => {
   let database: PGlite;
   let server: { port: number; close(): Promise<void> };
   beforeAll(async () => {
@@ -44,19 +44,6 @@ describe('the embedded session runs the intake first', () => {
       await others.end();
       await intake.end();
     }
-  });
-});
-
-describe('the embedded session under a flood of intake exchanges', () => {
-  let database: PGlite;
-  let server: { port: number; close(): Promise<void> };
-  beforeAll(async () => {
-    database = await PGlite.create();
-    server = await serveEmbeddedDatabase(database);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await database?.close();
   });
 
   it('keeps answering the other connections while the intake never stops', async () => {
