@@ -198,6 +198,11 @@ describe('duplicates', () => {
     expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(202));
     expect(new Set(answers.map((answer) => answer.json.eventId)).size).toBe(1);
     expect(answers.filter((answer) => !answer.json.duplicate)).toHaveLength(1);
+    // Only the stored event has a job: the duplicates' jobs, sent in the same statement, are not.
+    const orphans = await db().query(
+      `SELECT count(*)::int AS count FROM pgboss.job j WHERE j.name = 'process-event' AND NOT EXISTS (SELECT 1 FROM events e WHERE e.id = j.data->>'eventId')`,
+    );
+    expect(orphans.rows[0].count).toBe(0);
     await waitForEvents(db(), [answers[0]!.json.eventId]);
     expect(scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === email)).toHaveLength(1);
   });
