@@ -1,0 +1,125 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import pino from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createTestDatabase } from '../support/test-database.ts';
+import type { Database } from '../../src/server/database/database.ts';
+import { newEvent, type NewEvent } from '../../src/server/events/event-queries.ts';
+import { IntakeBatcher, type JobSender } from '../../src/server/intake/intake-batcher.ts';
+
+/**
+ * The intake's batches on a real database: what a failed batch does to its neighbours,
+ * and that the next batch goes to the database before the last one's requests are answered.
+ */
+let database: Database;
+const userId = `user-${randomUUID()}`;
+const flowId = `flow-${randomUUID()}`;
+// These tests send no jobs: the statement that stores a batch sends them, tested through the intake elsewhere.
+const noJobs: JobSender = { jobsStatement: async () => null, jobsSent: () => undefined };
+const quietLogger = pino({ level: 'silent' });
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await database.pool.query("INSERT INTO users (id, full_name, email) VALUES ($1, 'Batch Owner', $2)", [userId, `${userId}@example.com`]);
+  await database.pool.query("INSERT INTO flows (id, user_id, flow_type, is_active) VALUES ($1, $2, 'abandoned_cart', true)", [flowId, userId]);
+});
+
+afterAll(async () => {
+  await database?.close();
+});
+
+function arriving(overrides: Partial<NewEvent> = {}): NewEvent {
+  return newEvent({
+    id: randomUUID(),
+    flowId,
+    userId,
+    flowType: 'abandoned_cart',
+    source: 'generic',
+    topic: 'cart_abandoned',
+    status: 'received',
+    contentType: 'application/json',
+    rawBody: '{}',
+    externalEventId: `evt_${randomUUID()}`,
+    receivedAt: new Date(),
+    ...overrides,
+  });
+}
+
+/** A pool whose first statement is held until `release`, and which notes when each statement reached it. */
+function heldPool(pool: pg.Pool) {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const arrivals: Array<() => void> = [];
+  /** Resolves with what `look` returns as the next statement reaches the pool, looked at right then. */
+  const nextStatement = <T>(look: () => T) => new Promise<T>((resolve) => arrivals.push(() => resolve(look())));
+  let statements = 0;
+  const wrapper = {
+    async query(...args: Parameters<pg.Pool['query']>) {
+      statements += 1;
+      for (const arrived of arrivals.splice(0)) arrived();
+      if (statements === 1) await held;
+      return (pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+    },
+  };
+  return {
+    pool: wrapper as unknown as pg.Pool,
+    release,
+    nextStatement,
+  };
+}
+
+async function storedIds(ids: string[]): Promise<Set<string>> {
+  const { rows } = await database.pool.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1)', [ids]);
+  return new Set(rows.map((row) => row.id));
+}
+
+it('stores every other event of a batch the database refuses one of, and refuses only that one', async () => {
+  const held = heldPool(database.pool);
+  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
+  // The first event goes alone while the rest gather into one batch behind it.
+  const first = arriving();
+  const firstStored = batcher.store(first, false);
+  const neighbours = Array.from({ length: 6 }, () => arriving());
+  // A flow that does not exist: the database refuses the row, and with it the batch's statement.
+  const refused = arriving({ flowId: `missing-${randomUUID()}` });
+  const batch = [...neighbours.slice(0, 3), refused, ...neighbours.slice(3)];
+  const answers = batch.map((event) => batcher.store(event, false).then((stored) => ({ stored }), (error: unknown) => ({ error })));
+  held.release();
+
+  expect((await firstStored).inserted).toBe(true);
+  const outcomes = await Promise.all(answers);
+  const refusedOutcome = outcomes[batch.indexOf(refused)]!;
+  expect('error' in refusedOutcome).toBe(true);
+  for (const event of neighbours) expect(outcomes[batch.indexOf(event)]).toEqual({ stored: { inserted: true, id: event.id, status: 'received' } });
+  expect(await storedIds([first.id, refused.id, ...neighbours.map((event) => event.id)])).toEqual(new Set([first.id, ...neighbours.map((event) => event.id)]));
+});
+
+it('answers a repeat in the next batch with the id of the event it repeats', async () => {
+  const held = heldPool(database.pool);
+  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
+  const original = arriving();
+  const originalStored = batcher.store(original, false);
+  const repeat = batcher.store(arriving({ externalEventId: original.externalEventId }), false);
+  held.release();
+  expect(await originalStored).toEqual({ inserted: true, id: original.id, status: 'received' });
+  expect(await repeat).toEqual({ inserted: false, id: original.id, status: 'received' });
+});
+
+it('sends the next batch to the database before answering the requests of the one before', async () => {
+  const held = heldPool(database.pool);
+  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
+  const answered: string[] = [];
+  const first = [arriving()];
+  const firstReachedDatabase = held.nextStatement(() => undefined);
+  const firstAnswers = first.map((event) => batcher.store(event, false).then(() => answered.push(event.id)));
+  await firstReachedDatabase;
+  // Gathered while the first batch is held; they form the second batch.
+  const second = Array.from({ length: 3 }, () => arriving());
+  const secondAnswers = second.map((event) => batcher.store(event, false));
+  const secondReachedDatabase = held.nextStatement(() => [...answered]);
+  held.release();
+  // When the second batch's statement reached the database, no request of the first had been answered yet.
+  expect(await secondReachedDatabase).toEqual([]);
+  await Promise.all([...firstAnswers, ...secondAnswers]);
+  expect(answered).toEqual(first.map((event) => event.id));
+});
