@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/test-database.ts';
+import { createTestDatabase, insertOwnerWithFlow } from '../support/test-database.ts';
 import type { Database } from '../../src/server/database/database.ts';
 import { eventLifecycle, finishedStatuses, predecessorsOf } from '../../src/server/events/event-lifecycle.ts';
 import {
@@ -27,8 +27,7 @@ const flowId = `flow-${randomUUID()}`;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  await database.pool.query("INSERT INTO users (id, full_name, email) VALUES ($1, 'Lifecycle Owner', $2)", [userId, `${userId}@example.com`]);
-  await database.pool.query("INSERT INTO flows (id, user_id, flow_type, is_active) VALUES ($1, $2, 'abandoned_cart', true)", [flowId, userId]);
+  await insertOwnerWithFlow(database, { userId, flowId, name: 'Lifecycle Owner' });
 });
 
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase } from '../support/test-database.ts';
+import { createTestDatabase, insertOwnerWithFlow } from '../support/test-database.ts';
 import type { Database } from '../../src/server/database/database.ts';
 import { newEvent, type NewEvent } from '../../src/server/events/event-queries.ts';
 import { IntakeBatcher, type JobSender } from '../../src/server/intake/intake-batcher.ts';
@@ -20,8 +20,7 @@ const quietLogger = pino({ level: 'silent' });
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  await database.pool.query("INSERT INTO users (id, full_name, email) VALUES ($1, 'Batch Owner', $2)", [userId, `${userId}@example.com`]);
-  await database.pool.query("INSERT INTO flows (id, user_id, flow_type, is_active) VALUES ($1, $2, 'abandoned_cart', true)", [flowId, userId]);
+  await insertOwnerWithFlow(database, { userId, flowId, name: 'Batch Owner' });
 });
 
 afterAll(async () => {

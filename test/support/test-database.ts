@@ -38,3 +38,9 @@ export async function createTestDatabase(): Promise<Database & { kind: 'embedded
     },
   };
 }
+
+/** An owner with one active abandoned-cart flow, written directly (for tests of the events module below the routes). */
+export async function insertOwnerWithFlow(database: Database, owner: { userId: string; flowId: string; name: string }): Promise<void> {
+  await database.pool.query('INSERT INTO users (id, full_name, email) VALUES ($1, $2, $3)', [owner.userId, owner.name, `${owner.userId}@example.com`]);
+  await database.pool.query("INSERT INTO flows (id, user_id, flow_type, is_active) VALUES ($1, $2, 'abandoned_cart', true)", [owner.flowId, owner.userId]);
+}
