@@ -121,7 +121,7 @@ export async function openDatabase(options: {
   const connectionString = options.databaseUrl ?? embedded!.connectionString;
   const clientConfig = connectionSettings(connectionString, embedded !== undefined);
   const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });
-  // Two batches commit at a time (intake-batcher.ts); the rest serve duplicate and flow look-ups.
+  // One batch commits at a time (intake-batcher.ts); the other connections serve duplicate and flow look-ups.
   const intakePool = new pg.Pool({ ...clientConfig, application_name: PRIORITY_APPLICATION_NAME, max: 4 });
   const availability = new DatabaseAvailability(pool);
   for (const each of [pool, intakePool]) {
