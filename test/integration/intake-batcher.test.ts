@@ -9,7 +9,8 @@ import { IntakeBatcher, type JobSender } from '../../src/server/intake/intake-ba
 
 /**
  * The intake's batches on a real database: what a failed batch does to its neighbours,
- * and that the next batch goes to the database before the last one's requests are answered.
+ * that the requests of one turn of the event loop go together, and that the next batch
+ * goes to the database before the last one's requests are answered.
  */
 let database: Database;
 const userId = `user-${randomUUID()}`;
@@ -77,7 +78,9 @@ it('stores every other event of a batch the database refuses one of, and refuses
   const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
   // The first event goes alone while the rest gather into one batch behind it.
   const first = arriving();
+  const firstReachedDatabase = held.nextStatement(() => undefined);
   const firstStored = batcher.store(first, false);
+  await firstReachedDatabase;
   const neighbours = Array.from({ length: 6 }, () => arriving());
   // A flow that does not exist: the database refuses the row, and with it the batch's statement.
   const refused = arriving({ flowId: `missing-${randomUUID()}` });
@@ -97,7 +100,9 @@ it('answers a repeat in the next batch with the id of the event it repeats', asy
   const held = heldPool(database.pool);
   const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
   const original = arriving();
+  const originalReachedDatabase = held.nextStatement(() => undefined);
   const originalStored = batcher.store(original, false);
+  await originalReachedDatabase;
   const repeat = batcher.store(arriving({ externalEventId: original.externalEventId }), false);
   held.release();
   expect(await originalStored).toEqual({ inserted: true, id: original.id, status: 'received' });
@@ -121,4 +126,20 @@ it('sends the next batch to the database before answering the requests of the on
   expect(await secondReachedDatabase).toEqual([]);
   await Promise.all([...firstAnswers, ...secondAnswers]);
   expect(answered).toEqual(first.map((event) => event.id));
+});
+
+it('sends the requests that arrive in one turn of the event loop as one batch, not the first alone', async () => {
+  const statements: unknown[][] = [];
+  const counting = {
+    query(...args: unknown[]) {
+      statements.push(args);
+      return (database.pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
+    },
+  } as unknown as pg.Pool;
+  const batcher = new IntakeBatcher(counting, noJobs, quietLogger);
+  const burst = Array.from({ length: 5 }, () => arriving());
+  const answers = await Promise.all(burst.map((event) => batcher.store(event, false)));
+  expect(answers).toEqual(burst.map((event) => ({ inserted: true, id: event.id, status: 'received' })));
+  expect(statements).toHaveLength(1);
+  expect(await storedIds(burst.map((event) => event.id))).toEqual(new Set(burst.map((event) => event.id)));
 });
