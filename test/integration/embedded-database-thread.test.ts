@@ -52,11 +52,11 @@ describe('the embedded session runs the intake first, and the others still get a
     const intake = new pg.Pool({ connectionString: url, max: 2, application_name: PRIORITY_APPLICATION_NAME });
     try {
       let flooding = true;
-      let othersAnswered = 0;
+      let answeredDuringFlood = 0;
       const other = (async () => {
         while (flooding) {
           await others.query('SELECT 1');
-          othersAnswered += 1;
+          if (flooding) answeredDuringFlood += 1;
         }
       })();
       // Two intake connections, so one of them always has an exchange waiting.
@@ -67,9 +67,12 @@ describe('the embedded session runs the intake first, and the others still get a
       );
       flooding = false;
       await other;
-      // The others' share is a tenth of the session's time while the intake is busy: far
-      // more than this many one-row answers, and none at all would be a stalled worker.
-      expect(othersAnswered).toBeGreaterThanOrEqual(10);
+      // The others' share is a tenth of the session's time while the intake is busy. Alone
+      // on a machine that is about one answer per intake exchange (120); with other test
+      // files busy on the same two cores it was as few as five, so only what is certain is
+      // asserted: answers while the flood went on, not just its first moment (a stalled
+      // worker would get at most the one sent before the flood began).
+      expect(answeredDuringFlood).toBeGreaterThanOrEqual(2);
     } finally {
       await others.end();
       await intake.end();
