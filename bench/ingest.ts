@@ -11,7 +11,8 @@
  *    the same server database.
  *
  * Each gets ~2 KB signed `orders/create` webhooks from 100 connections for 10 s
- * (autocannon), each with its own webhook and event ids. Prints accepted/s and latency,
+ * (autocannon), each with its own webhook and event ids; 2 and 3 take turns in slices of
+ * that time (serverRuns), so their ratio is of the same moments. Prints accepted/s and latency,
  * checks that every 2xx answer is a stored event with its job, and prints the ratios.
  * Targets: embedded ≥ 60 % of server with p99 < 200 ms; server ≥ 85 % of the baseline.
  * Runs BENCH_ROUNDS rounds (3) of all three and prints the median of the ratios taken
@@ -33,6 +34,8 @@ import { benchKeys, countRows, createBenchDatabase, formatNumber, freePort, seed
 
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const durationSeconds = Number(process.env.BENCH_SECONDS ?? 10);
+const slices = Math.max(1, Number(process.env.BENCH_SLICES ?? 4));
+const sliceSeconds = durationSeconds / slices;
 
 function orderBody(orderId: string): string {
   const lineItems = Array.from({ length: 4 }, (_, index) => ({
@@ -72,9 +75,10 @@ function orderBody(orderId: string): string {
   });
 }
 
-async function load(url: string): Promise<{ warmup: autocannon.Result; result: autocannon.Result }> {
+/** Signed `orders/create` webhooks, each with its own order, webhook and event ids. */
+function signedOrders(): autocannon.Request[] {
   let sequence = 0;
-  const requests: autocannon.Request[] = [
+  return [
     {
       method: 'POST',
       setupRequest: (request) => {
@@ -97,9 +101,17 @@ async function load(url: string): Promise<{ warmup: autocannon.Result; result: a
       },
     },
   ];
-  // A short warm-up (JIT, connection pools), not counted.
-  const warmup = await autocannon({ url, connections, duration: 2, requests });
-  return { warmup, result: await autocannon({ url, connections, duration: durationSeconds, requests }) };
+}
+
+/** The load of one run: `seconds` of signed webhooks from every connection. */
+function hammer(url: string, seconds: number): Promise<autocannon.Result> {
+  return autocannon({ url, connections, duration: seconds, requests: signedOrders() });
+}
+
+/** A short warm-up (JIT, connection pools), not counted, then the measured run. */
+async function load(url: string): Promise<{ warmup: autocannon.Result; result: autocannon.Result }> {
+  const warmup = await hammer(url, 2);
+  return { warmup, result: await hammer(url, durationSeconds) };
 }
 
 function summary(name: string, result: autocannon.Result) {
@@ -115,6 +127,23 @@ function summary(name: string, result: autocannon.Result) {
 }
 
 type Row = ReturnType<typeof summary>;
+
+/**
+ * One row from runs in slices: accepted per second over all of them, and the median of
+ * their latency percentiles (autocannon keeps no histogram to merge).
+ */
+function sliceSummary(name: string, results: autocannon.Result[]): Row {
+  const accepted = results.reduce((sum, result) => sum + result['2xx'], 0);
+  const seconds = results.reduce((sum, result) => sum + (result.duration || sliceSeconds), 0);
+  return {
+    name,
+    accepted,
+    perSecond: accepted / seconds,
+    p50: median(results.map((result) => result.latency.p50)),
+    p99: median(results.map((result) => result.latency.p99)),
+    errors: results.reduce((sum, result) => sum + result.non2xx + result.errors + result.timeouts, 0),
+  };
+}
 
 const postPurchaseAssistants = [
   { name: 'Thank you', klaviyo_property: 'thank_you_line', prompt_template: 'Thank {first_name} for buying {products}', model: null, instructions: null },
@@ -139,15 +168,18 @@ async function measureFlowsmith(
   } finally {
     await stop();
   }
-  const { stored, jobs } = await count();
-  // When autocannon stops it drops the requests still in flight (up to one per connection
-  // in each of the two runs); the server stores those all the same, unanswered.
+  return { row, check: storedCheck(name, answered2xx, 2, await count()) };
+}
+
+/**
+ * Every 2xx answer a stored event with its job. When autocannon stops it drops the
+ * requests still in flight (up to one per connection in each of its `runs`); the server
+ * stores those all the same, unanswered.
+ */
+function storedCheck(name: string, answered2xx: number, runs: number, { stored, jobs }: { stored: number; jobs: number }): string {
   const cutOff = stored - answered2xx;
-  const ok = jobs === stored && cutOff >= 0 && cutOff <= 2 * connections;
-  return {
-    row,
-    check: `${name}: stored events ${formatNumber(stored)} = 2xx answers ${formatNumber(answered2xx)} + ${formatNumber(cutOff)} cut off in flight (≤ ${2 * connections}); jobs ${formatNumber(jobs)}: ${ok ? 'OK' : 'MISMATCH'}`,
-  };
+  const ok = jobs === stored && cutOff >= 0 && cutOff <= runs * connections;
+  return `${name}: stored events ${formatNumber(stored)} = 2xx answers ${formatNumber(answered2xx)} + ${formatNumber(cutOff)} cut off in flight (≤ ${runs * connections}); jobs ${formatNumber(jobs)}: ${ok ? 'OK' : 'MISMATCH'}`;
 }
 
 const countSql = {
@@ -213,6 +245,13 @@ async function embeddedRun(): Promise<{ row: Row; check: string; processed: stri
   }
 }
 
+/**
+ * Server PostgreSQL and the baseline, both up at once and loaded in turn, in slices
+ * (BENCH_SLICES, 4) that add up to BENCH_SECONDS each, in the order S B B S S B...: a
+ * neighbour's burst or a drift of the machine's speed then falls on both alike. Run one
+ * after the other, 10 s each, the two differed by up to 17 points from one round to the
+ * next on the same code.
+ */
 async function serverRuns(): Promise<{ flowsmith: { row: Row; check: string }; baseline: Row }> {
   const database = await createBenchDatabase();
   const migrated = await openDatabase({ databaseUrl: database.url, dataDir: null });
@@ -226,24 +265,48 @@ async function serverRuns(): Promise<{ flowsmith: { row: Row; check: string }; b
       { ROLE: 'web', PORT: String(port), DATABASE_URL: database.url, CREDENTIALS_KEY: benchKeys.credentialsKey, LOG_LEVEL: 'warn', DATA_DIR: '.tmp/bench-data' },
       `http://127.0.0.1:${port}/healthz`,
     );
-    const measured = await measureFlowsmith('Server PG', port, flowId, flowsmith.stop, async () => ({
-      stored: await countRows(pool, countSql.stored, [flowId]),
-      jobs: await countRows(pool, countSql.jobs),
-    }));
-
-    const baselinePort = await freePort();
-    const baselineServer = await startProcess(
-      './baseline-server.ts',
-      { PORT: String(baselinePort), DATABASE_URL: database.url, SIGNING_SECRET: benchKeys.signingSecret },
-      `http://127.0.0.1:${baselinePort}/`,
-    );
-    let baseline: Row;
+    const flowsmithUrl = `http://127.0.0.1:${port}/api/webhooks/post_purchase/${flowId}`;
+    let flowsmithStopped = false;
+    const stopFlowsmith = async () => {
+      if (!flowsmithStopped) await flowsmith.stop();
+      flowsmithStopped = true;
+    };
     try {
-      baseline = summary('Baseline', (await load(`http://127.0.0.1:${baselinePort}/webhook`)).result);
+      const baselinePort = await freePort();
+      const baselineServer = await startProcess(
+        './baseline-server.ts',
+        { PORT: String(baselinePort), DATABASE_URL: database.url, SIGNING_SECRET: benchKeys.signingSecret },
+        `http://127.0.0.1:${baselinePort}/`,
+      );
+      const baselineUrl = `http://127.0.0.1:${baselinePort}/webhook`;
+      const flowsmithRuns: autocannon.Result[] = [];
+      const baselineRuns: autocannon.Result[] = [];
+      let flowsmithWarmup: autocannon.Result;
+      try {
+        flowsmithWarmup = await hammer(flowsmithUrl, 2);
+        await hammer(baselineUrl, 2);
+        for (let slice = 0; slice < slices; slice++) {
+          const flowsmithFirst = slice % 2 === 0;
+          for (const turn of flowsmithFirst ? ['flowsmith', 'baseline'] : ['baseline', 'flowsmith']) {
+            if (turn === 'flowsmith') flowsmithRuns.push(await hammer(flowsmithUrl, sliceSeconds));
+            else baselineRuns.push(await hammer(baselineUrl, sliceSeconds));
+          }
+        }
+      } finally {
+        await baselineServer.stop();
+      }
+      // Answers cut off when autocannon stops may still be stored; let them land first.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await stopFlowsmith();
+      const answered2xx = [flowsmithWarmup, ...flowsmithRuns].reduce((sum, result) => sum + result['2xx'], 0);
+      const check = storedCheck('Server PG', answered2xx, 1 + slices, {
+        stored: await countRows(pool, countSql.stored, [flowId]),
+        jobs: await countRows(pool, countSql.jobs),
+      });
+      return { flowsmith: { row: sliceSummary('Server PG', flowsmithRuns), check }, baseline: sliceSummary('Baseline', baselineRuns) };
     } finally {
-      await baselineServer.stop();
+      await stopFlowsmith();
     }
-    return { flowsmith: measured, baseline };
   } finally {
     await pool.end();
     await database.drop();
