@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, insertOwnerWithFlow } from '../support/test-database.ts';
+import { createTestDatabase, genericCartEvent, insertOwnerWithFlow } from '../support/test-database.ts';
 import type { Database } from '../../src/server/database/database.ts';
 import { eventLifecycle, finishedStatuses, predecessorsOf } from '../../src/server/events/event-lifecycle.ts';
 import {
   endWaitingEvent,
   findEventById,
   insertEventOnce,
-  newEvent,
   releaseWaitingEvent,
   scheduleEventRetry,
   setEventStatus,
@@ -35,19 +34,7 @@ afterAll(async () => {
 });
 
 function eventStoredAs(status: EventStatus): NewEvent {
-  return newEvent({
-    id: randomUUID(),
-    flowId,
-    userId,
-    flowType: 'abandoned_cart',
-    source: 'generic',
-    topic: 'cart_abandoned',
-    status,
-    contentType: 'application/json',
-    rawBody: '{}',
-    processAfter: status === 'waiting' ? new Date() : null,
-    receivedAt: new Date(),
-  });
+  return genericCartEvent({ userId, flowId }, { status, processAfter: status === 'waiting' ? new Date() : null });
 }
 
 /** An event put in `status` directly, as a past of moves would have left it. */

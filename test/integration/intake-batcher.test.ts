@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestDatabase, insertOwnerWithFlow } from '../support/test-database.ts';
+import { createTestDatabase, genericCartEvent, insertOwnerWithFlow } from '../support/test-database.ts';
 import type { Database } from '../../src/server/database/database.ts';
-import { newEvent, type NewEvent } from '../../src/server/events/event-queries.ts';
+import type { NewEvent } from '../../src/server/events/event-queries.ts';
 import { IntakeBatcher, type JobSender } from '../../src/server/intake/intake-batcher.ts';
 
 /**
@@ -28,21 +28,8 @@ afterAll(async () => {
   await database?.close();
 });
 
-function arriving(overrides: Partial<NewEvent> = {}): NewEvent {
-  return newEvent({
-    id: randomUUID(),
-    flowId,
-    userId,
-    flowType: 'abandoned_cart',
-    source: 'generic',
-    topic: 'cart_abandoned',
-    status: 'received',
-    contentType: 'application/json',
-    rawBody: '{}',
-    externalEventId: `evt_${randomUUID()}`,
-    receivedAt: new Date(),
-    ...overrides,
-  });
+function arriving(fields: Partial<NewEvent> = {}): NewEvent {
+  return genericCartEvent({ userId, flowId }, { externalEventId: `evt_${randomUUID()}`, ...fields });
 }
 
 /** A pool whose first statement is held until `release`, and which notes when each statement reached it. */
@@ -68,19 +55,28 @@ function heldPool(pool: pg.Pool) {
   };
 }
 
+/**
+ * A batcher whose first batch is `first` alone, held at the database (`held.release` lets
+ * it go), so that what is stored meanwhile gathers into a second batch behind it.
+ */
+async function batcherHoldingFirst(first: NewEvent) {
+  const held = heldPool(database.pool);
+  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
+  const firstReachedDatabase = held.nextStatement(() => undefined);
+  const firstStored = batcher.store(first, false);
+  await firstReachedDatabase;
+  return { held, batcher, firstStored };
+}
+
 async function storedIds(ids: string[]): Promise<Set<string>> {
   const { rows } = await database.pool.query<{ id: string }>('SELECT id FROM events WHERE id = ANY($1)', [ids]);
   return new Set(rows.map((row) => row.id));
 }
 
 it('stores every other event of a batch the database refuses one of, and refuses only that one', async () => {
-  const held = heldPool(database.pool);
-  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
   // The first event goes alone while the rest gather into one batch behind it.
   const first = arriving();
-  const firstReachedDatabase = held.nextStatement(() => undefined);
-  const firstStored = batcher.store(first, false);
-  await firstReachedDatabase;
+  const { held, batcher, firstStored } = await batcherHoldingFirst(first);
   const neighbours = Array.from({ length: 6 }, () => arriving());
   // A flow that does not exist: the database refuses the row, and with it the batch's statement.
   const refused = arriving({ flowId: `missing-${randomUUID()}` });
@@ -97,12 +93,8 @@ it('stores every other event of a batch the database refuses one of, and refuses
 });
 
 it('answers a repeat in the next batch with the id of the event it repeats', async () => {
-  const held = heldPool(database.pool);
-  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
   const original = arriving();
-  const originalReachedDatabase = held.nextStatement(() => undefined);
-  const originalStored = batcher.store(original, false);
-  await originalReachedDatabase;
+  const { held, batcher, firstStored: originalStored } = await batcherHoldingFirst(original);
   const repeat = batcher.store(arriving({ externalEventId: original.externalEventId }), false);
   held.release();
   expect(await originalStored).toEqual({ inserted: true, id: original.id, status: 'received' });
@@ -110,13 +102,10 @@ it('answers a repeat in the next batch with the id of the event it repeats', asy
 });
 
 it('sends the next batch to the database before answering the requests of the one before', async () => {
-  const held = heldPool(database.pool);
-  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
   const answered: string[] = [];
-  const first = [arriving()];
-  const firstReachedDatabase = held.nextStatement(() => undefined);
-  const firstAnswers = first.map((event) => batcher.store(event, false).then(() => answered.push(event.id)));
-  await firstReachedDatabase;
+  const first = arriving();
+  const { held, batcher, firstStored } = await batcherHoldingFirst(first);
+  const firstAnswered = firstStored.then(() => answered.push(first.id));
   // Gathered while the first batch is held; they form the second batch.
   const second = Array.from({ length: 3 }, () => arriving());
   const secondAnswers = second.map((event) => batcher.store(event, false));
@@ -124,8 +113,8 @@ it('sends the next batch to the database before answering the requests of the on
   held.release();
   // When the second batch's statement reached the database, no request of the first had been answered yet.
   expect(await secondReachedDatabase).toEqual([]);
-  await Promise.all([...firstAnswers, ...secondAnswers]);
-  expect(answered).toEqual(first.map((event) => event.id));
+  await Promise.all([firstAnswered, ...secondAnswers]);
+  expect(answered).toEqual([first.id]);
 });
 
 it('sends the requests that arrive in one turn of the event loop as one batch, not the first alone', async () => {

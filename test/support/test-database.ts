@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { openDatabase, type Database } from '../../src/server/database/database.ts';
+import { newEvent, type NewEvent } from '../../src/server/events/event-queries.ts';
 
 /**
  * A fresh, migrated database per test file. Embedded PGlite (in memory) by default; with
@@ -43,4 +44,21 @@ export async function createTestDatabase(): Promise<Database & { kind: 'embedded
 export async function insertOwnerWithFlow(database: Database, owner: { userId: string; flowId: string; name: string }): Promise<void> {
   await database.pool.query('INSERT INTO users (id, full_name, email) VALUES ($1, $2, $3)', [owner.userId, owner.name, `${owner.userId}@example.com`]);
   await database.pool.query("INSERT INTO flows (id, user_id, flow_type, is_active) VALUES ($1, $2, 'abandoned_cart', true)", [owner.flowId, owner.userId]);
+}
+
+/** A generic cart event for the flow `insertOwnerWithFlow` made, received now, as the intake would build it. */
+export function genericCartEvent(owner: { userId: string; flowId: string }, fields: Partial<NewEvent> = {}): NewEvent {
+  return newEvent({
+    id: randomUUID(),
+    flowId: owner.flowId,
+    userId: owner.userId,
+    flowType: 'abandoned_cart',
+    source: 'generic',
+    topic: 'cart_abandoned',
+    status: 'received',
+    contentType: 'application/json',
+    rawBody: '{}',
+    receivedAt: new Date(),
+    ...fields,
+  });
 }
