@@ -69,34 +69,48 @@ export async function startTestApp(
   });
   const logger = createLogger('info', logStream);
   const clock = new ManualClock();
-  // PUBLIC_URL (used in mails and webhook URLs) must name the address tests reach, so
-  // pick a free port first and configure the app with it.
-  const port = await freePort();
-  const config = loadConfig({
-    DATA_DIR: dataDir,
-    SMTP_URL: smtp.url,
-    PORT: String(port),
-    PUBLIC_URL: `http://127.0.0.1:${port}`,
-    ...options.env,
-  });
-  const mailer = createMailer({ smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, outboxDir: path.join(dataDir, 'outbox'), logger });
-  const app = await buildApp({
-    config,
-    database,
-    mailer,
-    logger,
-    clock,
-    authSecret: 'test-secret-that-is-long-enough-for-hmac-signing',
-    accountRateLimitPerMinute: options.accountRateLimitPerMinute ?? 10_000,
-    engine: { ...testEngineOptions, ...options.engine },
-    ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
-    ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
-    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
-    // Off unless a test asks: a whole suite on two cores stalls the event loop now and then
-    // (embedded PostgreSQL runs in this process), and a shed request would fail an unrelated test.
-    overload: options.overload ?? { maxEventLoopDelayMs: 0 },
-  });
-  await app.listen({ port, host: '127.0.0.1' });
+  // PUBLIC_URL (used in mails and webhook URLs) must name the address tests reach, so a
+  // free port is picked first and the app configured with it. Another test file may take
+  // that port before the app listens on it (a CI run failed on EADDRINUSE so): then the
+  // app is built again on another.
+  const mailers: Array<ReturnType<typeof createMailer>> = [];
+  const listening = async (attempt: number): Promise<{ app: FastifyInstance; config: AppConfig; port: number }> => {
+    const port = await freePort();
+    const config = loadConfig({
+      DATA_DIR: dataDir,
+      SMTP_URL: smtp.url,
+      PORT: String(port),
+      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...options.env,
+    });
+    const mailer = createMailer({ smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, outboxDir: path.join(dataDir, 'outbox'), logger });
+    mailers.push(mailer);
+    const app = await buildApp({
+      config,
+      database,
+      mailer,
+      logger,
+      clock,
+      authSecret: 'test-secret-that-is-long-enough-for-hmac-signing',
+      accountRateLimitPerMinute: options.accountRateLimitPerMinute ?? 10_000,
+      engine: { ...testEngineOptions, ...options.engine },
+      ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
+      ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
+      ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+      // Off unless a test asks: a whole suite on two cores stalls the event loop now and then
+      // (embedded PostgreSQL runs in this process), and a shed request would fail an unrelated test.
+      overload: options.overload ?? { maxEventLoopDelayMs: 0 },
+    });
+    try {
+      await app.listen({ port, host: '127.0.0.1' });
+      return { app, config, port };
+    } catch (error) {
+      await app.close();
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw error;
+      return listening(attempt + 1);
+    }
+  };
+  const { app, config, port } = await listening(1);
   return {
     app,
     baseUrl: `http://127.0.0.1:${port}`,
@@ -107,7 +121,7 @@ export async function startTestApp(
     logLines,
     async close() {
       await app.close();
-      mailer.close();
+      for (const mailer of mailers) mailer.close();
       await database.close();
       await smtp.close();
       await rm(dataDir, { recursive: true, force: true });
