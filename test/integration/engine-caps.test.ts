@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { inTransaction } from '../../src/server/database/database.ts';
+import { inTransaction, type Queryable } from '../../src/server/database/database.ts';
 import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
 import { generationsOnDay, reserveGenerationCaps } from '../../src/server/engine/generation-cap-queries.ts';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
@@ -184,5 +184,28 @@ describe('the caps under concurrency', () => {
     const passed = ids.slice(0, 12).filter((_, index) => daily[index] === null);
     expect(await Promise.all(passed.map((id, index) => place(id, `racer-${index}@example.com`)))).toEqual(Array(5).fill(null));
     expect(await generationsOnDay(db(), flowId, now)).toBe(5);
+  });
+
+  it("takes a place in one statement, so the day's count is never locked across a round trip to a busy worker, and a refusal leaves nothing taken", async () => {
+    const owner = await ownerWithFlows(scenario, {});
+    const flowId = owner.flows.post_purchase.id;
+    const now = new Date(Date.UTC(2031, 0, 2, 12));
+    const [first, second, third] = await storedEvents(owner, 3);
+    const statements: string[] = [];
+    // Only `query`: a reservation that opened a transaction of its own would fail here.
+    const recording = { query: (text: string, values?: unknown[]) => (statements.push(text), db().query(text, values)) } as Queryable;
+    const place = (eventId: string, shopperEmail: string) =>
+      reserveGenerationCaps(recording, { eventId, attempt: 1, flowId, shopperEmail, shopperCooldownHours: 24, dailyGenerationCap: 1, now });
+
+    expect(await place(first!, 'one@example.com')).toBeNull();
+    expect(statements).toHaveLength(1);
+    expect(await place(second!, 'one@example.com')).toEqual({ rule: 'shopper', hours: 24 });
+    expect(await place(third!, 'two@example.com')).toEqual({ rule: 'daily', cap: 1 });
+    expect(statements).toHaveLength(3);
+    // The refused reservations took no pass, and the second shopper's cooldown did not start.
+    const { rows } = await db().query('SELECT event_id FROM event_cap_passes WHERE event_id = ANY($1)', [[first, second, third]]);
+    expect(rows.map((row) => row.event_id)).toEqual([first]);
+    const cooldowns = await db().query('SELECT count(*)::int AS count FROM shopper_generation_cooldowns WHERE flow_id = $1', [flowId]);
+    expect(cooldowns.rows[0].count).toBe(1);
   });
 });

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
-import { inTransaction, type Queryable } from '../database/database.ts';
+import type { Queryable } from '../database/database.ts';
 
 /**
  * The flow's cost and abuse caps (docs/decisions/0014-patient-retries-and-caps.md): one
  * generation per shopper per `shopperCooldownHours`, and at most `dailyGenerationCap`
- * generating events per UTC day. Both are taken in one transaction before any OpenAI call,
+ * generating events per UTC day. Both are taken in one statement before any OpenAI call,
  * each by a single guarded upsert: the row is locked by the first writer and the second
  * re-checks the guard on the updated row, so two workers can never both take the last
  * slot. The pass is recorded with the event attempt, so a retried job of an event that
@@ -25,14 +25,6 @@ export interface CapRequest {
 
 export type CapRefusal = { rule: 'shopper'; hours: number } | { rule: 'daily'; cap: number };
 
-class Refused extends Error {
-  readonly refusal: CapRefusal;
-  constructor(refusal: CapRefusal) {
-    super(refusal.rule);
-    this.refusal = refusal;
-  }
-}
-
 /** The shopper as the cooldown table keeps them: no address, only a stable digest of it. */
 export function shopperKey(email: string): string {
   return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
@@ -43,38 +35,27 @@ export function utcDay(now: Date): string {
   return now.toISOString().slice(0, 10);
 }
 
-/** Takes the event's place under the caps; null when it passed (now or on an earlier try), else which cap refused it. */
-export async function reserveGenerationCaps(pool: pg.Pool, request: CapRequest): Promise<CapRefusal | null> {
-  try {
-    await inTransaction(pool, async (client) => {
-      // First, so that a second job of the same attempt waits here for the first one's outcome.
-      const { rowCount: firstPass } = await client.query(
-        'INSERT INTO event_cap_passes (event_id, attempt, passed_at) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-        [request.eventId, request.attempt, request.now],
-      );
-      if (!firstPass) return;
-      if (request.shopperEmail && request.shopperCooldownHours > 0) {
-        const { rowCount } = await client.query(
-          `INSERT INTO shopper_generation_cooldowns (flow_id, shopper_key, event_id, generated_at) VALUES ($1, $2, $3, $4)
-           ON CONFLICT (flow_id, shopper_key) DO UPDATE SET event_id = EXCLUDED.event_id, generated_at = EXCLUDED.generated_at
-            WHERE shopper_generation_cooldowns.generated_at <= $4::timestamptz - make_interval(hours => $5::int)`,
-          [request.flowId, shopperKey(request.shopperEmail), request.eventId, request.now, request.shopperCooldownHours],
-        );
-        if (!rowCount) throw new Refused({ rule: 'shopper', hours: request.shopperCooldownHours });
-      }
-      const { rowCount } = await client.query(
-        `INSERT INTO flow_daily_generations (flow_id, day, generations) VALUES ($1, $2::date, 1)
-         ON CONFLICT (flow_id, day) DO UPDATE SET generations = flow_daily_generations.generations + 1
-          WHERE flow_daily_generations.generations < $3`,
-        [request.flowId, utcDay(request.now), request.dailyGenerationCap],
-      );
-      if (!rowCount) throw new Refused({ rule: 'daily', cap: request.dailyGenerationCap });
-    });
-    return null;
-  } catch (error) {
-    if (error instanceof Refused) return error.refusal;
-    throw error;
-  }
+/**
+ * Takes the event's place under the caps; null when it passed (now or on an earlier try),
+ * else which cap refused it. One statement (migration 024): the day's counter is one row
+ * per flow that every generating event updates, and a client transaction held its lock
+ * across round trips to this process, so a backlog's jobs queued on it.
+ */
+export async function reserveGenerationCaps(db: Queryable, request: CapRequest): Promise<CapRefusal | null> {
+  const { rows } = await db.query<{ refusal: CapRefusal['rule'] | null }>('SELECT reserve_generation_caps($1, $2, $3, $4, $5, $6, $7, $8::date) AS refusal', [
+    request.eventId,
+    request.attempt,
+    request.now,
+    request.flowId,
+    request.shopperEmail ? shopperKey(request.shopperEmail) : null,
+    request.shopperCooldownHours,
+    request.dailyGenerationCap,
+    utcDay(request.now),
+  ]);
+  const refusal = rows[0]?.refusal ?? null;
+  if (refusal === 'shopper') return { rule: 'shopper', hours: request.shopperCooldownHours };
+  if (refusal === 'daily') return { rule: 'daily', cap: request.dailyGenerationCap };
+  return null;
 }
 
 /** Generating events of the flow counted for the UTC day of `now` (for the tests and the owner's figures). */
