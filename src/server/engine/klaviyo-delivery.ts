@@ -6,7 +6,7 @@ import { takeKlaviyoSlot, type KlaviyoEndpoint } from './klaviyo-rate-limiter.ts
 import { withQuickRetry } from './retry-policy.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { quickRetries, type PipelineContext } from './pipeline-context.ts';
-import { countQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';
+import { hasQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 
 /**
@@ -91,7 +91,7 @@ export async function deliver(
  * single-write slot is not free at this moment.
  */
 async function takeSlotNowOrBatch(context: PipelineContext, event: EventRecord, credentials: EngineCredentials, signal: AbortSignal): Promise<boolean> {
-  if ((await countQueuedDeliveries(context.pool, event.userId)) > 0) return false;
+  if (await hasQueuedDeliveries(context.pool, event.userId)) return false;
   try {
     // Busy (a long line of deliveries taking slots) counts as "not now": under a backlog
     // hundreds of deliveries would otherwise queue on that one lock.

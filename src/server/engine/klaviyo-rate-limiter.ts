@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type pg from 'pg';
+import type { Queryable } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { tryTakeSlot, type RateWindow } from './klaviyo-rate-queries.ts';
@@ -8,7 +8,8 @@ import { tryTakeSlot, type RateWindow } from './klaviyo-rate-queries.ts';
  * Klaviyo's limits are per account, so they must hold across every worker process
  * together: each request first takes a slot here. A slot is a row in
  * `klaviyo_rate_uses`; the account's bucket row is locked (SELECT … FOR UPDATE) while the
- * requests of each window are counted, so two processes cannot both take the last slot.
+ * requests of each window are counted, so two processes cannot both take the last slot;
+ * counted and taken in one statement, so the lock is held only while the database works.
  * Counting a sliding log (rather than refilling a token bucket) keeps "at most N in any
  * window" true for every window, whichever way Klaviyo aligns its own. Uses are stamped
  * with the app's clock, like every other time the engine keeps, so a test's manual clock
@@ -69,7 +70,7 @@ export function bucketKey(apiKey: string, endpoint: KlaviyoEndpoint): string {
  * against an unlimited fake, it returns at once.
  */
 export async function takeKlaviyoSlot(
-  pool: pg.Pool,
+  db: Queryable,
   apiKey: string,
   endpoint: KlaviyoEndpoint,
   limits: KlaviyoRateLimits | null,
@@ -79,7 +80,7 @@ export async function takeKlaviyoSlot(
   const key = bucketKey(apiKey, endpoint);
   let waitedMs = 0;
   for (;;) {
-    const slot = await tryTakeSlot(pool, key, limits[endpoint], options.clock, { unlessBusy: options.unlessBusy });
+    const slot = await tryTakeSlot(db, key, limits[endpoint], options.clock, { unlessBusy: options.unlessBusy });
     if (slot.taken) return;
     // Spread the waiters out so they do not all come back in the same millisecond.
     const waitMs = slot.waitMs + Math.round(Math.random() * 50);
