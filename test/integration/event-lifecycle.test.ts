@@ -10,6 +10,7 @@ import {
   releaseWaitingEvent,
   scheduleEventRetry,
   setEventStatus,
+  setEventsStatus,
   startReplay,
   type NewEvent,
 } from '../../src/server/events/event-queries.ts';
@@ -115,6 +116,24 @@ describe('the event lifecycle', () => {
     // The first attempt's job, late: its moves are refused although received → generating is allowed.
     expect(await setEventStatus(database.pool, eventId, 1, 'generating')).toBe(false);
     expect(await setEventStatus(database.pool, eventId, 2, 'generating')).toBe(true);
+  });
+
+  it("moves many events at once (a bulk delivery's) by the same rules: only from an allowed status, only at the event's own attempt", async () => {
+    const delivering = [await eventIn('delivering'), await eventIn('delivering')];
+    const alreadyDelivered = await eventIn('delivered');
+    const stillGenerating = await eventIn('generating');
+    const replaced = await eventIn('failed');
+    await startReplay(database.pool, userId, replaced);
+    await database.pool.query("UPDATE events SET status = 'delivering' WHERE id = $1", [replaced]);
+
+    const moving = [...delivering, alreadyDelivered, stillGenerating, replaced].map((eventId) => ({ eventId, attempt: 1 }));
+    expect(await setEventsStatus(database.pool, moving, 'delivered')).toBe(2);
+    for (const eventId of delivering) expect(await statusOf(eventId)).toMatchObject({ status: 'delivered' });
+    expect(await statusOf(stillGenerating)).toMatchObject({ status: 'generating' });
+    expect(await statusOf(replaced)).toMatchObject({ status: 'delivering' });
+    // Moving them again moves nothing: a batch taken up again after a crash delivers nothing twice.
+    expect(await setEventsStatus(database.pool, moving, 'delivered')).toBe(0);
+    expect(await setEventsStatus(database.pool, [], 'delivered')).toBe(0);
   });
 
   it('replays only what the lifecycle calls replayable', async () => {

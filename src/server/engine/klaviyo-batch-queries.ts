@@ -143,6 +143,20 @@ export async function recordBatchEventsSent(db: Queryable, deliveryIds: string[]
   await db.query(`UPDATE event_deliveries SET event_sent_at = now(), updated_at = now() WHERE id = ANY($1) AND event_sent_at IS NULL`, [deliveryIds]);
 }
 
+/**
+ * Marks every delivery of the batch whose profile was written as delivered, in one
+ * statement, and returns their events (a batch of 10,000 took 10,000 round trips here).
+ */
+export async function finishBatchDeliveries(db: Queryable, batchId: string): Promise<Array<{ eventId: string; attempt: number }>> {
+  const { rows } = await db.query<{ event_id: string; attempt: number }>(
+    `UPDATE event_deliveries SET status = 'delivered', error = NULL, updated_at = now()
+      WHERE batch_id = $1 AND profile_written_at IS NOT NULL
+      RETURNING event_id, attempt`,
+    [batchId],
+  );
+  return rows.map((row) => ({ eventId: row.event_id, attempt: row.attempt }));
+}
+
 /** Deliveries of a batch that did not go in its job (over 5 MB) go back to the queue. */
 export async function releaseUnsentDeliveries(db: Queryable, batchId: string): Promise<void> {
   await db.query(`UPDATE event_deliveries SET batch_id = NULL, updated_at = now() WHERE batch_id = $1 AND status = 'pending' AND profile_written_at IS NULL`, [batchId]);

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { setEventStatus } from '../events/event-queries.ts';
+import { setEventStatus, setEventsStatus } from '../events/event-queries.ts';
 import type { Clock } from '../platform/clock.ts';
 import {
   createEventBulkJob,
@@ -14,8 +14,8 @@ import {
   type ProfileImport,
 } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { ServiceError } from '../integrations/service-error.ts';
-import { failPendingDelivery, finishDelivery } from './delivery-queries.ts';
-import { claimBatch, listBatchDeliveries, recordBatchEventsSent, recordBatchProfilesWritten, releaseUnsentDeliveries, updateBatch, type Batch, type BatchDelivery } from './klaviyo-batch-queries.ts';
+import { failPendingDelivery } from './delivery-queries.ts';
+import { claimBatch, finishBatchDeliveries, listBatchDeliveries, recordBatchEventsSent, recordBatchProfilesWritten, releaseUnsentDeliveries, updateBatch, type Batch, type BatchDelivery } from './klaviyo-batch-queries.ts';
 import { takeKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
@@ -151,11 +151,12 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
           const errors = await withSlotAndRetries(credentials, 'profile-bulk-import-errors', () => listImportErrors(connection, jobId, stopping.signal));
           for (const error of errors) if (error.email) refused.set(error.email.toLowerCase(), error.reason);
         }
+        const inJob = new Set(profiles.map((profile) => profile.email));
         const written: string[] = [];
         for (const delivery of toImport) {
           const reason = refused.get(delivery.email.toLowerCase());
           if (reason) await endFailed(delivery, `Klaviyo: ${reason}`);
-          else if (profiles.some((profile) => profile.email === delivery.email)) written.push(delivery.id);
+          else if (inJob.has(delivery.email)) written.push(delivery.id);
         }
         await recordBatchProfilesWritten(pool, written);
       }
@@ -179,11 +180,10 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       await renew();
     }
 
-    for (const delivery of await listBatchDeliveries(pool, batch.id)) {
-      if (!delivery.profileWrittenAt) continue;
-      await finishDelivery(pool, delivery.id, 'delivered');
-      if (await setEventStatus(pool, delivery.eventId, delivery.attempt, 'delivered')) dependencies.observer?.eventFinished('delivered');
-    }
+    // The deliveries, then their events: taken up again after a crash between the two, the
+    // batch marks the same deliveries again and moves only the events still delivering.
+    const delivered = await setEventsStatus(pool, await finishBatchDeliveries(pool, batch.id), 'delivered');
+    for (let count = 0; count < delivered; count += 1) dependencies.observer?.eventFinished('delivered');
     // Rows left out of an over-large job go back to the queue for the next batch.
     await releaseUnsentDeliveries(pool, batch.id);
     await updateBatch(pool, batch.id, { status: 'done', leaseUntil: clock.now() });

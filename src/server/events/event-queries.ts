@@ -279,6 +279,21 @@ export async function setEventStatus(
 }
 
 /**
+ * `setEventStatus` for many events in one statement (a bulk delivery's thousands): each
+ * moves only as its lifecycle allows, and only at its own attempt. Returns how many moved.
+ */
+export async function setEventsStatus(db: Queryable, events: Array<{ eventId: string; attempt: number }>, status: EventStatus): Promise<number> {
+  if (events.length === 0) return 0;
+  const result = await db.query(
+    `UPDATE events SET status = $3, error = NULL, updated_at = now(), finished_at = ${isFinished(status) ? 'now()' : 'NULL'}
+       FROM unnest($1::text[], $2::int[]) AS moving (id, attempt)
+      WHERE events.id = moving.id AND events.attempt = moving.attempt AND events.status = ANY($4::text[])`,
+    [events.map((event) => event.eventId), events.map((event) => event.attempt), status, predecessorsOf(status)],
+  );
+  return result.rowCount ?? 0;
+}
+
+/**
  * Puts an event whose service call failed back to waiting until `nextTryAt`, when the
  * timer sweep sends its job again; `error` tells the owner what failed and when the next
  * try is. A lifecycle move like the others: never for a finished event or an old attempt.
