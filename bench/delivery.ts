@@ -9,7 +9,7 @@
  *   sent as fast as the intake takes them, through a flow of three assistants on one model
  *   with long brand instructions and a Klaviyo event. Prints deliveries per minute
  *   (target ≥ 10,000 sustained) beside texts ready per minute (deliveries cannot run
- *   ahead of the texts; with 200 OpenAI calls at once taking 1 s each, these are the
+ *   ahead of the texts; with 300 OpenAI calls at once taking 1 s each, these are the
  *   bound), OpenAI calls per event (target 1), the share of input tokens served from the
  *   prompt cache from the second event on (target ≥ 80 %), 429s (target 0 unhandled),
  *   and checks that every event was delivered exactly once.

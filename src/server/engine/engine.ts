@@ -35,7 +35,7 @@ export const defaultEngineOptions: EngineOptions = {
   maxOutputTokens: 1_024,
   klaviyoLimits: klaviyoAccountLimits,
   bulkDelivery: true,
-  concurrency: 200,
+  concurrency: 300,
   pollIntervalMs: 1_000,
   retryLimit: 5,
   retryDelaySeconds: 5,
