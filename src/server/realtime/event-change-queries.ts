@@ -120,14 +120,18 @@ async function listGeneratedTexts(db: Queryable, keys: Array<{ eventId: string; 
 /**
  * Streams resume within a day at most; older changes are dropped so the table stays small.
  * In slices, oldest first along the primary key, so that a day of heavy traffic is never one
- * statement longer than the statement timeout.
+ * statement longer than the statement timeout. Each slice reads only the `sliceSize` oldest
+ * rows (the table has no index on created_at: migration 026), and the cleanup stops at the
+ * first slice that is not all old. Ids grow with time; a row written by a transaction that
+ * started a little before a younger one's is left for the next cleanup, seconds late.
  */
 export async function deleteOldChanges(db: Queryable, sliceSize = 5_000): Promise<number> {
   let deleted = 0;
   for (;;) {
     const result = await db.query(
       `DELETE FROM event_changes WHERE id IN (
-         SELECT id FROM event_changes WHERE created_at < now() - interval '1 day' ORDER BY id LIMIT $1)`,
+         SELECT id FROM (SELECT id, created_at FROM event_changes ORDER BY id LIMIT $1) AS oldest
+          WHERE created_at < now() - interval '1 day')`,
       [sliceSize],
     );
     deleted += result.rowCount ?? 0;
