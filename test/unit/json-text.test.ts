@@ -43,6 +43,15 @@ describe('parseJsonText', () => {
     expect(parseJsonText(`{"raw": "a${'\ud800'}b"}`)).toEqual({ raw: 'a\ufffdb' });
   });
 
+  it('reads strings to their real end, escaped quotes and backslashes included, counting nothing inside them', () => {
+    // Brackets and commas inside strings are neither nesting nor members; an escaped quote
+    // does not end its string; a NUL escape in a later string is still found.
+    const inside = `"${'[{,'.repeat(40)}"`;
+    const text = `{"a": "x\\"y\\\\", "b": ${inside}, "c": "plain", "d": "late\\u0000", "e": 788032119674292922, "f": "\\\\"}`;
+    expect(parseJsonText(text, { maxDepth: 2, maxMembers: 6 })).toEqual({ a: 'x"y\\', b: '[{,'.repeat(40), c: 'plain', d: 'late', e: '788032119674292922', f: '\\' });
+    expect(() => parseJsonText('{"a": "x\\"], [[["')).toThrow(JsonTextError);
+  });
+
   it('refuses malformed text, including a malformed number that quoting would have made a string', () => {
     expect(() => parseJsonText('{"a": 0012345678901234567890}')).toThrow(JsonTextError);
     expect(() => parseJsonText('{"a": 1')).toThrow(JsonTextError);

@@ -63,24 +63,39 @@ function isDigit(code: number): boolean {
 function scanText(text: string, limits: JsonLimits): TextScan {
   let depth = 0;
   let members = 0;
-  let inString = false;
+  // Where the next backslash is (Infinity: none left), found once and again only once
+  // passed: strings are most of a body, and are skipped to their closing quote by
+  // indexOf instead of character by character.
+  let nextBackslash = -1;
   const scan: TextScan = { unsafeIntegers: [], unstorableEscapes: false, inexactNumbers: false };
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 92 /* \ */) {
+    if (code === 34 /* " */) {
+      let cursor = index + 1;
+      for (;;) {
+        const quote = text.indexOf('"', cursor);
+        // Unterminated: malformed, which JSON.parse reports.
+        if (quote === -1) return scan;
+        if (nextBackslash < cursor) {
+          const found = text.indexOf('\\', cursor);
+          nextBackslash = found === -1 ? Infinity : found;
+        }
+        if (nextBackslash > quote) {
+          index = quote;
+          break;
+        }
         // \u0000 decodes to NUL; \uD800-\uDFFF may decode to a lone surrogate. Both are
         // rare, so any of them sends the text the careful way.
-        if (text.charCodeAt(index + 1) === 117 /* u */) {
-          const hex = text.slice(index + 2, index + 6).toLowerCase();
+        if (text.charCodeAt(nextBackslash + 1) === 117 /* u */) {
+          const hex = text.slice(nextBackslash + 2, nextBackslash + 6).toLowerCase();
           if (hex === '0000' || (hex[0] === 'd' && '89abcdef'.includes(hex[1] ?? 'x'))) scan.unstorableEscapes = true;
         }
-        index += 1;
-      } else if (code === 34 /* " */) inString = false;
+        // The escaped character (a quote, say) is not the string's end.
+        cursor = nextBackslash + 2;
+      }
       continue;
     }
-    if (code === 34) inString = true;
-    else if (code === 123 /* { */ || code === 91 /* [ */) {
+    if (code === 123 /* { */ || code === 91 /* [ */) {
       depth += 1;
       members += 1;
       if (depth > limits.maxDepth) throw new JsonTextError('too_deep', `JSON nested deeper than ${limits.maxDepth} levels`);
