@@ -111,28 +111,46 @@ export async function findReusableGeneration(
 }
 
 /**
- * The newest text any event of the flow got for exactly this request (same reuse key,
- * which hashes flow, model, instructions and prompt) since `since`: the generation cache.
+ * For each reuse key (which hashes flow, model, instructions and prompt), the newest text
+ * any event of the flow got for exactly that request since `since`: the generation cache.
+ * One statement for all of an event's assistants.
  */
-export async function findCachedGeneration(db: Queryable, reuseKey: string, since: Date): Promise<GenerationRecord | null> {
+export async function findCachedGenerations(db: Queryable, reuseKeys: string[], since: Date): Promise<Map<string, GenerationRecord>> {
+  if (reuseKeys.length === 0) return new Map();
   const { rows } = await db.query<GenerationRow>(
-    `SELECT ${generationColumns} FROM event_generations
-      WHERE reuse_key = $1 AND status = 'succeeded' AND created_at >= $2
-      ORDER BY created_at DESC
-      LIMIT 1`,
-    [reuseKey, since],
+    // Per key, the newest row by the reuse index and no other: a popular request has
+    // thousands of rows, which DISTINCT ON read and sorted (bench:delivery halved).
+    `SELECT newest.* FROM unnest($1::text[]) AS wanted (reuse_key)
+      CROSS JOIN LATERAL (
+        SELECT ${generationColumns} FROM event_generations
+         WHERE event_generations.reuse_key = wanted.reuse_key AND status = 'succeeded' AND created_at >= $2
+         ORDER BY created_at DESC
+         LIMIT 1) AS newest`,
+    [[...new Set(reuseKeys)], since],
   );
-  return rows[0] ? toGeneration(rows[0]) : null;
+  return new Map(rows.map((row) => [row.reuse_key!, toGeneration(row)]));
 }
 
+/** The columns `saveGenerations` writes, in order: the record's, then created_at. */
+const savedColumnCount = 22;
+
 /**
- * Records (or, for a retried job, replaces) one assistant's outcome, stamped with the
- * app's clock (the generation cache's window is kept by it).
+ * Records (or, for a retried job, replaces) assistants' outcomes, stamped with the app's
+ * clock (the generation cache's window is kept by it). The rows of one event go in one
+ * statement: each statement is a round trip and a socket write, and under a backlog a
+ * worker's time goes mostly to those.
  */
-export async function saveGeneration(db: Queryable, generation: GenerationRecord, at: Date): Promise<void> {
+export async function saveGenerations(db: Queryable, many: GenerationRecord[], at: Date): Promise<void> {
+  // One row per key, the last as saving them one by one would leave it: a statement's
+  // ON CONFLICT may not update a row twice.
+  const generations = [...new Map(many.map((generation) => [`${generation.eventId}\u0000${generation.attempt}\u0000${generation.klaviyoProperty}`, generation])).values()];
+  if (generations.length === 0) return;
+  const rows = generations.map(
+    (_, row) => `(${Array.from({ length: savedColumnCount }, (_, column) => `$${row * savedColumnCount + column + 1}`).join(', ')})`,
+  );
   await db.query(
     `INSERT INTO event_generations (${generationColumns}, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
+     VALUES ${rows.join(', ')}
      ON CONFLICT (event_id, attempt, klaviyo_property) DO UPDATE SET
        assistant_name = EXCLUDED.assistant_name, model = EXCLUDED.model, instructions = EXCLUDED.instructions,
        prompt = EXCLUDED.prompt, status = EXCLUDED.status, text = EXCLUDED.text,
@@ -144,7 +162,7 @@ export async function saveGeneration(db: Queryable, generation: GenerationRecord
        duration_ms = EXCLUDED.duration_ms, reused = EXCLUDED.reused, error = EXCLUDED.error,
        service_tier = EXCLUDED.service_tier, openai_call_id = EXCLUDED.openai_call_id,
        reuse_key = EXCLUDED.reuse_key, reused_from = EXCLUDED.reused_from, created_at = EXCLUDED.created_at`,
-    [
+    generations.flatMap((generation) => [
       generation.eventId,
       generation.attempt,
       generation.klaviyoProperty,
@@ -167,6 +185,6 @@ export async function saveGeneration(db: Queryable, generation: GenerationRecord
       generation.reuseKey,
       generation.reusedFrom,
       at,
-    ],
+    ]),
   );
 }

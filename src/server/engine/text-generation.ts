@@ -7,7 +7,7 @@ import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import { createResponse, type ResponsesRequest, type ResponsesResult } from '../integrations/openai/openai-responses.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { composeGroupInput, composeGroupInstructions, composeInstructions, fieldName, namesShopper, renderPrompt } from './prompt-rendering.ts';
-import { findCachedGeneration, findReusableGeneration, listGenerations, saveGeneration, type GenerationRecord } from './generation-queries.ts';
+import { findCachedGenerations, findReusableGeneration, listGenerations, saveGenerations, type GenerationRecord } from './generation-queries.ts';
 import { recordFlowSpend } from './flow-spend-queries.ts';
 import { callCostUsd, priceOf } from './openai-prices.ts';
 import { withQuickRetry } from './retry-policy.ts';
@@ -38,13 +38,7 @@ export async function generateTexts(
   signal: AbortSignal,
 ): Promise<GenerationRecord[]> {
   const stored = new Map((await listGenerations(context.pool, event.id, event.attempt)).map((generation) => [generation.klaviyoProperty, generation]));
-  const done: GenerationRecord[] = [];
-  const toWrite: Pending[] = [];
-  for (const assistant of flow.assistants) {
-    const outcome = await settleWithoutCall(context, event, flow, assistant, normalized, credentials, stored.get(assistant.klaviyo_property));
-    if ('generation' in outcome) done.push(outcome.generation);
-    else toWrite.push(outcome.pending);
-  }
+  const { done, toWrite } = await settleWithoutCalls(context, event, flow, normalized, credentials, stored);
   const byModel = new Map<string, Pending[]>();
   for (const pending of toWrite) byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
   const outcomes = await Promise.allSettled([...byModel.values()].map((group) => writeGroupSharingCalls(context, event, flow, group, credentials, signal)));
@@ -103,56 +97,75 @@ function reuseKeyOf(flowId: string, request: GenerationRequest, credentials: Eng
   return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 }
 
-/** What an assistant's text is without a call (kept, reused, or an empty template), or what the call must ask. */
-async function settleWithoutCall(
+/**
+ * What each assistant's text is without a call (kept, reused, or an empty template), and
+ * what the calls must ask. The generation cache is asked once for all of them, and the
+ * texts settled here are saved in one statement: under a backlog a worker's time goes
+ * mostly to round trips, and three assistants took six of them here.
+ */
+async function settleWithoutCalls(
   context: PipelineContext,
   event: EventRecord,
   flow: FlowRecord,
-  assistant: Assistant,
   normalized: NormalizedEvent,
   credentials: EngineCredentials,
-  stored: GenerationRecord | undefined,
-): Promise<{ generation: GenerationRecord } | { pending: Pending }> {
-  const { prompt, missing } = renderPrompt(assistant.prompt_template, normalized);
-  const request: GenerationRequest = {
-    eventId: event.id,
-    attempt: event.attempt,
-    klaviyoProperty: assistant.klaviyo_property,
-    assistantName: assistant.name,
-    model: assistant.model ?? credentials.openaiModel,
-    instructions: assistant.instructions,
-    prompt,
-  };
-  if (stored?.status === 'succeeded' && stored.prompt === prompt && stored.model === request.model && stored.instructions === request.instructions) {
-    return { generation: stored };
-  }
+  stored: Map<string, GenerationRecord>,
+): Promise<{ done: GenerationRecord[]; toWrite: Pending[] }> {
   const now = context.clock.now();
-  if (!prompt) {
-    const failed: GenerationRecord = { ...request, ...noCall, reuseKey: null, status: 'failed', text: null, error: m.templateEmpty(assistant.name, missing) };
-    await saveGeneration(context.pool, failed, now);
-    return { generation: failed };
+  const done: GenerationRecord[] = [];
+  const toSave: GenerationRecord[] = [];
+  const candidates: Pending[] = [];
+  for (const assistant of flow.assistants) {
+    const { prompt, missing } = renderPrompt(assistant.prompt_template, normalized);
+    const request: GenerationRequest = {
+      eventId: event.id,
+      attempt: event.attempt,
+      klaviyoProperty: assistant.klaviyo_property,
+      assistantName: assistant.name,
+      model: assistant.model ?? credentials.openaiModel,
+      instructions: assistant.instructions,
+      prompt,
+    };
+    const kept = stored.get(assistant.klaviyo_property);
+    if (kept?.status === 'succeeded' && kept.prompt === prompt && kept.model === request.model && kept.instructions === request.instructions) {
+      done.push(kept);
+      continue;
+    }
+    if (!prompt) {
+      const failed: GenerationRecord = { ...request, ...noCall, reuseKey: null, status: 'failed', text: null, error: m.templateEmpty(assistant.name, missing) };
+      toSave.push(failed);
+      done.push(failed);
+      continue;
+    }
+    const reuseKey = flow.reuseWindowHours > 0 && !namesShopper(assistant.prompt_template) ? reuseKeyOf(flow.id, request, credentials) : null;
+    const earlier = event.attempt > 1 ? await findReusableGeneration(context.pool, request) : null;
+    if (earlier) {
+      const reused = reusedText(request, reuseKey, earlier.text!, 'earlier_attempt');
+      toSave.push(reused);
+      done.push(reused);
+      continue;
+    }
+    candidates.push({ assistant, request, reuseKey });
   }
-  const reuseKey = flow.reuseWindowHours > 0 && !namesShopper(assistant.prompt_template) ? reuseKeyOf(flow.id, request, credentials) : null;
-  const earlier =
-    event.attempt > 1 ? await findReusableGeneration(context.pool, request) : null;
-  if (earlier) return { generation: await saveReused(context, request, reuseKey, earlier.text!, 'earlier_attempt') };
-  if (reuseKey) {
-    const cached = await findCachedGeneration(context.pool, reuseKey, new Date(now.getTime() - flow.reuseWindowHours * 3_600_000));
-    if (cached) return { generation: await saveReused(context, request, reuseKey, cached.text!, 'identical_request') };
+  const keys = candidates.flatMap((pending) => (pending.reuseKey ? [pending.reuseKey] : []));
+  const cached = await findCachedGenerations(context.pool, keys, new Date(now.getTime() - flow.reuseWindowHours * 3_600_000));
+  const toWrite: Pending[] = [];
+  for (const pending of candidates) {
+    const hit = pending.reuseKey ? cached.get(pending.reuseKey) : undefined;
+    if (!hit) {
+      toWrite.push(pending);
+      continue;
+    }
+    const reused = reusedText(pending.request, pending.reuseKey, hit.text!, 'identical_request');
+    toSave.push(reused);
+    done.push(reused);
   }
-  return { pending: { assistant, request, reuseKey } };
+  await saveGenerations(context.pool, toSave, now);
+  return { done, toWrite };
 }
 
-async function saveReused(
-  context: PipelineContext,
-  request: GenerationRequest,
-  reuseKey: string | null,
-  text: string,
-  from: 'earlier_attempt' | 'identical_request',
-): Promise<GenerationRecord> {
-  const reused: GenerationRecord = { ...request, ...noCall, reuseKey, status: 'succeeded', text, reused: true, reusedFrom: from, error: null };
-  await saveGeneration(context.pool, reused, context.clock.now());
-  return reused;
+function reusedText(request: GenerationRequest, reuseKey: string | null, text: string, from: 'earlier_attempt' | 'identical_request'): GenerationRecord {
+  return { ...request, ...noCall, reuseKey, status: 'succeeded', text, reused: true, reusedFrom: from, error: null };
 }
 
 /**
@@ -177,7 +190,9 @@ async function writeGroupSharingCalls(
   if (running) {
     const texts = await running.catch(() => null);
     if (texts && group.every((pending) => texts.has(pending.reuseKey!))) {
-      return Promise.all(group.map((pending) => saveReused(context, pending.request, pending.reuseKey, texts.get(pending.reuseKey!)!, 'identical_request')));
+      const reused = group.map((pending) => reusedText(pending.request, pending.reuseKey, texts.get(pending.reuseKey!)!, 'identical_request'));
+      await saveGenerations(context.pool, reused, context.clock.now());
+      return reused;
     }
     // The shared call failed: this event tries on its own.
     return writeGroup(context, event, flow, group, credentials, signal);
@@ -236,7 +251,7 @@ async function writeGroup(
       }),
     );
     // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
-    for (const generation of failed) await saveGeneration(context.pool, generation, context.clock.now());
+    await saveGenerations(context.pool, failed, context.clock.now());
     context.observer?.generation({ succeeded: false, durationMs, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 });
     if (error.retryable) throw error;
     return failed;
@@ -262,7 +277,7 @@ async function writeGroup(
   );
   // Stored the moment they arrive, before any delivery: a crash from here on never pays for these texts again.
   const now = context.clock.now();
-  for (const generation of generations) await saveGeneration(context.pool, generation, now);
+  await saveGenerations(context.pool, generations, now);
   await recordFlowSpend(context.pool, {
     flowId: flow.id,
     at: now,
