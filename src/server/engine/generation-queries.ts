@@ -131,8 +131,8 @@ export async function findCachedGenerations(db: Queryable, reuseKeys: string[], 
   return new Map(rows.map((row) => [row.reuse_key!, toGeneration(row)]));
 }
 
-/** The columns `saveGenerations` writes, in order: the record's, then created_at. */
-const savedColumnCount = 22;
+/** How many values `saveGenerations` writes a row: the record's columns, then created_at. */
+const savedColumnCount = generationColumns.split(',').length + 1;
 
 /**
  * Records (or, for a retried job, replaces) assistants' outcomes, stamped with the app's
