@@ -120,11 +120,18 @@ export async function startTestApp(
     clock,
     logLines,
     async close() {
-      await app.close();
-      for (const mailer of mailers) mailer.close();
-      await database.close();
-      await smtp.close();
-      await rm(dataDir, { recursive: true, force: true });
+      // Everything is released even when the app cannot close cleanly (its database gone).
+      try {
+        await app.close();
+      } finally {
+        for (const mailer of mailers) mailer.close();
+        try {
+          await database.close();
+        } finally {
+          await smtp.close();
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      }
     },
   };
 }

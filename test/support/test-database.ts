@@ -31,11 +31,16 @@ export async function createTestDatabase(): Promise<Database & { kind: 'embedded
     ...database,
     kind: 'server',
     async close() {
-      await database.close();
-      const cleanup = new pg.Client({ connectionString: adminUrl });
-      await cleanup.connect();
-      await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await cleanup.end();
+      // Dropped even when closing fails (a test that ended the pool itself to play a lost
+      // database): each CI run otherwise left one database behind on the server.
+      try {
+        await database.close();
+      } finally {
+        const cleanup = new pg.Client({ connectionString: adminUrl });
+        await cleanup.connect();
+        await cleanup.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await cleanup.end();
+      }
     },
   };
 }
