@@ -1,14 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+// Every project checks the stand-ins against the vendors' definitions; they are generated
+// once, before the workers start (test/contracts).
+const globalSetup = ['test/contracts/prepare-definitions.ts'];
+
 export default defineConfig({
   test: {
     projects: [
-      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
+      { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node', globalSetup } },
       {
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
           environment: 'node',
+          globalSetup,
           testTimeout: 30_000,
           hookTimeout: 60_000,
           setupFiles: ['test/support/fail-on-console-error.ts'],
@@ -19,6 +24,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           environment: 'node',
+          globalSetup,
           testTimeout: 90_000,
           hookTimeout: 120_000,
           fileParallelism: false,

@@ -24,6 +24,31 @@ export interface FakeReply {
   /** Sent as JSON unless it is a string; nothing is sent when undefined. */
   body?: unknown;
   contentType?: string;
+  /**
+   * A deliberate fault that no definition allows (a body that is not JSON, a cut-off
+   * answer): sent as it is, without the contract's answer check.
+   */
+  offContract?: true;
+}
+
+/**
+ * The vendor's definition, held against every request a stand-in receives and every
+ * answer it sends (test/contracts). A request the real service would refuse gets the
+ * refusal the service would give, and is recorded as a violation; so is an answer the
+ * definition does not allow. `close()` fails while violations are left, so a test that
+ * sends what the vendor would refuse fails with the reason, unless it takes them
+ * (`takeViolations`) because refusing was what it tested.
+ */
+export interface Contract {
+  checkRequest(request: RecordedRequest): { reply: FakeReply; problems: string[] } | undefined;
+  checkReply(request: RecordedRequest, reply: FakeReply): string[];
+}
+
+export interface ContractViolation {
+  side: 'request' | 'answer';
+  method: string;
+  path: string;
+  problems: string[];
 }
 
 /** A reply that never comes: the fake keeps the socket open until it is closed. */
@@ -62,8 +87,9 @@ function send(response: ServerResponse, reply: FakeReply): void {
  * A real HTTP server on 127.0.0.1 and a random port that records every request, then
  * lets the service's handler answer it.
  */
-export async function startFakeServer(handler: FakeHandler) {
+export async function startFakeServer(handler: FakeHandler, contract?: Contract) {
   const requests: RecordedRequest[] = [];
+  const violations: ContractViolation[] = [];
   const server = createServer((incoming, response) => {
     void (async () => {
       const rawBody = await readBody(incoming);
@@ -80,8 +106,14 @@ export async function startFakeServer(handler: FakeHandler) {
         status: null,
       };
       requests.push(recorded);
-      const reply = await handler(recorded);
+      const refusal = contract?.checkRequest(recorded);
+      if (refusal) violations.push({ side: 'request', method: recorded.method, path: recorded.path, problems: refusal.problems });
+      const reply = refusal ? refusal.reply : await handler(recorded);
       if (reply === hang) return;
+      if (contract && !refusal && !reply.offContract) {
+        const problems = contract.checkReply(recorded, reply);
+        if (problems.length > 0) violations.push({ side: 'answer', method: recorded.method, path: recorded.path, problems });
+      }
       recorded.status = reply.status;
       response.once('finish', () => {
         recorded.answeredAt = Date.now();
@@ -96,12 +128,21 @@ export async function startFakeServer(handler: FakeHandler) {
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     requests,
-    close: () =>
-      new Promise<void>((resolve) => {
+    /** What the definition refused so far; a test that meant to send it takes them here. */
+    takeViolations(): ContractViolation[] {
+      return violations.splice(0);
+    },
+    close: async () => {
+      await new Promise<void>((resolve) => {
         // Hanging replies keep their sockets open; cut them so close() returns.
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      if (violations.length > 0) {
+        const lines = violations.splice(0).map((violation) => `${violation.side === 'request' ? 'sent' : 'answered'} ${violation.method} ${violation.path}: ${violation.problems.join('; ')}`);
+        throw new Error(`Against the vendor's definition:\n${[...new Set(lines)].slice(0, 20).join('\n')}`);
+      }
+    },
   };
 }
 
