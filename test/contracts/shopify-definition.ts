@@ -8,15 +8,18 @@ import type {
   GraphQLError} from 'graphql';
 import {
   buildClientSchema,
+  coerceInputValue,
   execute,
   getOperationAST,
+  isNonNullType,
+  typeFromAST,
   parse,
   validate,
   type DocumentNode,
+  type GraphQLInputType,
   type GraphQLSchema,
   type IntrospectionQuery,
 } from 'graphql';
-import { getVariableValues } from 'graphql/execution/values.js';
 import { installedVersion, schemasFromTypes, validatorsFor, type Checked } from './type-schemas.ts';
 
 /**
@@ -100,8 +103,19 @@ export function checkAdminRequest(version: string, body: unknown): Checked & { d
   if (Array.isArray(document)) return { ok: false, problems: (document as readonly GraphQLError[]).map((error) => error.message) };
   const operation = getOperationAST(document as DocumentNode);
   if (!operation) return { ok: false, problems: ['the document has no single operation'] };
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], (request.variables ?? {}) as Record<string, unknown>);
-  if (coerced.errors) return { ok: false, problems: coerced.errors.map((error) => error.message) };
+  const variables = (request.variables ?? {}) as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const definition of operation.variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const type = typeFromAST(schema, definition.type) as GraphQLInputType | undefined;
+    if (!type) continue;
+    if (variables[name] === undefined) {
+      if (isNonNullType(type) && !definition.defaultValue) problems.push(`Variable "$${name}" of required type "${String(type)}" was not provided.`);
+      continue;
+    }
+    coerceInputValue(variables[name], type, (path, _value, error) => problems.push(`Variable "$${name}"${path.length > 0 ? ` at ${path.join('.')}` : ''}: ${error.message}`));
+  }
+  if (problems.length > 0) return { ok: false, problems };
   return { ok: true, problems: [], document: document as DocumentNode };
 }
 
