@@ -78,12 +78,13 @@ export function klaviyoOperationFor(method: string, path: string): KlaviyoOperat
 
 type AttributeMap = Array<{ name: string; baseName: string; type: string }>;
 const require = createRequire(import.meta.url);
-const sdk = require('klaviyo-api') as Record<string, { attributeTypeMap?: AttributeMap } | undefined>;
+const sdk = require('klaviyo-api') as Record<string, { getAttributeTypeMap?: () => AttributeMap } | undefined>;
 
 /** The SDK's TypeScript names (firstName) back into Klaviyo's wire names (first_name), per model. */
 function toWireNames(definitions: Record<string, JsonSchema>): Record<string, JsonSchema> {
   for (const [name, schema] of Object.entries(definitions)) {
-    const map = sdk[name]?.attributeTypeMap;
+    // getAttributeTypeMap includes what a model inherits from its parent class.
+    const map = sdk[name]?.getAttributeTypeMap?.();
     const properties = schema.properties as Record<string, JsonSchema> | undefined;
     if (!map || !properties) continue;
     const wire = new Map(map.map((attribute) => [attribute.name, attribute.baseName]));
