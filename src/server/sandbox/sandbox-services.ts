@@ -28,7 +28,7 @@ async function ownerOf(db: Queryable, token: string | null): Promise<SandboxAcco
 export async function sandboxKlaviyo(app: FastifyInstance, options: SandboxServiceOptions): Promise<void> {
   const { db, clock } = options;
   const error = (reply: FastifyReply, status: number, code: string, detail: string) =>
-    reply.status(status).type('application/vnd.api+json').send({ errors: [{ id: randomUUID(), status, code, title: detail, detail, source: { pointer: '/data' } }] });
+    reply.status(status).type('application/vnd.api+json').send({ errors: [{ id: randomUUID(), code, title: detail, detail, source: { pointer: '/data' } }] });
   const owner = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization ?? '';
     const account = await ownerOf(db, header.startsWith('Klaviyo-API-Key ') ? header.slice('Klaviyo-API-Key '.length) : null);
@@ -38,11 +38,15 @@ export async function sandboxKlaviyo(app: FastifyInstance, options: SandboxServi
     }
     return account;
   };
-  const profileJson = (profile: SandboxProfileRecord) => ({
+  // Shapes as Klaviyo's definition has them (klaviyo-api, revision 2026-07-15): every
+  // resource carries its links, as the engine's readers may rely on them.
+  const profileJson = (request: FastifyRequest, profile: SandboxProfileRecord) => ({
     type: 'profile',
     id: profile.id,
     attributes: { email: profile.email, first_name: profile.firstName, last_name: profile.lastName, properties: profile.properties, updated: profile.updatedAt.toISOString() },
+    links: { self: `${prefixOf(request)}/api/profiles/${profile.id}/` },
   });
+  const prefixOf = (request: FastifyRequest) => `http://${request.headers.host ?? '127.0.0.1'}${app.prefix}`;
 
   const profileImportSchema = z.object({
     data: z.object({
@@ -67,7 +71,7 @@ export async function sandboxKlaviyo(app: FastifyInstance, options: SandboxServi
       { email: attributes.email, firstName: attributes.first_name ?? null, lastName: attributes.last_name ?? null, properties: attributes.properties ?? {} },
       clock.now(),
     );
-    return reply.status(created ? 201 : 200).type('application/vnd.api+json').send({ data: profileJson(profile) });
+    return reply.status(created ? 201 : 200).type('application/vnd.api+json').send({ data: profileJson(request, profile) });
   });
 
   const eventSchema = z.object({
@@ -110,15 +114,31 @@ export async function sandboxKlaviyo(app: FastifyInstance, options: SandboxServi
     const emails = equals ? [unquote(equals[1]!)] : [...any![1]!.matchAll(/"((?:[^"\\]|\\.)*)"/g)].map((match) => unquote(match[1]!));
     if (emails.length > 100) return error(reply, 400, 'invalid', 'A filter may name at most 100 values.');
     const profiles = await findSandboxProfilesByEmails(db, account.userId, emails);
-    return reply.type('application/vnd.api+json').send({ data: profiles.map(profileJson), links: { self: request.url, next: null } });
+    return reply.type('application/vnd.api+json').send({ data: profiles.map((profile) => profileJson(request, profile)), links: { self: `${prefixOf(request)}/api/profiles/` } });
   });
 
   app.get('/api/accounts', async (request, reply) => {
     const account = await owner(request, reply);
     if (!account) return reply;
-    return reply
-      .type('application/vnd.api+json')
-      .send({ data: [{ type: 'account', id: 'SANDBOX', attributes: { contact_information: { organization_name: 'Flowsmith sample shop (sandbox)' } } }] });
+    const attributes = {
+      test_account: true,
+      contact_information: {
+        default_sender_name: 'Flowsmith sample shop',
+        default_sender_email: 'sandbox@example.com',
+        website_url: null,
+        organization_name: 'Flowsmith sample shop (sandbox)',
+        street_address: { address1: null, address2: null, city: 'Sample City', region: null, country: null, zip: null },
+      },
+      industry: null,
+      timezone: 'UTC',
+      preferred_currency: SAMPLE_CURRENCY,
+      public_api_key: 'SANDBX',
+      locale: 'en-US',
+    };
+    return reply.type('application/vnd.api+json').send({
+      data: [{ type: 'account', id: 'SANDBOX', attributes, links: { self: `${prefixOf(request)}/api/accounts/SANDBOX/` } }],
+      links: { self: `${prefixOf(request)}/api/accounts/` },
+    });
   });
 }
 
@@ -168,7 +188,7 @@ export async function sandboxOpenAi(app: FastifyInstance, options: SandboxServic
 
   app.get('/models', async (request, reply) => {
     if (!(await owner(request, reply))) return reply;
-    return { object: 'list', data: [{ id: 'gpt-5-mini', object: 'model', owned_by: 'sandbox' }] };
+    return { object: 'list', data: [{ id: 'gpt-5-mini', object: 'model', created: 1_754_524_800, owned_by: 'sandbox' }] };
   });
 
   app.post('/responses', async (request, reply) => {
@@ -180,15 +200,26 @@ export async function sandboxOpenAi(app: FastifyInstance, options: SandboxServic
     const call = { model: body.model, instructions: body.instructions ?? null, input };
     const fields = body.text?.format.type === 'json_schema' ? Object.keys(body.text.format.schema?.properties ?? {}) : [];
     const text = fields.length > 0 ? JSON.stringify(Object.fromEntries(fields.map((field) => [field, sampleText(call, field)]))) : sampleText(call);
+    // Every field OpenAI's definition (the openai SDK's Response type) says an answer has.
     return {
       id: `resp_sandbox_${randomUUID().replaceAll('-', '')}`,
       object: 'response',
+      created_at: Math.floor(options.clock.now().getTime() / 1000),
       status: 'completed',
+      access_programs: null,
+      error: null,
+      incomplete_details: null,
+      instructions: body.instructions ?? null,
+      metadata: {},
       model: body.model,
       service_tier: 'default',
-      error: null,
-      output: [{ type: 'message', id: `msg_${randomUUID().replaceAll('-', '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] }],
-      usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0 }, output_tokens: 0, total_tokens: 0 },
+      parallel_tool_calls: true,
+      temperature: 1,
+      tool_choice: 'auto',
+      tools: [],
+      top_p: 1,
+      output: [{ type: 'message', id: `msg_${randomUUID().replaceAll('-', '')}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [], logprobs: [] }] }],
+      usage: { input_tokens: 0, input_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 }, output_tokens: 0, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 0 },
     };
   });
 }
