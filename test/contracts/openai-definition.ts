@@ -42,6 +42,7 @@ const openAiErrorSchema: JsonSchema = {
 };
 
 let validators: ReturnType<typeof validatorsFor> | undefined;
+let definitionsLoaded: Record<string, JsonSchema> | undefined;
 
 function load() {
   if (validators) return validators;
@@ -63,6 +64,7 @@ function load() {
   const response = definitions.Response!;
   response.required = (response.required as string[]).filter((field) => field !== 'output_text');
   delete (response.properties as Record<string, unknown>).output_text;
+  definitionsLoaded = definitions;
   validators = validatorsFor(definitions);
   return validators;
 }
@@ -70,4 +72,10 @@ function load() {
 /** Checks `value` against one of the types above, or 'ErrorBody'. */
 export function checkOpenAiType(type: string, value: unknown): Checked {
   return load().check(type, value);
+}
+
+/** The top-level fields a request type defines, for OpenAI's "Unknown parameter" refusal. */
+export function requestParameterNames(type: string): Set<string> {
+  load();
+  return new Set(Object.keys((definitionsLoaded![type]?.properties as Record<string, unknown> | undefined) ?? {}));
 }

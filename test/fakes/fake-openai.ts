@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { delay, hang, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
+import { openAiContract, openAiErrorReply } from '../contracts/openai-contract.ts';
 
 /** Which endpoints a forced failure applies to. */
 export type OpenAIEndpoint = 'responses' | 'models' | 'any';
@@ -9,7 +10,13 @@ export type OpenAIEndpoint = 'responses' | 'models' | 'any';
  * rule returns it.
  * - `status`: an error answer with that status (500, 503, 429 rate limit, 400 …).
  * - `insufficient_quota`: 429 with code insufficient_quota (do not retry).
- * - `no-text`: 200 completed, but the output holds no message text.
+ * - `no-text`: 200 incomplete (max_output_tokens) with only a reasoning item: no message text.
+ * - `incomplete`: 200 incomplete with the start of the text, as OpenAI answers when the
+ *   output budget or the content filter cut the message off.
+ * - `failed`: 200 with status failed and an `error` (OpenAI's ResponseError codes).
+ * - `refusal`: 200 completed, the message holding a refusal instead of text.
+ * - `response-status`: 200 with the text, but a status a synchronous call should never
+ *   carry (queued, in_progress, cancelled): a real shape the app must not take as done.
  * - `hang`: no answer at all, until the fake is closed.
  */
 export type OpenAIFailure = { on?: OpenAIEndpoint } & (
@@ -25,8 +32,15 @@ export type OpenAIFailure = { on?: OpenAIEndpoint } & (
     }
   | { kind: 'insufficient_quota' }
   | { kind: 'no-text' }
+  | { kind: 'incomplete'; reason?: 'max_output_tokens' | 'content_filter'; partialText?: string }
+  | { kind: 'failed'; code?: string; message?: string }
+  | { kind: 'refusal'; refusal?: string }
+  | { kind: 'response-status'; status: 'queued' | 'in_progress' | 'cancelled' }
   | { kind: 'hang' }
 );
+
+/** A forced answer that is still a 200 Response, shaped from the request. */
+type ShapedFailure = Extract<OpenAIFailure, { kind: 'no-text' | 'incomplete' | 'failed' | 'refusal' | 'response-status' }>;
 
 export interface ResponsesRequestBody {
   model: string;
@@ -54,6 +68,10 @@ export interface FakeOpenAIOptions {
   responder?: OpenAIResponder;
   /** Answer flex-tier requests with 429 resource_unavailable, as OpenAI does when flex capacity is short. */
   refuseFlex?: boolean;
+  /** `shutdown_date` per model in the model list (OpenAI's Model object). */
+  shutdownDates?: Record<string, string>;
+  /** Models that cannot serve Structured Outputs: a json_schema format gets OpenAI's 400. */
+  modelsWithoutStructuredOutputs?: string[];
 }
 
 const defaultModels = ['gpt-5-mini', 'gpt-5', 'gpt-4.1-mini'];
@@ -88,7 +106,62 @@ export function defaultOpenAIText(body: ResponsesRequestBody): string {
 }
 
 function errorReply(status: number, error: { message: string; type: string; param?: string | null; code?: string | null }, headers?: Record<string, string>): FakeReply {
-  return { status, headers, body: { error: { param: null, code: null, ...error } } };
+  return { ...openAiErrorReply(status, error), headers };
+}
+
+const newId = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '')}`;
+
+/** An output message as OpenAI sends it: id, role, status and, per text part, its annotations. */
+function messageItem(content: unknown[], status: 'completed' | 'incomplete' = 'completed') {
+  return { id: newId('msg'), type: 'message', status, role: 'assistant', content };
+}
+
+/**
+ * A Response with every field the definition requires, echoing what the request set as
+ * OpenAI does (instructions, max_output_tokens, text format, prompt_cache_key).
+ */
+function responseBody(
+  request: ResponsesRequestBody,
+  answer: {
+    status: 'completed' | 'incomplete' | 'failed' | 'queued' | 'in_progress' | 'cancelled';
+    output: unknown[];
+    usage: { input: number; cached: number; output: number };
+    incompleteReason?: string;
+    error?: { code: string; message: string };
+    serviceTier?: string;
+  },
+) {
+  return {
+    id: newId('resp'),
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: answer.status,
+    background: false,
+    error: answer.error ?? null,
+    incomplete_details: answer.incompleteReason ? { reason: answer.incompleteReason } : null,
+    instructions: request.instructions ?? null,
+    max_output_tokens: request.max_output_tokens ?? null,
+    metadata: {},
+    model: request.model,
+    output: answer.output,
+    parallel_tool_calls: true,
+    previous_response_id: null,
+    prompt_cache_key: request.prompt_cache_key ?? null,
+    service_tier: answer.serviceTier ?? 'default',
+    temperature: 1,
+    text: { format: request.text?.format ?? { type: 'text' }, verbosity: 'medium' },
+    tool_choice: 'auto',
+    tools: [],
+    top_p: 1,
+    access_programs: null,
+    usage: {
+      input_tokens: answer.usage.input,
+      input_tokens_details: { cached_tokens: answer.usage.cached, cache_write_tokens: 0 },
+      output_tokens: answer.usage.output,
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: answer.usage.input + answer.usage.output,
+    },
+  };
 }
 
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
@@ -109,6 +182,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
   const validKeys = new Set(options.validKeys ?? ['sk-test-valid']);
   const models = new Set(options.models ?? defaultModels);
   const modelsForKey = new Map(Object.entries(options.modelsForKey ?? {}));
+  const shutdownDates = new Map(Object.entries(options.shutdownDates ?? {}));
+  const withoutStructuredOutputs = new Set(options.modelsWithoutStructuredOutputs ?? []);
   const queue: OpenAIFailure[] = [];
   const rules: Array<(request: RecordedRequest) => OpenAIFailure | undefined> = [];
   const state = {
@@ -151,12 +226,16 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     return index === -1 ? undefined : queue.splice(index, 1)[0];
   }
 
-  function failureReply(failure: OpenAIFailure): FakeReply | typeof hang | 'no-text' {
+  function failureReply(failure: OpenAIFailure): FakeReply | typeof hang | ShapedFailure {
     switch (failure.kind) {
       case 'hang':
         return hang;
       case 'no-text':
-        return 'no-text';
+      case 'incomplete':
+      case 'failed':
+      case 'refusal':
+      case 'response-status':
+        return failure;
       case 'insufficient_quota':
         return errorReply(429, {
           message: 'You exceeded your current quota, please check your plan and billing details.',
@@ -207,7 +286,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     return { key };
   }
 
-  const modelObject = (id: string) => ({ id, object: 'model', created: 1_750_000_000, owned_by: 'openai' });
+  const modelObject = (id: string) => ({ id, object: 'model', created: 1_750_000_000, owned_by: 'openai', ...(shutdownDates.has(id) ? { shutdown_date: shutdownDates.get(id) } : {}) });
   const modelNotFound = (id: string) =>
     errorReply(404, {
       message: `The model '${id}' does not exist or you do not have access to it.`,
@@ -215,69 +294,55 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
       code: 'model_not_found',
     });
 
-  function handleResponses(request: RecordedRequest, key: string, noText: boolean): FakeReply {
-    const body = request.body as ResponsesRequestBody | undefined;
-    if (!body || typeof body !== 'object' || typeof body.model !== 'string') {
-      return errorReply(400, { message: "Missing required parameter: 'model'.", type: 'invalid_request_error', param: 'model', code: 'missing_required_parameter' });
-    }
+  function handleResponses(request: RecordedRequest, key: string, shaped: ShapedFailure | undefined): FakeReply {
+    // The contract (openai-contract.ts) has already refused what OpenAI refuses for any key.
+    const body = request.body as ResponsesRequestBody;
     if (body.input === undefined) {
       return errorReply(400, { message: "Missing required parameter: 'input'.", type: 'invalid_request_error', param: 'input', code: 'missing_required_parameter' });
     }
     if (!keyModels(key).includes(body.model)) return modelNotFound(body.model);
-    const id = `resp_${randomUUID().replace(/-/g, '')}`;
-    const reasoning = { id: `rs_${randomUUID().replace(/-/g, '')}`, type: 'reasoning', summary: [] };
+    if (body.text?.format?.type === 'json_schema' && withoutStructuredOutputs.has(body.model)) {
+      return errorReply(400, {
+        message: `Invalid parameter: 'text.format' of type 'json_schema' is not supported with this model.`,
+        type: 'invalid_request_error',
+        param: 'text.format',
+        code: null,
+      });
+    }
+    const reasoning = { id: newId('rs'), type: 'reasoning', summary: [] };
     const promptText = `${body.instructions ?? ''}${inputText(body.input)}`;
-    if (noText) {
-      return {
-        status: 200,
-        body: {
-          id,
-          object: 'response',
-          status: 'incomplete',
-          incomplete_details: { reason: 'max_output_tokens' },
-          model: body.model,
-          output: [reasoning],
-          usage: { input_tokens: tokens(promptText), output_tokens: body.max_output_tokens ?? 16, total_tokens: tokens(promptText) + (body.max_output_tokens ?? 16) },
-          error: null,
-        },
-      };
+    const inputTokens = tokens(promptText);
+    if (shaped?.kind === 'no-text' || shaped?.kind === 'incomplete') {
+      const budget = body.max_output_tokens ?? 16;
+      const partial = shaped.kind === 'incomplete' ? (shaped.partialText ?? state.responder(body, request).slice(0, 20)) : null;
+      const output = partial === null ? [reasoning] : [reasoning, messageItem([{ type: 'output_text', text: partial, annotations: [] }], 'incomplete')];
+      const reason = shaped.kind === 'incomplete' ? (shaped.reason ?? 'max_output_tokens') : 'max_output_tokens';
+      return { status: 200, body: responseBody(body, { status: 'incomplete', incompleteReason: reason, output, usage: { input: inputTokens, cached: 0, output: budget } }) };
+    }
+    if (shaped?.kind === 'failed') {
+      const error = { code: shaped.code ?? 'server_error', message: shaped.message ?? 'The model failed to generate a response.' };
+      return { status: 200, body: responseBody(body, { status: 'failed', error, output: [], usage: { input: inputTokens, cached: 0, output: 0 } }) };
+    }
+    if (shaped?.kind === 'refusal') {
+      const refusal = shaped.refusal ?? "I'm sorry, I can't help with that.";
+      const output = [messageItem([{ type: 'refusal', refusal }])];
+      return { status: 200, body: responseBody(body, { status: 'completed', output, usage: { input: inputTokens, cached: 0, output: tokens(refusal) } }) };
     }
     if (body.service_tier === 'flex' && state.refuseFlex) {
       return errorReply(429, { message: 'Flex processing is temporarily unavailable. Please retry later or use the default tier.', type: 'invalid_request_error', code: 'resource_unavailable' });
     }
     const text = state.responder(body, request);
-    const inputTokens = tokens(promptText);
     const cachedTokens = Math.min(inputTokens, cachedTokensFor(key, promptText));
     state.inputTokensServed += inputTokens;
     state.cachedTokensServed += cachedTokens;
     return {
       status: 200,
-      body: {
-        id,
-        object: 'response',
-        created_at: Math.floor(Date.now() / 1000),
-        status: 'completed',
-        model: body.model,
-        output: [
-          reasoning,
-          {
-            id: `msg_${randomUUID().replace(/-/g, '')}`,
-            type: 'message',
-            status: 'completed',
-            role: 'assistant',
-            content: [{ type: 'output_text', text, annotations: [] }],
-          },
-        ],
-        service_tier: body.service_tier === 'flex' ? 'flex' : 'default',
-        usage: {
-          input_tokens: inputTokens,
-          input_tokens_details: { cached_tokens: cachedTokens },
-          output_tokens: tokens(text),
-          output_tokens_details: { reasoning_tokens: 0 },
-          total_tokens: inputTokens + tokens(text),
-        },
-        error: null,
-      },
+      body: responseBody(body, {
+        status: shaped?.kind === 'response-status' ? shaped.status : 'completed',
+        output: [reasoning, messageItem([{ type: 'output_text', text, annotations: [] }])],
+        serviceTier: body.service_tier === 'flex' ? 'flex' : 'default',
+        usage: { input: inputTokens, cached: cachedTokens, output: tokens(text) },
+      }),
     };
   }
 
@@ -292,11 +357,12 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
       const endpoint = isResponses ? 'responses' : 'models';
       const failure = failureFor(request, endpoint);
       const forced = failure ? failureReply(failure) : undefined;
-      if (forced && forced !== 'no-text') return forced;
+      const shaped = forced !== undefined && forced !== hang && 'kind' in forced ? forced : undefined;
+      if (forced !== undefined && !shaped) return forced as FakeReply | typeof hang;
       const auth = authenticate(request);
       if (!('key' in auth)) return auth;
       if (isResponses) {
-        const reply = handleResponses(request, auth.key, forced === 'no-text');
+        const reply = handleResponses(request, auth.key, shaped);
         if (reply.status === 200) state.responsesServed += 1;
         return reply;
       }
@@ -312,7 +378,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     } finally {
       if (isResponses) state.inFlight -= 1;
     }
-  });
+  }, openAiContract);
 
   return {
     /** The server root; the app's OPENAI_BASE_URL is `apiBaseUrl`. */
@@ -365,6 +431,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
       state.responsesServed = 0;
       server.requests.length = 0;
     },
+    /** What the contract refused so far, for tests that sent it on purpose. */
+    takeViolations: server.takeViolations,
     close: server.close,
   };
 }

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
+import { openAiContract } from '../contracts/openai-contract.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { sendShopifyWebhook, signShopifyWebhook, startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
 
@@ -93,6 +94,81 @@ describe('fake OpenAI', () => {
     openai.failNext({ kind: 'hang', on: 'models' });
     expect((await generate({ model: 'gpt-5', input: 'x' })).status).toBe(200);
     await expect(fetch(`${openai.apiBaseUrl}/models`, { headers: auth(), signal: AbortSignal.timeout(200) })).rejects.toThrow();
+  });
+
+  it('refuses what OpenAI refuses, names the reason, and records it as a violation', async () => {
+    const unknown = await generate({ model: 'gpt-5', input: 'x', max_tokens: 200 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.error).toEqual({ message: "Unknown parameter: 'max_tokens'.", type: 'invalid_request_error', param: 'max_tokens', code: 'unknown_parameter' });
+    const loose = await generate({
+      model: 'gpt-5',
+      input: 'x',
+      text: { format: { type: 'json_schema', name: 'texts', strict: true, schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } }, required: ['a'], additionalProperties: false } } },
+    });
+    expect(loose.status).toBe(400);
+    expect(loose.json.error).toMatchObject({ param: 'text.format.schema', code: 'invalid_json_schema' });
+    expect(loose.json.error.message).toContain("Missing 'b'");
+    const open = await generate({
+      model: 'gpt-5',
+      input: 'x',
+      text: { format: { type: 'json_schema', name: 'texts', strict: true, schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } } },
+    });
+    expect(open.json.error.message).toContain("'additionalProperties' is required to be supplied and to be false");
+    const tooFew = await generate({ model: 'gpt-5', input: 'x', max_output_tokens: 8 });
+    expect(tooFew.json.error).toMatchObject({ param: 'max_output_tokens', code: 'integer_below_min_value' });
+    const anonymous = await call(`${openai.apiBaseUrl}/models`);
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.json.error.message).toMatch(/didn't provide an API key/);
+    const violations = openai.takeViolations();
+    expect(violations.map((violation) => `${violation.side} ${violation.method} ${violation.path}`)).toEqual([
+      'request POST /v1/responses',
+      'request POST /v1/responses',
+      'request POST /v1/responses',
+      'request POST /v1/responses',
+      'request GET /v1/models',
+    ]);
+    expect(violations[0]!.problems.join()).toContain('max_tokens');
+    // A model the key lacks is the stand-in's state, refused as OpenAI does, and no violation.
+    expect((await generate({ model: 'gpt-0', input: 'x' })).json.error.code).toBe('model_not_found');
+    expect(openai.takeViolations()).toEqual([]);
+  });
+
+  it('holds answers to the definition: a Response missing its required fields is a violation', async () => {
+    const request = { method: 'POST', path: '/v1/responses' } as Parameters<typeof openAiContract.checkReply>[0];
+    const problems = openAiContract.checkReply(request, { status: 200, body: { id: 'resp_1', object: 'response', status: 'completed', output: [] } });
+    expect(problems.join('\n')).toMatch(/'created_at' is required/);
+    const answer = (await generate({ model: 'gpt-5', input: 'x' })).json;
+    expect(openAiContract.checkReply(request, { status: 200, body: answer })).toEqual([]);
+    const message = answer.output.find((item: any) => item.type === 'message');
+    const usage = { ...answer.usage };
+    delete usage.output_tokens_details;
+    expect(openAiContract.checkReply(request, { status: 200, body: { ...answer, usage } }).join('\n')).toMatch(/'output_tokens_details' is required/);
+    delete message.status;
+    delete message.content[0].annotations;
+    const short = openAiContract.checkReply(request, { status: 200, body: answer }).join('\n');
+    expect(short).toMatch(/'status' is required/);
+    expect(short).toMatch(/'annotations' is required/);
+    expect(openAiContract.checkReply(request, { status: 429, body: { error: { message: 'Slow down', type: 'requests' } } }).join()).toMatch(/'code' is required/);
+  });
+
+  it('answers the awkward shapes: cut off with partial text, failed with an error, a refusal, and a status a call should not end in', async () => {
+    openai.failNext(
+      { kind: 'incomplete', partialText: 'Your cart is wai' },
+      { kind: 'incomplete', reason: 'content_filter' },
+      { kind: 'failed', code: 'server_error', message: 'The model crashed.' },
+      { kind: 'refusal', refusal: 'No.' },
+      { kind: 'response-status', status: 'in_progress' },
+    );
+    const cut = (await generate({ model: 'gpt-5', input: 'x', max_output_tokens: 16 })).json;
+    expect(cut).toMatchObject({ status: 'incomplete', incomplete_details: { reason: 'max_output_tokens' }, max_output_tokens: 16 });
+    expect(cut.output.map((item: any) => item.type)).toEqual(['reasoning', 'message']);
+    expect(cut.output[1]).toMatchObject({ status: 'incomplete', content: [{ type: 'output_text', text: 'Your cart is wai', annotations: [] }] });
+    expect((await generate({ model: 'gpt-5', input: 'x' })).json.incomplete_details).toEqual({ reason: 'content_filter' });
+    const failed = (await generate({ model: 'gpt-5', input: 'x' })).json;
+    expect(failed).toMatchObject({ status: 'failed', error: { code: 'server_error', message: 'The model crashed.' }, output: [] });
+    expect((await generate({ model: 'gpt-5', input: 'x' })).json.output[0].content).toEqual([{ type: 'refusal', refusal: 'No.' }]);
+    expect((await generate({ model: 'gpt-5', input: 'x' })).json.status).toBe('in_progress');
+    expect(openai.takeViolations()).toEqual([]);
   });
 
   it('counts concurrent generation calls', async () => {
