@@ -66,7 +66,39 @@ describe('bad input', () => {
     const email = uniqueEmail('notext');
     const row = await waitForEvent(db(), await send(sampleEvent('abandoned_cart', { email })));
     expect(row.status).toBe('failed');
-    expect(row.error).toContain('without any text (incomplete: max_output_tokens)');
+    expect(row.error).toContain(eventOutcomeMessages.answerCutOff('Subject Line', 'max_output_tokens'));
+    expect(profileWritesFor(email)).toHaveLength(0);
+  });
+
+  it('fails an event whose answer was cut off at the output limit, even with text in it, and delivers nothing', async () => {
+    const single = await ownerWithFlows(scenario, {
+      abandoned_cart: { assistants: [{ name: 'Subject', klaviyo_property: 'subject_line1', prompt_template: 'Subject line for {name}' }] },
+    });
+    scenario.openai.failNext({ kind: 'incomplete', partialText: 'Your cart is wai' });
+    const email = uniqueEmail('cutoff');
+    const response = await postEvent(scenario.testApp.baseUrl, single.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email }));
+    const row = await waitForEvent(db(), response.json.eventId);
+    expect(row.status).toBe('failed');
+    expect(row.error).toBe(eventOutcomeMessages.answerCutOff('Subject', 'max_output_tokens'));
+    expect(profileWritesFor(email)).toHaveLength(0);
+
+    // Two assistants on one model: a cut-off answer whose JSON happens to be whole is still not taken.
+    scenario.openai.failNext({ kind: 'incomplete', reason: 'content_filter', partialText: '{"text_1":"Hi","text_2":"Yo"}' });
+    const combinedEmail = uniqueEmail('cutoff-json');
+    const combined = await waitForEvent(db(), await send(sampleEvent('abandoned_cart', { email: combinedEmail })));
+    expect(combined.status).toBe('failed');
+    expect(combined.error).toContain(eventOutcomeMessages.answerCutOff('Subject Line', 'content_filter'));
+    expect(profileWritesFor(combinedEmail)).toHaveLength(0);
+  });
+
+  it('fails an event whose answer has a status a finished call never has, saying so', async () => {
+    scenario.openai.failNext({ kind: 'response-status', status: 'in_progress' });
+    const mark = openaiMark();
+    const email = uniqueEmail('unfinished');
+    const row = await waitForEvent(db(), await send(sampleEvent('abandoned_cart', { email })));
+    expect(row.status).toBe('failed');
+    expect(row.error).toContain('"in_progress"');
+    expect(responsesSince(mark)).toHaveLength(1);
     expect(profileWritesFor(email)).toHaveLength(0);
   });
 

@@ -40,6 +40,32 @@ describe('OpenAI Responses', () => {
     expect(await createResponse(openaiConnection(), request)).toMatchObject({ text: null, noTextReason: 'incomplete: max_output_tokens' });
   });
 
+  it('never takes an answer cut off at its output limit for a complete one, even when it carries text', async () => {
+    openai.failNext({ kind: 'incomplete', partialText: 'Your cart is wai' });
+    const cut = await createResponse(openaiConnection(), request);
+    expect(cut).toMatchObject({ text: null, incomplete: 'max_output_tokens' });
+    // The tokens were billed all the same.
+    expect(cut.usage.outputTokens).toBe(200);
+    openai.failNext({ kind: 'incomplete', reason: 'content_filter', partialText: '{"text_1":"Hi","text_2":"Yo"}' });
+    expect(await createResponse(openaiConnection(), request)).toMatchObject({ text: null, incomplete: 'content_filter' });
+  });
+
+  it('fails an answer whose status a finished call never has, instead of using its text', async () => {
+    for (const status of ['in_progress', 'queued', 'cancelled'] as const) {
+      openai.failNext({ kind: 'response-status', status });
+      const error = await failure(createResponse(openaiConnection(), request));
+      expect(error).toMatchObject({ code: 'invalid_response', retryable: false });
+      expect(error.message).toContain(`"${status}"`);
+    }
+  });
+
+  it('retries a failed response only when OpenAI says its own side failed', async () => {
+    openai.failNext({ kind: 'failed', code: 'server_error', message: 'The model crashed.' });
+    expect(await failure(createResponse(openaiConnection(), request))).toMatchObject({ retryable: true, message: 'OpenAI: The model crashed.' });
+    openai.failNext({ kind: 'failed', code: 'invalid_prompt', message: 'Invalid prompt: flagged.' });
+    expect(await failure(createResponse(openaiConnection(), request))).toMatchObject({ retryable: false, code: 'bad_request', message: 'OpenAI: Invalid prompt: flagged.' });
+  });
+
   it('maps a rate limit to retryable with retry-after-ms, and insufficient_quota to permanent', async () => {
     openai.failNext({ kind: 'status', status: 429, retryAfterMs: 750, retryAfterSeconds: 3 });
     expect(await failure(createResponse(openaiConnection(), request))).toMatchObject({ code: 'rate_limited', retryable: true, retryAfterMs: 750 });

@@ -272,7 +272,7 @@ async function writeGroup(
       reusedFrom: null,
       status: texts[index]!.text ? 'succeeded' : 'failed',
       text: texts[index]!.text,
-      error: texts[index]!.text ? null : m.noText(pending.assistant.name, texts[index]!.reason),
+      error: texts[index]!.text ? null : answer.incomplete ? m.answerCutOff(pending.assistant.name, answer.incomplete) : m.noText(pending.assistant.name, texts[index]!.reason),
     }),
   );
   // Stored the moment they arrive, before any delivery: a crash from here on never pays for these texts again.

@@ -68,6 +68,12 @@ export const eventOutcomeMessages = {
       : `The prompt of "${assistant}" is empty.`,
   noText: (assistant: string, detail: string) => `OpenAI answered "${assistant}" without any text${detail ? ` (${detail})` : ''}.`,
   generationFailed: (assistant: string, message: string) => `"${assistant}": ${message}`,
+  answerCutOff: (assistant: string, reason: string) =>
+    reason === 'max_output_tokens'
+      ? `OpenAI's answer for "${assistant}" was cut off at its output limit (incomplete: max_output_tokens), so the partial text is not delivered. Ask for a shorter text in the prompt, or pick a model that reasons less, then replay the event.`
+      : reason === 'content_filter'
+        ? `OpenAI's content filter stopped the answer for "${assistant}" before it was complete (incomplete: content_filter), so the partial text is not delivered. Change the prompt or instructions, then replay the event.`
+        : `OpenAI's answer for "${assistant}" stopped before it was complete (incomplete: ${reason}), so the partial text is not delivered. Replay the event to try again.`,
   checkoutCompleted: 'The checkout was completed, so there is nothing to recover.',
   checkoutDeleted: 'Shopify deleted this checkout, so there is nothing to recover.',
   orderPlaced: 'The shopper placed an order before the wait ended, so no abandonment message is sent.',

@@ -6,6 +6,9 @@ import { callService, type ServiceAnswer } from '../service-http.ts';
  * One call of OpenAI's Responses API (INTEGRATIONS.md): `POST {base}/responses` with
  * `store: false` and a bounded output. The text is collected from every `message` item's
  * `output_text` parts, wherever they sit in `output[]` (reasoning items may come first).
+ * Only a `completed` answer gives text: an `incomplete` one may carry the start of a text
+ * (cut off at `max_output_tokens` or by the content filter), which is never passed on as
+ * if it were whole; any other status fails the call with its reason.
  */
 export interface ResponsesRequest {
   model: string;
@@ -21,10 +24,15 @@ export interface ResponsesRequest {
 }
 
 export interface ResponsesResult {
-  /** The model's text; null when it answered without any. */
+  /** The model's whole text; null when it answered without any, or was cut off. */
   text: string | null;
-  /** Why there is no text, when OpenAI says (e.g. "max_output_tokens", a refusal). */
+  /** Why a completed answer has no text, when OpenAI says (a refusal). */
   noTextReason: string | null;
+  /**
+   * OpenAI's `incomplete_details.reason` when the answer stopped before it was complete
+   * ("max_output_tokens", "content_filter"): whatever text it carried is dropped.
+   */
+  incomplete: string | null;
   model: string | null;
   /** The tier OpenAI says served the request ('default', 'flex', …); null when it does not say. */
   serviceTier: string | null;
@@ -40,7 +48,7 @@ export interface OpenAiConnection {
 }
 
 const contentPartSchema = z.looseObject({ type: z.string(), text: z.string().optional(), refusal: z.string().optional() });
-const outputItemSchema = z.looseObject({ type: z.string(), content: z.array(contentPartSchema).optional() });
+const outputItemSchema = z.looseObject({ type: z.string(), status: z.string().nullish(), content: z.array(contentPartSchema).optional() });
 const responseSchema = z.looseObject({
   id: z.string().optional(),
   status: z.string().nullish(),
@@ -98,22 +106,37 @@ function resultOf(answer: ServiceAnswer, json: unknown, apiKey: string): Respons
   }
   const body = parsed.data;
   if (body.status === 'failed') {
-    throw new ServiceError('openai', 'server_error', withoutSecret(body.error?.message ?? 'the response failed', apiKey), { status: answer.status });
+    // OpenAI's own trouble is worth another try; anything else (a prompt it will not take) fails the same way again.
+    const message = withoutSecret(body.error?.message ?? 'the response failed', apiKey);
+    if (!body.error?.code || retryableFailureCodes.has(body.error.code)) throw new ServiceError('openai', 'server_error', message, { status: answer.status });
+    throw new ServiceError('openai', 'bad_request', message, { status: answer.status });
+  }
+  if (body.status !== 'completed' && body.status !== 'incomplete') {
+    // queued, in_progress, cancelled, or none at all: a call that is not run in the background
+    // never ends so. Its text, if any, is not a finished answer.
+    throw new ServiceError('openai', 'invalid_response', `answered with status "${body.status ?? 'none'}", which a finished call never has, so its text was not used`, {
+      kind: 'permanent',
+      status: answer.status,
+    });
   }
   const texts: string[] = [];
   const refusals: string[] = [];
+  let messageCutOff = false;
   for (const item of body.output ?? []) {
     if (item.type !== 'message') continue;
+    if (item.status === 'incomplete') messageCutOff = true;
     for (const part of item.content ?? []) {
       if (part.type === 'output_text' && part.text) texts.push(part.text);
       if (part.type === 'refusal' && part.refusal) refusals.push(part.refusal);
     }
   }
   const text = texts.join('').trim();
-  const incomplete = body.incomplete_details?.reason ? `incomplete: ${body.incomplete_details.reason}` : null;
+  const incomplete = body.status === 'incomplete' || messageCutOff ? (body.incomplete_details?.reason ?? 'unknown') : null;
+  const whole = incomplete ? '' : text;
   return {
-    text: text || null,
-    noTextReason: text ? null : refusals.length > 0 ? `refused: ${refusals.join(' ')}` : incomplete,
+    text: whole || null,
+    noTextReason: whole ? null : refusals.length > 0 ? `refused: ${refusals.join(' ')}` : incomplete ? `incomplete: ${incomplete}` : null,
+    incomplete,
     model: body.model ?? null,
     serviceTier: body.service_tier ?? null,
     usage: {
@@ -124,6 +147,9 @@ function resultOf(answer: ServiceAnswer, json: unknown, apiKey: string): Respons
     },
   };
 }
+
+/** ResponseError codes that say OpenAI's side failed, not the request. */
+const retryableFailureCodes = new Set(['server_error', 'rate_limit_exceeded', 'vector_store_timeout']);
 
 /**
  * 429 means two things at OpenAI: a rate limit (wait and retry) or an exhausted quota
