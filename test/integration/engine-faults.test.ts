@@ -181,8 +181,29 @@ describe('retries', () => {
     const row = await waitForEvent(db(), await send());
     expect(row.status).toBe('failed');
     expect(row.error).toContain('OpenAI: You exceeded your current quota');
+    expect(row.error).toContain(eventOutcomeMessages.openAiRefused.quota);
     // Two assistants on one model share one call: no retries.
     expect(responsesSince(mark)).toHaveLength(1);
+  });
+
+  it('ends an event at once on a permanent OpenAI answer, telling the owner the cause in words', async () => {
+    const cases = [
+      { status: 400, code: 'invalid_value', words: eventOutcomeMessages.openAiRefused.badRequest },
+      { status: 401, code: 'invalid_api_key', words: eventOutcomeMessages.openAiRefused.unauthorized },
+      { status: 403, code: 'unsupported_country_region_territory', words: eventOutcomeMessages.openAiRefused.forbidden },
+      { status: 404, code: 'model_not_found', words: eventOutcomeMessages.openAiRefused.notFound('gpt-5-mini') },
+      { status: 413, code: null, words: eventOutcomeMessages.openAiRefused.tooLarge },
+      { status: 422, code: null, words: eventOutcomeMessages.openAiRefused.badRequest },
+    ];
+    for (const { status, code, words } of cases) {
+      const mark = openaiMark();
+      scenario.openai.failNext({ kind: 'status', status, code, message: `Refused with ${status}.` });
+      const row = await waitForEvent(db(), await send());
+      expect(row.status, `HTTP ${status}`).toBe('failed');
+      expect(row.error).toContain(`OpenAI: Refused with ${status}.`);
+      expect(row.error).toContain(words);
+      expect(responsesSince(mark), `HTTP ${status} is not tried again`).toHaveLength(1);
+    }
   });
 
   it('fails after the last try with the service message', async () => {

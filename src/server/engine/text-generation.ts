@@ -247,7 +247,7 @@ async function writeGroup(
         reuseKey: pending.reuseKey,
         status: 'failed',
         text: null,
-        error: m.generationFailed(pending.assistant.name, error.message),
+        error: m.generationFailed(pending.assistant.name, error.retryable ? error.message : `${error.message} ${refusalInWords(error, model)}`),
       }),
     );
     // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
@@ -295,6 +295,28 @@ async function writeGroup(
   });
   context.logger.info({ eventId: event.id, model, assistants: group.length, serviceTier: answer.serviceTier, durationMs }, 'text generated');
   return generations;
+}
+
+/**
+ * The cause of a permanent OpenAI answer in the owner's words (400, 401, 403, 404, 413,
+ * 422, an exhausted quota, an answer not understood): the event fails at once, since the
+ * same request would be refused again, and the owner learns what to change.
+ */
+function refusalInWords(error: ServiceError, model: string): string {
+  switch (error.code) {
+    case 'unauthorized':
+      return m.openAiRefused.unauthorized;
+    case 'forbidden':
+      return m.openAiRefused.forbidden;
+    case 'not_found':
+      return m.openAiRefused.notFound(model);
+    case 'insufficient_quota':
+      return m.openAiRefused.quota;
+    case 'invalid_response':
+      return m.openAiRefused.notUnderstood;
+    default:
+      return error.status === 413 ? m.openAiRefused.tooLarge : m.openAiRefused.badRequest;
+  }
 }
 
 /** Structured Outputs: one required string per assistant, nothing else. */

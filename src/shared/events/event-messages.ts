@@ -68,6 +68,18 @@ export const eventOutcomeMessages = {
       : `The prompt of "${assistant}" is empty.`,
   noText: (assistant: string, detail: string) => `OpenAI answered "${assistant}" without any text${detail ? ` (${detail})` : ''}.`,
   generationFailed: (assistant: string, message: string) => `"${assistant}": ${message}`,
+  /** What a permanent OpenAI answer means for the owner, and what to do: trying again would fail the same way. */
+  openAiRefused: {
+    badRequest: "OpenAI refused the request as invalid, so it is not tried again. Check the assistant's model, prompt and instructions, then replay the event.",
+    unauthorized: 'OpenAI refused the API key, so nothing is tried again until it changes. Enter a valid key in API settings, then replay the event.',
+    forbidden:
+      "OpenAI refused access with this key (its project, organisation or region may not be allowed this model), so it is not tried again. Check the key's permissions at OpenAI, then replay the event.",
+    notFound: (model: string) =>
+      `OpenAI says the model "${model}" does not exist or this key may not use it, so it is not tried again. Pick another model in API settings or on the assistant, then replay the event.`,
+    tooLarge: "OpenAI refused the request as too large, so it is not tried again. Shorten the assistant's instructions or prompt, then replay the event.",
+    quota: "Your OpenAI account has no quota left (insufficient_quota), so it is not tried again. Add credit or raise the limit in OpenAI's billing settings, then replay the event.",
+    notUnderstood: 'Flowsmith does not understand this answer of OpenAI, so its text is not used. Replay the event to try again.',
+  },
   answerCutOff: (assistant: string, reason: string) =>
     reason === 'max_output_tokens'
       ? `OpenAI's answer for "${assistant}" was cut off at its output limit (incomplete: max_output_tokens), so the partial text is not delivered. Ask for a shorter text in the prompt, or pick a model that reasons less, then replay the event.`
