@@ -27,9 +27,21 @@ const keys = {
   clientSecret: 'client-secret-0123456789abcdef',
 };
 const allSecrets = Object.values(keys);
+const manyModelsKey = 'sk-proj-many-models-0123456789';
 
 beforeAll(async () => {
-  openai = await startFakeOpenAI({ validKeys: [keys.openai, 'sk-proj-second-key-0123456789'], models: ['gpt-5-mini', 'gpt-5', 'text-embedding-3-small', 'gpt-4o-realtime-preview'] });
+  openai = await startFakeOpenAI({
+    validKeys: [keys.openai, 'sk-proj-second-key-0123456789', manyModelsKey],
+    models: ['gpt-5-mini', 'gpt-5', 'text-embedding-3-small', 'gpt-4o-realtime-preview'],
+    // A key's list as OpenAI gives it: models that serve Structured Outputs and many that do not.
+    modelsForKey: {
+      [manyModelsKey]: [
+        'gpt-3.5-turbo', 'gpt-4', 'gpt-4-turbo', 'o1-mini', 'chatgpt-4o-latest', 'gpt-4o-2024-05-13', 'gpt-4o', 'gpt-4o-2024-08-06', 'gpt-4o-mini',
+        'gpt-4.1', 'gpt-4.1-mini', 'gpt-5', 'gpt-5-mini', 'gpt-5-pro', 'o3', 'o3-mini', 'o4-mini', 'gpt-4.5-preview', 'gpt-5-2025-08-07', 'whisper-1',
+      ],
+    },
+    shutdownDates: { 'gpt-4.5-preview': '2025-07-14', 'gpt-4o-2024-08-06': '2099-01-01' },
+  });
   klaviyo = await startFakeKlaviyo({ validKeys: [keys.klaviyo], keysWithoutAccountsScope: ['pk_live_noscope_0123456789'] });
   shopify = await startFakeShopify({ accessTokens: [keys.shopifyToken], clientId: keys.clientId, clientSecret: keys.clientSecret });
   klaviyo.validKeys.add('pk_live_noscope_0123456789');
@@ -291,6 +303,29 @@ describe('live checks', () => {
     await client.put('/api/credentials', validInput());
     const masked = await client.post('/api/credentials/openai-models', { openaiApiKey: maskSecret(keys.openai) });
     expect(masked.json.models).toEqual(['gpt-5', 'gpt-5-mini']);
+  });
+});
+
+describe('the model picker', () => {
+  it('offers only models that serve Structured Outputs, have a known price and are not past their shutdown date', async () => {
+    const { client } = await owner();
+    const listed = await client.post('/api/credentials/openai-models', { openaiApiKey: manyModelsKey });
+    expect(listed.status).toBe(200);
+    expect(listed.json.models).toEqual([
+      'gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-2024-08-06', 'gpt-4o-mini', 'gpt-5', 'gpt-5-2025-08-07', 'gpt-5-mini', 'gpt-5-pro', 'o3', 'o3-mini', 'o4-mini',
+    ]);
+  });
+
+  it('refuses to save a default model that is past its shutdown date', async () => {
+    const { client } = await owner();
+    openai.modelsForKey.set(keys.openai, ['gpt-5-mini', 'gpt-5', 'gpt-4.5-preview']);
+    try {
+      const saved = await client.put('/api/credentials', validInput({ openaiModel: 'gpt-4.5-preview' }));
+      expect(saved.status).toBe(400);
+      expect(saved.json.fieldErrors).toEqual({ openaiModel: check.openaiModelShutDown('gpt-4.5-preview', '2025-07-14') });
+    } finally {
+      openai.modelsForKey.delete(keys.openai);
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { defaultAssistants, ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, startEngineScenario, waitForEvent, type EngineScenario } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { recordFlowSpend } from '../../src/server/engine/flow-spend-queries.ts';
+import { openAiPrices, priceOf } from '../../src/server/engine/openai-prices.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';
 import { MAX_DAILY_BUDGET_USD, MAX_REUSE_WINDOW_HOURS } from '../../src/shared/flows/flow-schemas.ts';
@@ -22,7 +23,7 @@ const db = () => scenario.testApp.database.pool;
 const configuration = (extra: Record<string, unknown>) => ({ isActive: true, assistants: defaultAssistants, klaviyoEventName: null, ...extra });
 
 async function spend(flowId: string, costUsd: number) {
-  await recordFlowSpend(db(), { flowId, at: scenario.testApp.clock.now(), costUsd, inputTokens: 1_000, cachedInputTokens: 800, outputTokens: 100 });
+  await recordFlowSpend(db(), { flowId, at: scenario.testApp.clock.now(), costUsd, estimated: false, inputTokens: 1_000, cachedInputTokens: 800, outputTokens: 100 });
 }
 
 describe('cost settings', () => {
@@ -119,5 +120,29 @@ describe('GET /api/flows/costs', () => {
     const theirs = await other.client.get('/api/flows/costs');
     expect(theirs.json.flows.every((flow: { last7Days: { calls: number } }) => flow.last7Days.calls === 0)).toBe(true);
     expect((await fetch(`${scenario.testApp.baseUrl}/api/flows/costs`)).status).toBe(401);
+  });
+});
+
+describe('a model without a known price', () => {
+  it('is budgeted at the dearest known price of each kind of token, and its cost is marked as an estimate', async () => {
+    scenario.openai.models.add('gpt-9-preview');
+    const owner = await ownerWithFlows(scenario, {
+      post_purchase: { assistants: defaultAssistants.map((assistant) => ({ ...assistant, model: 'gpt-9-preview' })) },
+    });
+    const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('unpriced') }));
+    expect(await waitForEvent(db(), posted.json.eventId)).toMatchObject({ status: 'delivered' });
+
+    const { generations } = (await owner.client.get(`/api/events/${posted.json.eventId}`)).json.event;
+    const sum = (field: string) => generations.reduce((total: number, generation: Record<string, number>) => total + generation[field]!, 0);
+    const dearest = (field: 'inputPerMillion' | 'cachedInputPerMillion' | 'outputPerMillion') => Math.max(...Object.values(openAiPrices).map((price) => price[field]));
+    const atDearest = ((sum('inputTokens') - sum('cachedInputTokens')) * dearest('inputPerMillion') + sum('cachedInputTokens') * dearest('cachedInputPerMillion') + sum('outputTokens') * dearest('outputPerMillion')) / 1_000_000;
+    expect(priceOf('gpt-9-preview').known).toBe(false);
+    expect(generations.every((generation: { costEstimated: boolean }) => generation.costEstimated)).toBe(true);
+    expect(sum('costUsd')).toBeCloseTo(atDearest, 10);
+
+    const costs = (await owner.client.get('/api/flows/costs')).json;
+    const flow = costs.flows.find((entry: { flowType: string }) => entry.flowType === 'post_purchase');
+    expect(flow.today).toMatchObject({ calls: 1, estimatedCalls: 1 });
+    expect(flow.today.costUsd).toBeCloseTo(atDearest, 10);
   });
 });

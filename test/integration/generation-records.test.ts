@@ -36,6 +36,7 @@ function outcome(eventId: string, klaviyoProperty: string, fields: Partial<Gener
     cachedInputTokens: 80,
     serviceTier: 'default',
     costUsd: 0.0001,
+    costEstimated: false,
     openaiCallId: 'call-1',
     reuseKey: null,
     reusedFrom: null,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { credentialsInputSchema, normalizeShopDomain } from '../../src/shared/credentials/credential-schemas.ts';
 import { credentialValidationMessages as v } from '../../src/shared/credentials/credential-messages.ts';
-import { textGenerationModels } from '../../src/server/integrations/openai/openai-models.ts';
+import { isShutDown, offeredModels, openAiPrices, priceOf } from '../../src/server/engine/openai-prices.ts';
 
 const input = (overrides: Record<string, unknown> = {}) => ({
   klaviyoApiKey: 'pk_live_123',
@@ -59,11 +59,40 @@ describe('the credentials form schema (shared by browser and server)', () => {
 });
 
 describe('models offered for writing text', () => {
-  it('keeps text models and drops embedding, audio, image and realtime ones', () => {
-    expect(textGenerationModels(['gpt-5', 'text-embedding-3-small', 'gpt-4o-realtime-preview', 'dall-e-3', 'o3-mini', 'gpt-5-mini', 'whisper-1', 'gpt-image-1', 'gpt-5'])).toEqual([
-      'gpt-5',
-      'gpt-5-mini',
-      'o3-mini',
+  const now = new Date('2026-11-26T12:00:00Z');
+  const available = (...ids: string[]) => ids.map((id) => ({ id, shutdownDate: null }));
+
+  it('keeps models that serve Structured Outputs and drops embedding, audio, image, realtime and older chat models', () => {
+    const ids = ['gpt-5', 'text-embedding-3-small', 'gpt-4o-realtime-preview', 'dall-e-3', 'o3-mini', 'gpt-5-mini', 'whisper-1', 'gpt-image-1', 'gpt-5'];
+    expect(offeredModels(available(...ids, 'gpt-3.5-turbo', 'gpt-4', 'gpt-4-turbo', 'o1-mini', 'chatgpt-4o-latest', 'gpt-4o-2024-05-13'), now)).toEqual(['gpt-5', 'gpt-5-mini', 'o3-mini']);
+    expect(offeredModels(available('gpt-4o-2024-08-06', 'gpt-4o-mini-2024-07-18', 'o1-2024-12-17', 'o1-preview-2024-09-12'), now)).toEqual([
+      'gpt-4o-2024-08-06',
+      'gpt-4o-mini-2024-07-18',
+      'o1-2024-12-17',
     ]);
+  });
+
+  it('drops a model once its shutdown date has come', () => {
+    const models = [
+      { id: 'gpt-4.1', shutdownDate: '2026-11-26' },
+      { id: 'gpt-5', shutdownDate: '2027-06-01' },
+      { id: 'gpt-5-mini', shutdownDate: String(Math.floor(now.getTime() / 1000) - 60) },
+    ];
+    expect(offeredModels(models, now)).toEqual(['gpt-5']);
+    expect(isShutDown('not a date', now)).toBe(false);
+  });
+
+  it('prices every model it offers, and budgets one it does not know at the dearest known price of each kind of token', () => {
+    for (const id of offeredModels(available(...Object.keys(openAiPrices)), now)) expect(priceOf(id).known, id).toBe(true);
+    const unknown = priceOf('gpt-9');
+    expect(unknown).toMatchObject({ known: false, flex: false });
+    for (const price of Object.values(openAiPrices)) {
+      expect(unknown.inputPerMillion).toBeGreaterThanOrEqual(price.inputPerMillion);
+      expect(unknown.cachedInputPerMillion).toBeGreaterThanOrEqual(price.cachedInputPerMillion);
+      expect(unknown.outputPerMillion).toBeGreaterThanOrEqual(price.outputPerMillion);
+    }
+    // An older snapshot of a listed model is not the model: gpt-4o-2024-05-13 cost more and served no Structured Outputs.
+    expect(priceOf('gpt-4o-2024-05-13').known).toBe(false);
+    expect(priceOf('gpt-4o-2024-11-20')).toMatchObject({ known: true, inputPerMillion: 2.5 });
   });
 });

@@ -26,9 +26,9 @@ function revenueOf(rows: Array<{ currency: string | null; orders: number; amount
   return rows.map((row) => ({ currency: row.currency, orders: row.orders, amount: row.amount }));
 }
 
-function figures(deliveries: number, revenue: CurrencyRevenue[], spend: { costUsd: number; tokens: number }): RevenueFigures {
+function figures(deliveries: number, revenue: CurrencyRevenue[], spend: { costUsd: number; estimatedCalls: number; tokens: number }): RevenueFigures {
   const attributedOrders = revenue.reduce((sum, entry) => sum + entry.orders, 0);
-  return { deliveries, attributedOrders, revenue, conversionRate: deliveries > 0 ? attributedOrders / deliveries : null, costUsd: spend.costUsd, tokens: spend.tokens };
+  return { deliveries, attributedOrders, revenue, conversionRate: deliveries > 0 ? attributedOrders / deliveries : null, costUsd: spend.costUsd, costEstimated: spend.estimatedCalls > 0, tokens: spend.tokens };
 }
 
 /** GET /api/revenue?days=7|30 and the owner's attribution window, in the signed-in context. */
@@ -51,7 +51,14 @@ export const attributionRoutes: FastifyPluginAsyncZod = async (app) => {
     const spendOf = (flowType?: FlowType) =>
       spend
         .filter((day) => !flowType || day.flowType === flowType)
-        .reduce((sum, day) => ({ costUsd: sum.costUsd + day.costUsd, tokens: sum.tokens + day.inputTokens + day.cachedInputTokens + day.outputTokens }), { costUsd: 0, tokens: 0 });
+        .reduce(
+          (sum, day) => ({
+            costUsd: sum.costUsd + day.costUsd,
+            estimatedCalls: sum.estimatedCalls + day.estimatedCalls,
+            tokens: sum.tokens + day.inputTokens + day.cachedInputTokens + day.outputTokens,
+          }),
+          { costUsd: 0, estimatedCalls: 0, tokens: 0 },
+        );
     const flows = flowTypes.map((flowType) => ({
       flowType,
       ...figures(

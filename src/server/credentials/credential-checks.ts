@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 import { cacheLifetime, type Clock } from '../platform/clock.ts';
 import { ServiceError, type ServiceErrorCode, type ServiceName } from '../integrations/service-error.ts';
 import { checkKlaviyoKey } from '../integrations/klaviyo/klaviyo-accounts.ts';
-import { listOpenAiModels, openAiModelExists } from '../integrations/openai/openai-models.ts';
+import { findOpenAiModel, listOpenAiModels } from '../integrations/openai/openai-models.ts';
+import { isShutDown } from '../engine/openai-prices.ts';
 import { fetchShop, shopifyShopUrl } from '../integrations/shopify/shopify-admin.ts';
 import { obtainClientCredentialsToken, type ObtainedShopifyToken } from '../integrations/shopify/shopify-client-credentials.ts';
 import { credentialCheckMessages as m } from '../../shared/credentials/credential-messages.ts';
@@ -83,7 +84,7 @@ async function checkOpenAi(credentials: Credentials, services: CredentialCheckSe
   // Both at once: a bad key fails both, and the answer comes in one round trip.
   const [list, exists] = await Promise.allSettled([
     listOpenAiModels(services.openaiBaseUrl, apiKey, signal),
-    openAiModelExists(services.openaiBaseUrl, apiKey, model, signal),
+    findOpenAiModel(services.openaiBaseUrl, apiKey, model, signal),
   ]);
   if (list.status === 'rejected') {
     const error = asServiceError('openai', list.reason);
@@ -93,7 +94,11 @@ async function checkOpenAi(credentials: Credentials, services: CredentialCheckSe
     const error = asServiceError('openai', exists.reason);
     return { fieldErrors: { openaiModel: error.reachable ? m.openaiModelUnavailable(model) : m.openaiUnreachable }, problem: error };
   }
-  return exists.value ? { fieldErrors: {} } : { fieldErrors: { openaiModel: m.openaiModelUnavailable(model) } };
+  if (!exists.value) return { fieldErrors: { openaiModel: m.openaiModelUnavailable(model) } };
+  // A model OpenAI has shut down would fail every event from then on.
+  const { shutdownDate } = exists.value;
+  if (shutdownDate && isShutDown(shutdownDate, services.clock.now())) return { fieldErrors: { openaiModel: m.openaiModelShutDown(model, shutdownDate) } };
+  return { fieldErrors: {} };
 }
 
 async function checkShopify(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal): Promise<ServiceOutcome> {

@@ -15,7 +15,8 @@ import { credentialCheckMessages, credentialMessages } from '../../shared/creden
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { ServiceError } from '../integrations/service-error.ts';
-import { listOpenAiModels, textGenerationModels } from '../integrations/openai/openai-models.ts';
+import { listOpenAiModels } from '../integrations/openai/openai-models.ts';
+import { offeredModels } from '../engine/openai-prices.ts';
 import { checkCredentials, CREDENTIAL_CHECK_TIMEOUT_MS, KlaviyoKeyCache, type CredentialCheckReport, type CredentialCheckServices } from './credential-checks.ts';
 import { hasStoredCredentials } from './credential-queries.ts';
 import { checkEncryption, readMaskedCredentials, resolveUnchangedSecrets, saveCredentials, toMaskedCredentials } from './credential-store.ts';
@@ -101,7 +102,7 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
       });
       try {
         const models = await listOpenAiModels(services.openaiBaseUrl, credentials.openaiApiKey, AbortSignal.timeout(CREDENTIAL_CHECK_TIMEOUT_MS));
-        return { models: textGenerationModels(models) };
+        return { models: offeredModels(models, services.clock.now()) };
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         if (error.reachable) {

@@ -9,6 +9,8 @@ export interface CallSpend {
   /** When the answer arrived, by the app's clock; its UTC day is the row. */
   at: Date;
   costUsd: number;
+  /** The model had no known price: the cost is an estimate. */
+  estimated: boolean;
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
@@ -18,6 +20,8 @@ export interface DailySpend {
   day: string;
   costUsd: number;
   calls: number;
+  /** Of `calls`, those to a model without a known price, counted at the dearest known price. */
+  estimatedCalls: number;
   inputTokens: number;
   cachedInputTokens: number;
   outputTokens: number;
@@ -30,15 +34,16 @@ export function spendDay(at: Date): string {
 
 export async function recordFlowSpend(db: Queryable, spend: CallSpend): Promise<void> {
   await db.query(
-    `INSERT INTO flow_daily_spend (flow_id, day, cost_usd, calls, input_tokens, cached_input_tokens, output_tokens)
-     VALUES ($1, $2::date, $3, 1, $4, $5, $6)
+    `INSERT INTO flow_daily_spend (flow_id, day, cost_usd, calls, estimated_calls, input_tokens, cached_input_tokens, output_tokens)
+     VALUES ($1, $2::date, $3, 1, $7, $4, $5, $6)
      ON CONFLICT (flow_id, day) DO UPDATE SET
        cost_usd = flow_daily_spend.cost_usd + EXCLUDED.cost_usd,
        calls = flow_daily_spend.calls + 1,
+       estimated_calls = flow_daily_spend.estimated_calls + EXCLUDED.estimated_calls,
        input_tokens = flow_daily_spend.input_tokens + EXCLUDED.input_tokens,
        cached_input_tokens = flow_daily_spend.cached_input_tokens + EXCLUDED.cached_input_tokens,
        output_tokens = flow_daily_spend.output_tokens + EXCLUDED.output_tokens`,
-    [spend.flowId, spendDay(spend.at), spend.costUsd, spend.inputTokens, spend.cachedInputTokens, spend.outputTokens],
+    [spend.flowId, spendDay(spend.at), spend.costUsd, spend.inputTokens, spend.cachedInputTokens, spend.outputTokens, spend.estimated ? 1 : 0],
   );
 }
 
@@ -46,6 +51,7 @@ interface SpendRow {
   day: string;
   cost_usd: string;
   calls: number;
+  estimated_calls: number;
   input_tokens: string;
   cached_input_tokens: string;
   output_tokens: string;
@@ -56,6 +62,7 @@ function toSpend(row: SpendRow): DailySpend {
     day: row.day,
     costUsd: Number(row.cost_usd),
     calls: row.calls,
+    estimatedCalls: row.estimated_calls,
     inputTokens: Number(row.input_tokens),
     cachedInputTokens: Number(row.cached_input_tokens),
     outputTokens: Number(row.output_tokens),
@@ -66,11 +73,11 @@ function toSpend(row: SpendRow): DailySpend {
 export async function findFlowSpend(db: Queryable, flowId: string, at: Date): Promise<DailySpend> {
   const day = spendDay(at);
   const { rows } = await db.query<SpendRow>(
-    `SELECT to_char(day, 'YYYY-MM-DD') AS day, cost_usd, calls, input_tokens, cached_input_tokens, output_tokens
+    `SELECT to_char(day, 'YYYY-MM-DD') AS day, cost_usd, calls, estimated_calls, input_tokens, cached_input_tokens, output_tokens
        FROM flow_daily_spend WHERE flow_id = $1 AND day = $2::date`,
     [flowId, day],
   );
-  return rows[0] ? toSpend(rows[0]) : { day, costUsd: 0, calls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+  return rows[0] ? toSpend(rows[0]) : { day, costUsd: 0, calls: 0, estimatedCalls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
 }
 
 export interface FlowDaySpend extends DailySpend {
@@ -81,7 +88,7 @@ export interface FlowDaySpend extends DailySpend {
 /** Every flow of the owner's spend per day from `fromDay` (YYYY-MM-DD, UTC) on; days without spend are absent. */
 export async function listOwnerSpend(db: Queryable, userId: string, fromDay: string): Promise<FlowDaySpend[]> {
   const { rows } = await db.query<SpendRow & { flow_id: string; flow_type: string }>(
-    `SELECT s.flow_id, f.flow_type, to_char(s.day, 'YYYY-MM-DD') AS day, s.cost_usd, s.calls, s.input_tokens, s.cached_input_tokens, s.output_tokens
+    `SELECT s.flow_id, f.flow_type, to_char(s.day, 'YYYY-MM-DD') AS day, s.cost_usd, s.calls, s.estimated_calls, s.input_tokens, s.cached_input_tokens, s.output_tokens
        FROM flow_daily_spend s JOIN flows f ON f.id = s.flow_id
       WHERE f.user_id = $1 AND s.day >= $2::date
       ORDER BY s.day`,

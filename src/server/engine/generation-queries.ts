@@ -23,6 +23,8 @@ export interface GenerationRecord {
   serviceTier: string | null;
   /** This row's share of its call's price, in dollars. */
   costUsd: number;
+  /** The model had no known price: `costUsd` is counted at the dearest known price. */
+  costEstimated: boolean;
   /** The OpenAI call that wrote it; rows of one call (several assistants, one model) share it. */
   openaiCallId: string | null;
   /** Set when the prompt names nothing of the shopper: identical requests may reuse the text. */
@@ -49,13 +51,14 @@ interface GenerationRow {
   cached_input_tokens: number;
   service_tier: string | null;
   cost_usd: string;
+  cost_estimated: boolean;
   openai_call_id: string | null;
   reuse_key: string | null;
   reused_from: 'earlier_attempt' | 'identical_request' | null;
 }
 
 const generationColumns =
-  'event_id, attempt, klaviyo_property, assistant_name, model, instructions, prompt, status, text, input_tokens, output_tokens, total_tokens, duration_ms, reused, error, cached_input_tokens, service_tier, cost_usd, openai_call_id, reuse_key, reused_from';
+  'event_id, attempt, klaviyo_property, assistant_name, model, instructions, prompt, status, text, input_tokens, output_tokens, total_tokens, duration_ms, reused, error, cached_input_tokens, service_tier, cost_usd, cost_estimated, openai_call_id, reuse_key, reused_from';
 
 function toGeneration(row: GenerationRow): GenerationRecord {
   return {
@@ -77,6 +80,7 @@ function toGeneration(row: GenerationRow): GenerationRecord {
     cachedInputTokens: row.cached_input_tokens,
     serviceTier: row.service_tier,
     costUsd: Number(row.cost_usd),
+    costEstimated: row.cost_estimated,
     openaiCallId: row.openai_call_id,
     reuseKey: row.reuse_key,
     reusedFrom: row.reused_from,
@@ -159,6 +163,7 @@ export async function saveGenerations(db: Queryable, many: GenerationRecord[], a
        total_tokens = event_generations.total_tokens + EXCLUDED.total_tokens,
        cached_input_tokens = event_generations.cached_input_tokens + EXCLUDED.cached_input_tokens,
        cost_usd = event_generations.cost_usd + EXCLUDED.cost_usd,
+       cost_estimated = event_generations.cost_estimated OR EXCLUDED.cost_estimated,
        duration_ms = EXCLUDED.duration_ms, reused = EXCLUDED.reused, error = EXCLUDED.error,
        service_tier = EXCLUDED.service_tier, openai_call_id = EXCLUDED.openai_call_id,
        reuse_key = EXCLUDED.reuse_key, reused_from = EXCLUDED.reused_from, created_at = EXCLUDED.created_at`,
@@ -181,6 +186,7 @@ export async function saveGenerations(db: Queryable, many: GenerationRecord[], a
       generation.cachedInputTokens,
       generation.serviceTier,
       generation.costUsd,
+      generation.costEstimated,
       generation.openaiCallId,
       generation.reuseKey,
       generation.reusedFrom,

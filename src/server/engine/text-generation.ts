@@ -9,7 +9,7 @@ import { ServiceError } from '../integrations/service-error.ts';
 import { composeGroupInput, composeGroupInstructions, composeInstructions, fieldName, namesShopper, renderPrompt } from './prompt-rendering.ts';
 import { findCachedGenerations, findReusableGeneration, listGenerations, saveGenerations, type GenerationRecord } from './generation-queries.ts';
 import { recordFlowSpend } from './flow-spend-queries.ts';
-import { callCostUsd, priceOf } from './openai-prices.ts';
+import { callCost, priceOf } from './openai-prices.ts';
 import { withQuickRetry } from './retry-policy.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
@@ -81,6 +81,7 @@ const noCall = {
   cachedInputTokens: 0,
   serviceTier: null,
   costUsd: 0,
+  costEstimated: false,
   openaiCallId: null,
   reused: false,
   reusedFrom: null,
@@ -258,12 +259,13 @@ async function writeGroup(
   }
   const durationMs = Math.round(performance.now() - started);
   const texts = combined ? fieldTexts(answer, group.length) : [{ text: answer.text, reason: answer.noTextReason ?? '' }];
-  const costUsd = callCostUsd(model, answer.usage, answer.serviceTier);
+  const { costUsd, estimated } = callCost(model, answer.usage, answer.serviceTier);
   const shares = splitUsage(answer.usage, costUsd, texts.map((field) => field.text?.length ?? 0));
   const generations = group.map(
     (pending, index): GenerationRecord => ({
       ...pending.request,
       ...shares[index]!,
+      costEstimated: estimated,
       durationMs,
       serviceTier: answer.serviceTier,
       openaiCallId: callId,
@@ -282,6 +284,7 @@ async function writeGroup(
     flowId: flow.id,
     at: now,
     costUsd,
+    estimated,
     inputTokens: answer.usage.inputTokens,
     cachedInputTokens: answer.usage.cachedInputTokens,
     outputTokens: answer.usage.outputTokens,

@@ -33,10 +33,11 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     const fromDay = spendDay(new Date(now.getTime() - 6 * 86_400_000));
     const rows = await listOwnerSpend(pool, request.user.id, fromDay);
     const flows = await listFlowsForUser(pool, request.user.id);
-    const zero = { costUsd: 0, calls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
+    const zero = { costUsd: 0, calls: 0, estimatedCalls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
     const add = (sum: typeof zero, row: typeof zero) => ({
       costUsd: sum.costUsd + row.costUsd,
       calls: sum.calls + row.calls,
+      estimatedCalls: sum.estimatedCalls + row.estimatedCalls,
       inputTokens: sum.inputTokens + row.inputTokens,
       cachedInputTokens: sum.cachedInputTokens + row.cachedInputTokens,
       outputTokens: sum.outputTokens + row.outputTokens,
@@ -44,7 +45,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     return {
       flows: flows.map((flow) => {
         const own = rows.filter((row) => row.flowId === flow.id);
-        const pick = ({ costUsd, calls, inputTokens, cachedInputTokens, outputTokens }: typeof zero) => ({ costUsd, calls, inputTokens, cachedInputTokens, outputTokens });
+        const pick = ({ costUsd, calls, estimatedCalls, inputTokens, cachedInputTokens, outputTokens }: typeof zero) => ({ costUsd, calls, estimatedCalls, inputTokens, cachedInputTokens, outputTokens });
         return {
           flowType: flow.flowType,
           today: own.filter((row) => row.day === today).map(pick).reduce(add, zero),

@@ -39,6 +39,8 @@ export const revenueFiguresSchema = z.object({
   /** Attributed orders per delivery (0 to 1); null without deliveries. */
   conversionRate: z.number().nullable(),
   costUsd: z.number(),
+  /** Some of the cost was counted without a known price (at the dearest known one). */
+  costEstimated: z.boolean(),
   tokens: z.number().int(),
 });
 export type RevenueFigures = z.infer<typeof revenueFiguresSchema>;

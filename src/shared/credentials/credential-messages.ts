@@ -49,6 +49,8 @@ export const credentialCheckMessages = {
   klaviyoUnreachable: 'Klaviyo could not be reached to check this key. Nothing was saved; please try again in a moment.',
   openaiKeyInvalid: 'OpenAI did not accept this API key. Create a key at platform.openai.com → API keys.',
   openaiModelUnavailable: (model: string) => `This OpenAI key cannot use the model "${model}". Choose one of the models offered.`,
+  openaiModelShutDown: (model: string, shutdownDate: string) =>
+    `OpenAI shut the model "${model}" down on ${shutdownDate}, so it can no longer write texts. Choose one of the models offered.`,
   openaiUnreachable: 'OpenAI could not be reached to check this key. Nothing was saved; please try again in a moment.',
   shopifyTokenInvalid: 'Shopify did not accept this access token for this store.',
   shopifyTokenForbidden: 'This access token may not read the store. Check the app’s Admin API access scopes.',

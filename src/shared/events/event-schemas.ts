@@ -95,6 +95,8 @@ export const eventGenerationSchema = z.object({
   serviceTier: z.string().nullable(),
   /** This text's share of its call's price, in dollars. */
   costUsd: z.number(),
+  /** The model had no known price: `costUsd` is counted at the dearest known price. */
+  costEstimated: z.boolean(),
   error: z.string().nullable(),
 });
 export type EventGeneration = z.infer<typeof eventGenerationSchema>;

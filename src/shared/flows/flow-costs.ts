@@ -5,6 +5,8 @@ import { flowTypeSchema } from './flow-types.ts';
 export const spendSchema = z.object({
   costUsd: z.number(),
   calls: z.number().int(),
+  /** Of `calls`, those to a model without a known price, counted at the dearest known price. */
+  estimatedCalls: z.number().int(),
   inputTokens: z.number().int(),
   cachedInputTokens: z.number().int(),
   outputTokens: z.number().int(),
@@ -29,4 +31,14 @@ export type FlowCosts = z.infer<typeof flowCostsResponseSchema>;
 export function formatUsd(amount: number): string {
   if (amount === 0) return '$0.00';
   return amount < 0.01 ? `$${amount.toFixed(4)}` : `$${amount.toFixed(2)}`;
+}
+
+/** Why a cost is an estimate, for the owner. */
+export const estimatedCostReason = 'a model without a known price is counted at the dearest known OpenAI price';
+/** Beside a table of costs, some marked ≈. */
+export const estimatedCostNote = `≈ marks an estimate: ${estimatedCostReason}.`;
+
+/** A cost, marked as an estimate when any of it was counted without a known price. */
+export function formatCost(amount: number, estimated: boolean): string {
+  return estimated ? `≈ ${formatUsd(amount)}` : formatUsd(amount);
 }

@@ -3,7 +3,7 @@ import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { TextLink } from '../ui/text-link.tsx';
 import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
-import { formatUsd } from '../../shared/flows/flow-costs.ts';
+import { estimatedCostNote, formatCost } from '../../shared/flows/flow-costs.ts';
 import { revenuePeriods, type CurrencyRevenue, type RevenueFigures, type RevenuePeriod } from '../../shared/attribution/attribution-schemas.ts';
 import { attributionMessages as m } from '../../shared/attribution/attribution-messages.ts';
 import { useRevenue } from './use-revenue.ts';
@@ -43,7 +43,7 @@ function Figures({ figures }: { figures: RevenueFigures }) {
     [m.figures.attributedOrders, figures.attributedOrders.toLocaleString('en')],
     [m.figures.deliveries, figures.deliveries.toLocaleString('en')],
     [m.figures.conversionRate, formatRate(figures.conversionRate)],
-    [m.figures.cost, formatUsd(figures.costUsd)],
+    [m.figures.cost, figures.costEstimated ? <span title={estimatedCostNote}>{formatCost(figures.costUsd, true)}</span> : formatCost(figures.costUsd, false)],
     [m.figures.tokens, figures.tokens.toLocaleString('en')],
   ];
   return (

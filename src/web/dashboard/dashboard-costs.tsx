@@ -4,7 +4,7 @@ import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { stackedTable } from '../ui/stacked-table.ts';
 import { flowTypeDetails } from '../../shared/flows/flow-types.ts';
-import { flowCostsResponseSchema, formatUsd, type Spend } from '../../shared/flows/flow-costs.ts';
+import { estimatedCostNote, flowCostsResponseSchema, formatCost, type Spend } from '../../shared/flows/flow-costs.ts';
 
 /** The share of input tokens OpenAI's prompt cache served, as the owner reads it. */
 function cachedShare(spend: Spend): string {
@@ -23,6 +23,7 @@ export function DashboardCosts() {
     retry: retryWhenBusy,
   });
   const nothingSpent = costs.data?.flows.every((flow) => flow.last7Days.calls === 0) ?? false;
+  const anyEstimated = costs.data?.flows.some((flow) => flow.last7Days.estimatedCalls > 0) ?? false;
   return (
     <section aria-labelledby="costs-heading" className="space-y-4">
       <h2 id="costs-heading" className="text-xl font-semibold text-slate-900">
@@ -55,7 +56,12 @@ export function DashboardCosts() {
             </thead>
             <tbody className={stackedTable.body}>
               {costs.data.flows.map((flow) => {
-                const values = [formatUsd(flow.today.costUsd), formatUsd(flow.last7Days.costUsd), flow.last7Days.calls.toLocaleString(), cachedShare(flow.last7Days)];
+                const values = [
+                  formatCost(flow.today.costUsd, flow.today.estimatedCalls > 0),
+                  formatCost(flow.last7Days.costUsd, flow.last7Days.estimatedCalls > 0),
+                  flow.last7Days.calls.toLocaleString(),
+                  cachedShare(flow.last7Days),
+                ];
                 return (
                   <tr key={flow.flowType} data-testid="cost-row" className={stackedTable.row}>
                     <th scope="row" className={stackedTable.rowHeader}>
@@ -72,6 +78,11 @@ export function DashboardCosts() {
             </tbody>
           </table>
         )}
+        {anyEstimated ? (
+          <p className="border-t border-slate-200 p-4 text-sm text-slate-600" data-testid="costs-estimate-note">
+            {estimatedCostNote}
+          </p>
+        ) : null}
       </Card>
     </section>
   );

@@ -12,6 +12,7 @@ import { TextLink } from '../ui/text-link.tsx';
 import { isSandboxEvent, sandboxProfilesPath } from '../../shared/sandbox/sandbox-schemas.ts';
 import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
 import { SandboxBadge } from '../sandbox/sandbox-badge.tsx';
+import { estimatedCostReason } from '../../shared/flows/flow-costs.ts';
 
 /**
  * One event in full, in a panel over the page: what arrived, how it was read, what each
@@ -154,7 +155,8 @@ function EventDetailBody({ event }: { event: EventDetail }) {
                   <p className="text-xs text-slate-600">
                     {generation.model} · {generation.totalTokens.toLocaleString()} tokens
                     {generation.cachedInputTokens > 0 ? ` (${generation.cachedInputTokens.toLocaleString()} cached)` : ''} · {(generation.durationMs / 1000).toFixed(1)} s
-                    {generation.costUsd > 0 ? ` · $${generation.costUsd.toFixed(4)}` : ''}
+                    {generation.costUsd > 0 ? ` · ${generation.costEstimated ? '≈ ' : ''}$${generation.costUsd.toFixed(4)}` : ''}
+                    {generation.costEstimated ? ` (estimate: ${estimatedCostReason})` : ''}
                     {generation.serviceTier === 'flex' ? ' · flex tier' : ''}
                     {generation.reusedFrom === 'identical_request' ? ' · reused from an identical request' : generation.reused ? ' · kept from the previous attempt' : ''}
                   </p>
