@@ -177,7 +177,12 @@ function cacheBoundaries(prompt: string): number[] {
   return boundaries.reverse();
 }
 
-/** A local OpenAI: `/v1/models`, `/v1/models/{id}` and `/v1/responses` per INTEGRATIONS.md. */
+/**
+ * A local OpenAI: `/v1/models`, `/v1/models/{id}` and `/v1/responses` per INTEGRATIONS.md,
+ * held to OpenAI's definition (test/contracts/openai-contract.ts): what OpenAI would refuse
+ * for any key is refused as OpenAI refuses it and fails the test on close; a key's
+ * validity and its models are this stand-in's state.
+ */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
   const validKeys = new Set(options.validKeys ?? ['sk-test-valid']);
   const models = new Set(options.models ?? defaultModels);

@@ -171,6 +171,27 @@ describe('fake OpenAI', () => {
     expect(openai.takeViolations()).toEqual([]);
   });
 
+  it('refuses Structured Outputs for a model that cannot serve them, as OpenAI does, and gives shutdown dates', async () => {
+    const older = await startFakeOpenAI({ validKeys: ['sk-good'], models: ['gpt-4-turbo', 'gpt-5'], modelsWithoutStructuredOutputs: ['gpt-4-turbo'], shutdownDates: { 'gpt-4-turbo': '2026-10-01' } });
+    try {
+      const format = { type: 'json_schema', name: 'texts', strict: true, schema: { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false } };
+      const refused = await call(`${older.apiBaseUrl}/responses`, {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4-turbo', input: 'x', text: { format } }),
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.json.error).toMatchObject({ param: 'text.format', type: 'invalid_request_error' });
+      const listed = await call(`${older.apiBaseUrl}/models`, { headers: auth() });
+      expect(listed.json.data).toEqual([
+        { id: 'gpt-4-turbo', object: 'model', created: 1_750_000_000, owned_by: 'openai', shutdown_date: '2026-10-01' },
+        { id: 'gpt-5', object: 'model', created: 1_750_000_000, owned_by: 'openai' },
+      ]);
+    } finally {
+      await older.close();
+    }
+  });
+
   it('counts concurrent generation calls', async () => {
     openai.resetCounters();
     openai.setLatency(100);
