@@ -6,6 +6,7 @@ import { expectNoSeriousA11yViolations, launchBrowser, openPage } from '../suppo
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
+import { estimatedCostNote, estimatedCostReason } from '../../src/shared/flows/flow-costs.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
@@ -63,6 +64,38 @@ describe('event log and dashboard figures', () => {
     expect(costs[0]).toMatch(/^\$0\.\d{2,4}$/);
     expect(costs[0]).not.toBe('$0.00');
     expect(costs[2]).toBe('1');
+    await expectNoSeriousA11yViolations(page);
+    await context.close();
+  });
+
+  it('marks the cost of a model without a known price as an estimate, in the event and on the dashboard', async () => {
+    services.openai.models.add('gpt-9-preview');
+    const { context, page } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    const assistants = defaultAssistants.map((assistant) => ({ ...assistant, model: 'gpt-9-preview' }));
+    const saved = await user.client.put('/api/flows/post_purchase', { isActive: true, assistants, klaviyoEventName: null });
+    const event = sampleEvent('post_purchase', { email: 'unpriced@example.com', first_name: 'Uma', last_name: 'Unpriced' });
+    const sent = await fetch(saved.json.flow.webhookUrl as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
+    expect(sent.status).toBeLessThan(300);
+    await expect.poll(() => klaviyo.profiles.get('unpriced@example.com')?.properties?.subject_line1, { timeout: 20_000 }).toBeTruthy();
+
+    await page.goto('/flows/post-purchase');
+    const row = page.getByTestId('event-log-row').first();
+    await row.getByText('Delivered', { exact: false }).waitFor();
+    await row.getByRole('button').click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByText(`estimate: ${estimatedCostReason}`, { exact: false }).first().waitFor();
+    expect(await dialog.getByText('gpt-9-preview', { exact: false }).first().textContent()).toMatch(/≈ \$0\.\d{4}/);
+    await dialog.getByRole('button', { name: 'Close event details' }).click();
+
+    await page.goto('/dashboard');
+    const costRow = page.getByTestId('cost-row').filter({ hasText: 'Post Purchase' });
+    await costRow.waitFor();
+    const costs = await costRow.locator('td').allTextContents();
+    expect(costs[0]).toMatch(/^≈ \$\d+\.\d{2,4}$/);
+    expect(await page.getByTestId('costs-estimate-note').textContent()).toBe(estimatedCostNote);
     await expectNoSeriousA11yViolations(page);
     await context.close();
   });
