@@ -6,8 +6,10 @@ import type { OpenAiModel } from '../integrations/openai/openai-models.ts';
  * (docs/decisions/0022-budgets.md).
  *
  * Source: OpenAI's published API prices (https://openai.com/api/pricing and
- * https://platform.openai.com/docs/pricing), standard tier, text tokens, as read on
- * 2026-11-26. `flexDiscount` is the share the flex tier takes off on the models that
+ * https://platform.openai.com/docs/pricing), standard tier, text tokens; table reviewed
+ * 2026-11-26. The entries added that day (gpt-5.1, gpt-5-pro, o1, o3-mini, o3-pro) were
+ * taken from copies of that page and are to be confirmed against it at the next price
+ * change. `flexDiscount` is the share the flex tier takes off on the models that
  * offer it (about half, INTEGRATIONS.md).
  *
  * Every model listed serves Structured Outputs (`text.format` json_schema, strict), which
