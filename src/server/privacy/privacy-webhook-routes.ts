@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../platform/http-errors.ts';
+import { crossSiteReceiver } from '../platform/request-guards.ts';
 import { verifyShopifySignature } from '../intake/shopify-signature.ts';
 import { JsonTextError, parseJsonText } from '../platform/json-text.ts';
 import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
@@ -45,7 +46,7 @@ export async function privacyWebhookRoutes(scope: FastifyInstance, options: Priv
 
   app.post(
     '/api/privacy-webhooks/:ownerKey',
-    { bodyLimit: MAX_PRIVACY_WEBHOOK_BYTES, schema: { params: paramsSchema, response: { 200: z.object({ received: z.literal(true) }) } } },
+    { bodyLimit: MAX_PRIVACY_WEBHOOK_BYTES, config: crossSiteReceiver, schema: { params: paramsSchema, response: { 200: z.object({ received: z.literal(true) }) } } },
     async (request, reply) => {
       const userId = await findOwnerOfPrivacyKey(pool, request.params.ownerKey);
       if (!userId) throw new HttpError(404, 'not_found', privacyMessages.unknownAddress);
