@@ -13,8 +13,14 @@ const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
  */
 export const crossSiteReceiver = { crossSiteReceiver: true } as const;
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    crossSiteReceiver?: boolean;
+  }
+}
+
 function isCrossSiteReceiver(request: FastifyRequest): boolean {
-  return (request.routeOptions.config as { crossSiteReceiver?: boolean } | undefined)?.crossSiteReceiver === true;
+  return request.routeOptions.config?.crossSiteReceiver === true;
 }
 
 /**
