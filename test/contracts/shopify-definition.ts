@@ -230,7 +230,8 @@ let pixelValidators: ReturnType<typeof validatorsFor> | undefined;
 /** Checks a value against a type of the Web Pixels API (e.g. 'PixelEventsProductViewed', 'RegisterInit'). */
 export function checkPixelType(type: string, value: unknown): Checked {
   pixelValidators ??= validatorsFor(
-    schemasFromTypes('@shopify/web-pixels-extension', 'build/ts/types/PixelEvents/index.d.ts', ['PixelEventsProductViewed', 'PixelEventsProductAddedToCart', 'PixelEventsCheckoutStarted']),
+    // The package's type index, which exports the pixel events and `RegisterInit` (the sandbox's `init`).
+    schemasFromTypes('@shopify/web-pixels-extension', 'build/ts/types/index.d.ts', ['PixelEventsProductViewed', 'PixelEventsProductAddedToCart', 'PixelEventsCheckoutStarted', 'RegisterInit']),
   );
   return pixelValidators.check(type, value);
 }

@@ -157,35 +157,65 @@ describe('Connect store on a flow page', () => {
 /**
  * A storefront on an origin of its own (localhost, where the app is 127.0.0.1), running
  * the pasted snippet the way Shopify runs a custom pixel: as a plain script with globals
- * `analytics` (subscribe), `init` and `browser`. `/` runs it in the page itself; `/sandboxed`
+ * `analytics` (subscribe), `init` (held to RegisterInit) and `browser`. `/` runs it in the page itself; `/sandboxed`
  * runs it in an iframe sandboxed to scripts only, as Shopify's pixel sandbox does, whose
  * requests carry `Origin: null`. `window.fireShopifyEvent(event)` is Shopify publishing an event.
  */
 async function startStorefront(snippet: string, customerEmail: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+  const init = registerInit(origin, customerEmail);
   const sandboxScript = `
     const subscribers = new Map();
     window.analytics = { subscribe(name, callback) { subscribers.set(name, callback); return () => subscribers.delete(name); } };
-    window.init = { context: {}, data: { customer: { email: ${JSON.stringify(customerEmail)}, firstName: 'Kim' }, cart: null, shop: { name: 'Test Shop', myshopifyDomain: 'test-shop.myshopify.com' } } };
+    window.init = ${JSON.stringify(init)};
     window.browser = { cookie: { get: async () => '' } };
     window.fireShopifyEvent = async (event) => { await subscribers.get(event.name)(event); return true; };
   `;
   const pixelPage = `<!doctype html><title>Storefront</title><script>${sandboxScript}</script><script>${snippet}</script>`;
   const html = (body: string) => `<!doctype html><html lang="en"><head><title>Storefront</title></head><body>${body}</body></html>`;
-  const server: Server = createServer((request, response) => {
+  server.on('request', (request, response) => {
     response.setHeader('content-type', 'text/html; charset=utf-8');
     if (request.url === '/pixel-frame') return response.end(pixelPage);
     if (request.url === '/sandboxed') return response.end(html('<iframe title="pixel" sandbox="allow-scripts" src="/pixel-frame"></iframe>'));
     return response.end(pixelPage);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return { origin: `http://localhost:${port}`, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return { origin, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** The context Shopify gives every event and `init`: the storefront page the shopper is on. */
+function pageContext(storefrontOrigin: string, path: string) {
+  const url = new URL(path, storefrontOrigin);
+  const location = { hash: '', host: url.host, hostname: url.hostname, href: url.href, origin: url.origin, pathname: url.pathname, port: url.port, protocol: url.protocol, search: '' };
+  return {
+    document: { characterSet: 'UTF-8', location, referrer: '', title: 'Storm Shell' },
+    navigator: { cookieEnabled: true, language: 'en', languages: ['en'], userAgent: 'Chromium' },
+    window: {
+      innerHeight: 800, innerWidth: 1280, location, origin: url.origin, outerHeight: 800, outerWidth: 1280,
+      pageXOffset: 0, pageYOffset: 0, screen: { height: 800, width: 1280 }, screenX: 0, screenY: 0, scrollX: 0, scrollY: 0,
+    },
+  };
+}
+
+/** The sandbox's `init` for a logged-in shopper, held to the Web Pixels API's RegisterInit type. */
+function registerInit(storefrontOrigin: string, email: string) {
+  const init = {
+    context: pageContext(storefrontOrigin, '/products/storm-shell'),
+    data: {
+      customer: { email, firstName: 'Kim', lastName: 'Buyer', id: '115310627314723954', ordersCount: 1, phone: null },
+      cart: null,
+      shop: { countryCode: 'DE', myshopifyDomain: 'test-shop.myshopify.com', name: 'Test Shop', paymentSettings: { currencyCode: 'EUR' }, storefrontUrl: storefrontOrigin },
+      purchasingCompany: null,
+    },
+    customerPrivacy: { analyticsProcessingAllowed: true, marketingAllowed: true, preferencesProcessingAllowed: true, saleOfDataAllowed: true },
+  };
+  expect(checkPixelType('RegisterInit', init).problems, 'init as Shopify defines it').toEqual([]);
+  return init;
 }
 
 /** A product_viewed event as Shopify's Web Pixels API publishes it, held to its type definition. */
 function productViewedEvent(storefrontOrigin: string, productId: string) {
-  const url = new URL(`/products/storm-shell`, storefrontOrigin);
-  const location = { hash: '', host: url.host, hostname: url.hostname, href: url.href, origin: url.origin, pathname: url.pathname, port: url.port, protocol: url.protocol, search: '' };
   const event = {
     id: `sh-${randomUUID()}`,
     name: 'product_viewed' as const,
@@ -193,14 +223,7 @@ function productViewedEvent(storefrontOrigin: string, productId: string) {
     seq: 3,
     clientId: `client-${randomUUID()}`,
     timestamp: new Date().toISOString(),
-    context: {
-      document: { characterSet: 'UTF-8', location, referrer: '', title: 'Storm Shell' },
-      navigator: { cookieEnabled: true, language: 'en', languages: ['en'], userAgent: 'Chromium' },
-      window: {
-        innerHeight: 800, innerWidth: 1280, location, origin: url.origin, outerHeight: 800, outerWidth: 1280,
-        pageXOffset: 0, pageYOffset: 0, screen: { height: 800, width: 1280 }, screenX: 0, screenY: 0, scrollX: 0, scrollY: 0,
-      },
-    },
+    context: pageContext(storefrontOrigin, '/products/storm-shell'),
     data: {
       productVariant: {
         id: '4201',
