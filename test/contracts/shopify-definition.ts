@@ -10,8 +10,13 @@ import {
   buildClientSchema,
   coerceInputValue,
   execute,
+  getNamedType,
   getOperationAST,
+  GraphQLEnumType,
   isNonNullType,
+  TypeInfo,
+  visit,
+  visitWithTypeInfo,
   typeFromAST,
   parse,
   validate,
@@ -137,11 +142,85 @@ export function checkAdminAnswer(version: string, document: DocumentNode, variab
   return { ok: errors.length === 0, problems: errors.map((error) => `${error.path?.join('.') ?? ''}: ${error.message}`) };
 }
 
-/** The access scopes the schema's documentation says a field needs ("Requires `read_products` access scope"). */
+/**
+ * The scopes a description says are required, in the phrasings the schema uses: "Requires
+ * the `read_orders` scope.", "Requires at least one of the following scopes: read_orders,
+ * read_marketplace_orders.", "The app must have the `read_assigned_fulfillment_orders`
+ * access scope". Any one of them is enough. A scope named for another reason ("For
+ * example, `read_orders`") is not a requirement.
+ */
+function requiredScopesIn(description: string | null | undefined): string[] {
+  const text = (description ?? '').replace(/\s+/g, ' ');
+  const anyOf = /Requires at least one of the following scopes: ([^.]*)\./.exec(text);
+  if (anyOf) return anyOf[1]!.split(/[\s,`]+/).filter((scope) => /^(?:read|write)_\w+$/.test(scope));
+  return [...text.matchAll(/(?:Requires (?:the )?|must have the )`((?:read|write)_\w+)`(?: access)? scope/g)].map((match) => match[1]!);
+}
+
+/**
+ * Scopes Shopify's reference states for a field but the published introspection leaves
+ * out of its descriptions (https://shopify.dev/docs/api/admin-graphql/2026-10/queries/product:
+ * "Requires `read_products` access scope."). Keyed "Type.field"; any one scope is enough.
+ */
+export const scopesStatedOutsideDescriptions: Record<string, string[]> = {
+  'QueryRoot.product': ['read_products'],
+};
+
+/**
+ * The access scopes the schema's documentation says a field or an enum value needs
+ * (`documentedScopes(v, 'WebhookSubscriptionTopic', 'CHECKOUTS_CREATE')` → ['read_orders']);
+ * any one of them is enough. Empty when nothing is required.
+ */
 export function documentedScopes(version: string, typeName: string, fieldName: string): string[] {
-  const type = adminSchema(version).getType(typeName) as { getFields?: () => Record<string, { description?: string | null }> } | undefined;
-  const description = type?.getFields?.()[fieldName]?.description ?? '';
-  return [...description.matchAll(/`((?:read|write)_\w+)`/g)].map((match) => match[1]!);
+  const type = adminSchema(version).getType(typeName);
+  if (type instanceof GraphQLEnumType) return requiredScopesIn(type.getValue(fieldName)?.description);
+  const field = (type as { getFields?: () => Record<string, { description?: string | null }> } | undefined)?.getFields?.()[fieldName];
+  return [...new Set([...requiredScopesIn(field?.description), ...(scopesStatedOutsideDescriptions[`${typeName}.${fieldName}`] ?? [])])];
+}
+
+export interface ScopeRequirement {
+  /** The field or enum value that needs it, as Shopify's ACCESS_DENIED names it ("product", "CHECKOUTS_CREATE"). */
+  what: string;
+  /** The response path of the field it sits on. */
+  path: string[];
+  /** Any one of these is enough. */
+  anyOf: string[];
+}
+
+/**
+ * Every scope a request needs: each selected field's (documentedScopes), and each enum
+ * value it passes in an argument, inline or as a variable (a webhook topic's scope).
+ */
+export function requiredScopes(version: string, document: DocumentNode, variables: Record<string, unknown> = {}): ScopeRequirement[] {
+  const schema = adminSchema(version);
+  const typeInfo = new TypeInfo(schema);
+  const requirements: ScopeRequirement[] = [];
+  const path: string[] = [];
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field: {
+        enter(node) {
+          path.push(node.alias?.value ?? node.name.value);
+          const parent = typeInfo.getParentType();
+          const anyOf = parent ? documentedScopes(version, parent.name, node.name.value) : [];
+          if (anyOf.length > 0) requirements.push({ what: node.name.value, path: [...path], anyOf });
+        },
+        leave() {
+          path.pop();
+        },
+      },
+      Argument(node) {
+        const argument = typeInfo.getArgument();
+        const type = argument ? getNamedType(argument.type) : undefined;
+        if (!(type instanceof GraphQLEnumType)) return;
+        const value = node.value.kind === 'EnumValue' ? node.value.value : node.value.kind === 'Variable' ? variables[node.value.name.value] : undefined;
+        if (typeof value !== 'string') return;
+        const anyOf = documentedScopes(version, type.name, value);
+        if (anyOf.length > 0) requirements.push({ what: value, path: [...path], anyOf });
+      },
+    }),
+  );
+  return requirements;
 }
 
 export const webPixelsVersion = installedVersion('@shopify/web-pixels-extension');
@@ -151,7 +230,8 @@ let pixelValidators: ReturnType<typeof validatorsFor> | undefined;
 /** Checks a value against a type of the Web Pixels API (e.g. 'PixelEventsProductViewed', 'RegisterInit'). */
 export function checkPixelType(type: string, value: unknown): Checked {
   pixelValidators ??= validatorsFor(
-    schemasFromTypes('@shopify/web-pixels-extension', 'build/ts/types/PixelEvents/index.d.ts', ['PixelEventsProductViewed', 'PixelEventsProductAddedToCart', 'PixelEventsCheckoutStarted']),
+    // The package's type index, which exports the pixel events and `RegisterInit` (the sandbox's `init`).
+    schemasFromTypes('@shopify/web-pixels-extension', 'build/ts/types/index.d.ts', ['PixelEventsProductViewed', 'PixelEventsProductAddedToCart', 'PixelEventsCheckoutStarted', 'RegisterInit']),
   );
   return pixelValidators.check(type, value);
 }

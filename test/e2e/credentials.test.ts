@@ -69,6 +69,9 @@ describe('connecting the three services', () => {
     expect(await fieldError('OpenAI Model')).toBe(credentialValidationMessages.openaiModelRequired);
     expect(await fieldError('Shopify Client ID')).toBe(credentialValidationMessages.shopifyClientIdRequired);
 
+    // The app's access scopes are asked for by name, as Flowsmith uses them (test/unit/shopify-scopes.test.ts).
+    expect(await page.getByText(credentialMessages.shopifyScopesHint, { exact: false }).count()).toBe(1);
+
     await field('Klaviyo API Key').fill(keys.klaviyo);
     await field('OpenAI API Key').fill('sk-proj-e2e-wrong-0123456789');
     await field('OpenAI Model').fill('asst_abc123');

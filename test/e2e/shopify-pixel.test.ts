@@ -1,3 +1,6 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
@@ -11,6 +14,7 @@ import { pixelSnippet } from '../../src/shared/shopify-pixel/pixel-snippet.ts';
 import { pixelMessages } from '../../src/shared/shopify-pixel/pixel-messages.ts';
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
 import { flowWebhookTopics } from '../../src/shared/shopify-connect/shopify-connect-schemas.ts';
+import { checkPixelType } from '../contracts/shopify-definition.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
@@ -148,4 +152,132 @@ describe('Connect store on a flow page', () => {
     expect(shopify.operationCounts.webhookSubscriptionCreate ?? 0).toBe(createsBefore);
     expectNoBrowserErrors(errors);
   });
+});
+
+/**
+ * A storefront on an origin of its own (localhost, where the app is 127.0.0.1), running
+ * the pasted snippet the way Shopify runs a custom pixel: as a plain script with globals
+ * `analytics` (subscribe), `init` (held to RegisterInit) and `browser`. `/` runs it in the page itself; `/sandboxed`
+ * runs it in an iframe sandboxed to scripts only, as Shopify's pixel sandbox does, whose
+ * requests carry `Origin: null`. `window.fireShopifyEvent(event)` is Shopify publishing an event.
+ */
+async function startStorefront(snippet: string, customerEmail: string): Promise<{ origin: string; close(): Promise<void> }> {
+  const server: Server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://localhost:${(server.address() as AddressInfo).port}`;
+  const init = registerInit(origin, customerEmail);
+  const sandboxScript = `
+    const subscribers = new Map();
+    window.analytics = { subscribe(name, callback) { subscribers.set(name, callback); return () => subscribers.delete(name); } };
+    window.init = ${JSON.stringify(init)};
+    window.browser = { cookie: { get: async () => '' } };
+    window.fireShopifyEvent = async (event) => { await subscribers.get(event.name)(event); return true; };
+  `;
+  const pixelPage = `<!doctype html><title>Storefront</title><script>${sandboxScript}</script><script>${snippet}</script>`;
+  const html = (body: string) => `<!doctype html><html lang="en"><head><title>Storefront</title></head><body>${body}</body></html>`;
+  server.on('request', (request, response) => {
+    response.setHeader('content-type', 'text/html; charset=utf-8');
+    if (request.url === '/pixel-frame') return response.end(pixelPage);
+    if (request.url === '/sandboxed') return response.end(html('<iframe title="pixel" sandbox="allow-scripts" src="/pixel-frame"></iframe>'));
+    return response.end(pixelPage);
+  });
+  return { origin, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+/** The context Shopify gives every event and `init`: the storefront page the shopper is on. */
+function pageContext(storefrontOrigin: string, path: string) {
+  const url = new URL(path, storefrontOrigin);
+  const location = { hash: '', host: url.host, hostname: url.hostname, href: url.href, origin: url.origin, pathname: url.pathname, port: url.port, protocol: url.protocol, search: '' };
+  return {
+    document: { characterSet: 'UTF-8', location, referrer: '', title: 'Storm Shell' },
+    navigator: { cookieEnabled: true, language: 'en', languages: ['en'], userAgent: 'Chromium' },
+    window: {
+      innerHeight: 800, innerWidth: 1280, location, origin: url.origin, outerHeight: 800, outerWidth: 1280,
+      pageXOffset: 0, pageYOffset: 0, screen: { height: 800, width: 1280 }, screenX: 0, screenY: 0, scrollX: 0, scrollY: 0,
+    },
+  };
+}
+
+/** The sandbox's `init` for a logged-in shopper, held to the Web Pixels API's RegisterInit type. */
+function registerInit(storefrontOrigin: string, email: string) {
+  const init = {
+    context: pageContext(storefrontOrigin, '/products/storm-shell'),
+    data: {
+      customer: { email, firstName: 'Kim', lastName: 'Buyer', id: '115310627314723954', ordersCount: 1, phone: null },
+      cart: null,
+      shop: { countryCode: 'DE', myshopifyDomain: 'test-shop.myshopify.com', name: 'Test Shop', paymentSettings: { currencyCode: 'EUR' }, storefrontUrl: storefrontOrigin },
+      purchasingCompany: null,
+    },
+    customerPrivacy: { analyticsProcessingAllowed: true, marketingAllowed: true, preferencesProcessingAllowed: true, saleOfDataAllowed: true },
+  };
+  expect(checkPixelType('RegisterInit', init).problems, 'init as Shopify defines it').toEqual([]);
+  return init;
+}
+
+/** A product_viewed event as Shopify's Web Pixels API publishes it, held to its type definition. */
+function productViewedEvent(storefrontOrigin: string, productId: string) {
+  const event = {
+    id: `sh-${randomUUID()}`,
+    name: 'product_viewed' as const,
+    type: 'standard' as const,
+    seq: 3,
+    clientId: `client-${randomUUID()}`,
+    timestamp: new Date().toISOString(),
+    context: pageContext(storefrontOrigin, '/products/storm-shell'),
+    data: {
+      productVariant: {
+        id: '4201',
+        image: null,
+        price: { amount: 149, currencyCode: 'EUR' },
+        product: { id: productId, title: 'Storm Shell', type: null, untranslatedTitle: 'Storm Shell', url: '/products/storm-shell', vendor: 'Test Shop' },
+        sku: null,
+        title: 'M',
+        untranslatedTitle: 'M',
+      },
+    },
+  };
+  const checked = checkPixelType('PixelEventsProductViewed', event);
+  expect(checked.problems, 'the event as Shopify defines it').toEqual([]);
+  return event;
+}
+
+describe('the pixel running in a storefront on another origin', () => {
+  for (const where of ['/', '/sandboxed'] as const) {
+    it(`reaches the flow from ${where === '/' ? 'the storefront page' : "a sandboxed frame, as Shopify's custom pixels run"}, and the view waits on its timer`, async () => {
+      const { user } = await ownerWithFlows({ browser_abandonment: 60 });
+      const pixelUrl = (await user.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+      const email = `viewer-${randomUUID()}@example.com`;
+      const storefront = await startStorefront(pixelSnippet(pixelUrl), email);
+      try {
+        expect(new URL(storefront.origin).origin).not.toBe(new URL(server.baseUrl).origin);
+        const shopPage = await context.newPage();
+        // What the storefront's browser got: a status, or the reason it got none (a CORS block).
+        const answers: Array<number | string> = [];
+        shopPage.on('requestfinished', (request) => {
+          if (request.url() === pixelUrl) void request.response().then((response) => answers.push(response?.status() ?? 'no response'));
+        });
+        shopPage.on('requestfailed', (request) => {
+          if (request.url() === pixelUrl) answers.push(request.failure()?.errorText ?? 'failed');
+        });
+        await shopPage.goto(`${storefront.origin}${where}`);
+        const runner = where === '/' ? shopPage.mainFrame() : await (await shopPage.waitForSelector('iframe')).contentFrame();
+        await runner!.waitForFunction(() => 'fireShopifyEvent' in window);
+        const event = productViewedEvent(storefront.origin, '8801');
+        expect(await runner!.evaluate((shopifyEvent) => (window as unknown as { fireShopifyEvent(e: unknown): Promise<boolean> }).fireShopifyEvent(shopifyEvent), event)).toBe(true);
+
+        await expect.poll(() => answers, { timeout: 10_000 }).toEqual([202]);
+        expect(server.output()).not.toMatch(/"cross_site"/);
+        await expect
+          .poll(async () => {
+            const listed = await user.client.get('/api/events?flowType=browser_abandonment');
+            const events = listed.json.events as Array<{ source: string; status: string; shopperEmail: string | null; waitsUntil: string | null }>;
+            return events.map(({ source, status, shopperEmail, waitsUntil }) => ({ source, status, shopperEmail, waiting: waitsUntil !== null }));
+          }, { timeout: 15_000, interval: 250 })
+          .toEqual([{ source: 'pixel', status: 'waiting', shopperEmail: email, waiting: true }]);
+        await shopPage.close();
+      } finally {
+        await storefront.close();
+      }
+    });
+  }
 });

@@ -1,5 +1,6 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
-import { delay, hang, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
+import { delay, hang, startFakeServer, type Contract, type FakeReply, type RecordedRequest } from './fake-server.ts';
+import { checkAdminAnswer, checkAdminRequest, requiredScopes } from '../contracts/shopify-definition.ts';
 
 export const shopifyApiVersion = '2026-10';
 const graphqlPath = `/admin/api/${shopifyApiVersion}/graphql.json`;
@@ -21,7 +22,11 @@ export interface FakeShopifyProduct {
   description: string;
   onlineStoreUrl: string | null;
   featuredImage: { url: string } | null;
-  /** Answered as is; absent means the product has no price range to show. */
+  /**
+   * Answered as is. Every product has one in Shopify's schema (non-null), so a product
+   * given without one is answered with a price of 0.0 in the shop's currency, as a
+   * product without priced variants shows.
+   */
   priceRangeV2?: { minVariantPrice: { amount: string; currencyCode: string } };
 }
 
@@ -35,11 +40,22 @@ export interface FakeWebhookSubscription {
   updatedAt: string;
 }
 
+/**
+ * What a token is granted unless a test says otherwise: every scope Flowsmith asks owners
+ * for (src/shared/shopify-connect/shopify-scopes.ts), so a test that is not about scopes
+ * is not refused for one.
+ */
+export const defaultGrantedScopes = ['read_orders', 'read_products'];
+
 export interface FakeShopifyOptions {
   shopDomain?: string;
   shopName?: string;
   /** Non-expiring Admin API tokens the fake accepts (default: ['shpat_test_valid']). */
   accessTokens?: string[];
+  /** The access scopes each token is granted (default defaultGrantedScopes); tokens of the grant get the app's (`appScopes`). */
+  tokenScopes?: Record<string, string[]>;
+  /** The scopes the Dev Dashboard app was given, which its client-credentials tokens carry (default defaultGrantedScopes). */
+  appScopes?: string[];
   /** The Dev Dashboard app's credentials for the client-credentials grant. */
   clientId?: string;
   clientSecret?: string;
@@ -86,12 +102,34 @@ function subscriptionInput(query: string, variables: Record<string, unknown>): {
   };
 }
 
+const tokenRequestFields = ['client_id', 'client_secret', 'grant_type'];
+
+/**
+ * The client-credentials request as Shopify documents it: a form (or JSON) body with
+ * exactly grant_type, client_id and client_secret. Anything else is Shopify's 400
+ * invalid_request; a wrong id or secret is not a shape problem (the handler answers it).
+ */
+function checkTokenRequest(request: RecordedRequest): { reply: FakeReply; problems: string[] } | undefined {
+  const contentType = String(request.headers['content-type'] ?? '');
+  const problems: string[] = [];
+  if (!/application\/(?:x-www-form-urlencoded|json)/.test(contentType)) problems.push(`content-type ${contentType || 'missing'}: a form or JSON body is expected`);
+  const body = request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
+  const fields = Object.keys(body).sort();
+  if (fields.join() !== tokenRequestFields.join()) problems.push(`the body has ${fields.join(', ') || 'nothing'}; Shopify takes exactly ${tokenRequestFields.join(', ')}`);
+  if (Object.values(body).some((value) => typeof value !== 'string' || value === '')) problems.push('every field is a non-empty string');
+  if (problems.length === 0) return undefined;
+  return { problems, reply: { status: 400, body: { error: 'invalid_request', error_description: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.' } } };
+}
+
 /** A local Shopify store: Admin GraphQL (shop, product, webhook subscriptions) and the client-credentials grant. */
 export async function startFakeShopify(options: FakeShopifyOptions = {}) {
   const shopDomain = options.shopDomain ?? 'test-shop.myshopify.com';
   const now = options.now ?? Date.now;
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 86_399;
   const accessTokens = new Set(options.accessTokens ?? ['shpat_test_valid']);
+  const tokenScopes = new Map<string, string[]>(Object.entries(options.tokenScopes ?? {}));
+  let appScopes = options.appScopes ?? defaultGrantedScopes;
+  const scopesOf = (token: string): string[] => tokenScopes.get(token) ?? (issuedTokens.has(token) ? appScopes : defaultGrantedScopes);
   /** Tokens obtained by the grant, with their expiry in ms. */
   const issuedTokens = new Map<string, number>();
   const products = new Map<string, FakeShopifyProduct>(Object.entries(options.products ?? {}).map(([id, product]) => [productGid(id), product]));
@@ -154,7 +192,8 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
     }
     const token = `shpat_cc_${randomBytes(16).toString('hex')}`;
     issuedTokens.set(token, now() + tokenLifetimeSeconds * 1000);
-    return { status: 200, body: { access_token: token, scope: 'read_products,read_orders,read_checkouts,read_customers', expires_in: tokenLifetimeSeconds } };
+    tokenScopes.set(token, appScopes);
+    return { status: 200, body: { access_token: token, scope: appScopes.join(','), expires_in: tokenLifetimeSeconds } };
   }
 
   const subscriptionNode = (subscription: FakeWebhookSubscription) => ({ ...subscription, callbackUrl: subscription.uri, endpoint: { __typename: 'WebhookHttpEndpoint', callbackUrl: subscription.uri } });
@@ -224,11 +263,16 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
         answered('shop');
         data.shop = { id: 'gid://shopify/Shop/1', name: options.shopName ?? 'Fake Shop', myshopifyDomain: shopDomain, primaryDomain: { host: shopDomain, url: `https://${shopDomain}` } };
       }
+      if (/\bcurrentAppInstallation\b/.test(query)) {
+        answered('currentAppInstallation');
+        const token = String(request.headers['x-shopify-access-token']);
+        data.currentAppInstallation = { id: 'gid://shopify/AppInstallation/1', accessScopes: scopesOf(token).map((handle) => ({ handle, description: `The ${handle} scope` })) };
+      }
       if (/\bproduct\s*\(/.test(query)) {
         answered('product');
         const id = argument(query, variables, 'id');
         const product = typeof id === 'string' ? products.get(productGid(id)) : undefined;
-        data.product = product ? { id: productGid(String(id)), ...product } : null;
+        data.product = product ? { id: productGid(String(id)), priceRangeV2: { minVariantPrice: { amount: '0.0', currencyCode: 'USD' } }, ...product } : null;
       }
     }
     if (Object.keys(data).length === 0) {
@@ -239,6 +283,58 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
       body: { data, extensions: { cost: { requestedQueryCost: 1, actualQueryCost: 1, throttleStatus: { maximumAvailable: 2000, currentlyAvailable: 1999, restoreRate: 100 } } } },
     };
   }
+
+  /**
+   * Shopify's definitions held to every request and answer (test/contracts): the GraphQL
+   * document and variables against the 2026-10 Admin schema, the token's access scopes
+   * against what each field and webhook topic documents, the client-credentials request's
+   * shape, and the fake's own answers against the query's selection.
+   */
+  const contract: Contract = {
+    checkRequest(request) {
+      if (request.method === 'POST' && request.path === '/admin/oauth/access_token') return checkTokenRequest(request);
+      if (request.method !== 'POST' || request.path !== graphqlPath) return undefined;
+      const token = request.headers['x-shopify-access-token'];
+      // Shopify answers an unknown token with 401 before it reads the query.
+      if (typeof token !== 'string' || !tokenIsValid(token)) return undefined;
+      const checked = checkAdminRequest(shopifyApiVersion, request.body);
+      if (!checked.ok) {
+        return { problems: checked.problems, reply: { status: 200, body: { errors: checked.problems.map((message) => ({ message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } })) } } };
+      }
+      const variables = ((request.body as { variables?: Record<string, unknown> }).variables ?? {}) as Record<string, unknown>;
+      const granted = new Set(scopesOf(token));
+      const denied = requiredScopes(shopifyApiVersion, checked.document!, variables).filter((requirement) => !requirement.anyOf.some((scope) => granted.has(scope)));
+      if (denied.length === 0) return undefined;
+      const requiredAccess = (anyOf: string[]) => `${anyOf.map((scope) => `\`${scope}\``).join(' or ')} access scope.`;
+      return {
+        problems: denied.map((requirement) => `${requirement.what} needs ${requirement.anyOf.join(' or ')}; the token has ${[...granted].join(', ') || 'none'}`),
+        reply: {
+          status: 200,
+          body: {
+            errors: denied.map((requirement) => ({
+              message: `Access denied for ${requirement.what} field. Required access: ${requiredAccess(requirement.anyOf)}`,
+              path: requirement.path,
+              extensions: { code: 'ACCESS_DENIED', documentation: 'https://shopify.dev/api/usage/access-scopes', requiredAccess: requiredAccess(requirement.anyOf) },
+            })),
+            data: Object.fromEntries(denied.map((requirement) => [requirement.path[0], null])),
+          },
+        },
+      };
+    },
+    checkReply(request, reply) {
+      if (request.path === '/admin/oauth/access_token') {
+        if (reply.status !== 200) return [];
+        const body = reply.body as Record<string, unknown>;
+        return typeof body?.access_token === 'string' && typeof body.scope === 'string' && typeof body.expires_in === 'number' ? [] : ['a token answer has access_token, scope and expires_in'];
+      }
+      if (request.path !== graphqlPath || reply.status !== 200) return [];
+      const data = (reply.body as { data?: unknown } | undefined)?.data;
+      if (data === undefined) return [];
+      const checked = checkAdminRequest(shopifyApiVersion, request.body);
+      if (!checked.ok) return [];
+      return checkAdminAnswer(shopifyApiVersion, checked.document!, (request.body as { variables?: unknown }).variables, data).problems;
+    },
+  };
 
   const server = await startFakeServer(async (request) => {
     if (state.latencyMs > 0) await delay(state.latencyMs);
@@ -260,7 +356,7 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
       return { status: 401, body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' } };
     }
     return handleGraphql(request);
-  });
+  }, contract);
 
   return {
     /** The app's SHOPIFY_BASE_URL (it stands in for https://{shop}). */
@@ -285,6 +381,16 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
     setClientSecret(secret: string) {
       state.clientSecret = secret;
     },
+    /** Grants `token` these access scopes from now on (a fixed token, or one the grant issued). */
+    setTokenScopes(token: string, scopes: string[]) {
+      tokenScopes.set(token, scopes);
+    },
+    /** Changes the Dev Dashboard app's scopes: tokens obtained from now on carry them. */
+    setAppScopes(scopes: string[]) {
+      appScopes = scopes;
+    },
+    /** What the definition refused so far, taken (for tests that meant to send it). */
+    takeViolations: server.takeViolations,
     /** Makes every token obtained so far expire now. */
     expireIssuedTokens() {
       for (const token of issuedTokens.keys()) issuedTokens.set(token, 0);

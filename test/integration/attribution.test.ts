@@ -55,6 +55,8 @@ interface ShopifyOrder {
   placedAt: Date;
   total?: string;
   currency?: string;
+  /** What the buyer paid in their own currency, when it is not the shop's. */
+  presentment?: { amount: string; currency: string };
 }
 
 /**
@@ -71,6 +73,15 @@ async function sendShopifyOrder(owner: Owner, order: ShopifyOrder, topic: 'order
     line_items: [{ title: 'Trail Shoe', price: order.total ?? '89.50', quantity: 1, product_id: 42 }],
     total_price: order.total ?? '89.50',
     currency: order.currency ?? 'USD',
+    ...(order.presentment
+      ? {
+          presentment_currency: order.presentment.currency,
+          total_price_set: {
+            shop_money: { amount: order.total ?? '89.50', currency_code: order.currency ?? 'USD' },
+            presentment_money: { amount: order.presentment.amount, currency_code: order.presentment.currency },
+          },
+        }
+      : {}),
     created_at: order.placedAt.toISOString(),
     updated_at: order.placedAt.toISOString(),
   };
@@ -114,6 +125,14 @@ describe('revenue attribution', () => {
     expect(await attributionsOf(owner)).toEqual([
       { order_key: String(id), flow_type: 'abandoned_cart', delivery_event_id: delivery.eventId, order_event_id: orderEventId, amount: '120.00', currency: 'EUR', shopper_email: email },
     ]);
+  });
+
+  it("credits the shop's money, in the shop's currency, when the buyer paid in another", async () => {
+    const owner = await ownerWithFlows(scenario, flowsOfOwner);
+    const email = newShopper();
+    const delivery = await deliver(owner, 'abandoned_cart', email);
+    await sendShopifyOrder(owner, { id: orderId(), email, placedAt: new Date(delivery.deliveredAt.getTime() + MINUTE_MS), total: '100.00', currency: 'USD', presentment: { amount: '92.00', currency: 'EUR' } });
+    expect((await attributionsOf(owner)).map((row) => [row.amount, row.currency])).toEqual([['100.00', 'USD']]);
   });
 
   it('keeps an amount of any size and precision exactly as the shop gave it', async () => {

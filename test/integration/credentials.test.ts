@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { signUpAndVerify } from '../support/accounts.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import { defaultGrantedScopes, startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
 import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
 import { loadServiceCredentials } from '../../src/server/credentials/credential-store.ts';
 import { encryptedColumns } from '../../src/server/credentials/credential-queries.ts';
@@ -201,6 +201,31 @@ describe('live checks', () => {
       openaiApiKey: check.openaiKeyInvalid,
       shopifyAccessToken: check.shopifyTokenInvalid,
     });
+    expect(await storedRow(userId)).toBeUndefined();
+  });
+
+  it('names the Admin API access scopes a Shopify token or app lacks, and saves nothing', async () => {
+    const { client, userId } = await owner();
+    shopify.setTokenScopes(keys.shopifyToken, ['read_orders']);
+    try {
+      const token = await client.put('/api/credentials', validInput());
+      expect(token.status, token.text).toBe(400);
+      expect(token.json.fieldErrors).toEqual({ shopifyAccessToken: check.shopifyScopesMissing('read_products (product details for the texts)', 1) });
+      expect(token.json.fieldErrors.shopifyAccessToken).toContain('read_products');
+    } finally {
+      shopify.setTokenScopes(keys.shopifyToken, defaultGrantedScopes);
+    }
+    shopify.setAppScopes(['read_customers']);
+    try {
+      const app = await client.put(
+        '/api/credentials',
+        validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifySigningSecret: '', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret }),
+      );
+      expect(app.status, app.text).toBe(400);
+      expect(app.json.fieldErrors).toEqual({ shopifyClientId: check.shopifyScopesMissing('read_orders (checkout, order and cart webhooks) and read_products (product details for the texts)', 2) });
+    } finally {
+      shopify.setAppScopes(defaultGrantedScopes);
+    }
     expect(await storedRow(userId)).toBeUndefined();
   });
 

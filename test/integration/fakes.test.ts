@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { openAiContract } from '../contracts/openai-contract.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { sendShopifyWebhook, signShopifyWebhook, startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import { defaultGrantedScopes, sendShopifyWebhook, signShopifyWebhook, startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
 
 async function call(url: string, init: RequestInit = {}) {
   const response = await fetch(url, init);
@@ -424,6 +424,49 @@ describe('fake Shopify', () => {
     shopify.expireIssuedTokens();
     expect((await graphql('{ shop { name } }', form.json.access_token)).status).toBe(401);
     expect(shopify.counts['access-token']).toBe(3);
+  });
+
+  it("refuses what the 2026-10 schema refuses with Shopify's 200 errors answer, and records it", async () => {
+    const unknownField = await graphql('{ shop { nam } }');
+    expect(unknownField.status).toBe(200);
+    expect(unknownField.json.errors[0].message).toContain('Cannot query field "nam" on type "Shop"');
+    expect(unknownField.json.data).toBeUndefined();
+    const badTopic = await graphql('mutation ($t: WebhookSubscriptionTopic!) { webhookSubscriptionCreate(topic: $t, webhookSubscription: { uri: "https://a.example" }) { userErrors { message } } }', 'shpat_good', { t: 'CHECKOUTS_ABANDONED' });
+    expect(badTopic.json.errors[0].message).toContain('CHECKOUTS_ABANDONED');
+    expect(shopify.takeViolations().map((violation) => [violation.side, violation.problems.length > 0])).toEqual([
+      ['request', true],
+      ['request', true],
+    ]);
+  });
+
+  it("answers ACCESS_DENIED for a field or webhook topic whose documented scope the token lacks, and lists the token's scopes", async () => {
+    shopify.setTokenScopes('shpat_good', ['read_customers']);
+    try {
+      const product = await graphql('{ product(id: "gid://shopify/Product/42") { title } }');
+      expect(product.status).toBe(200);
+      expect(product.json).toMatchObject({ data: { product: null }, errors: [{ path: ['product'], extensions: { code: 'ACCESS_DENIED', requiredAccess: '`read_products` access scope.' } }] });
+      const topic = await graphql('mutation { webhookSubscriptionCreate(topic: CARTS_CREATE, webhookSubscription: {uri: "https://app.example/cart"}) { userErrors { message } } }');
+      expect(topic.json.errors[0]).toMatchObject({ message: 'Access denied for CARTS_CREATE field. Required access: `read_orders` access scope.', extensions: { code: 'ACCESS_DENIED' } });
+      expect(shopify.webhookSubscriptions.size).toBe(0);
+      expect(shopify.takeViolations()).toHaveLength(2);
+      const granted = await graphql('{ currentAppInstallation { accessScopes { handle } } }');
+      expect(granted.json.data.currentAppInstallation.accessScopes.map((scope: { handle: string }) => scope.handle)).toEqual(['read_customers']);
+    } finally {
+      shopify.setTokenScopes('shpat_good', defaultGrantedScopes);
+    }
+  });
+
+  it("refuses a client-credentials request of another shape with Shopify's invalid_request", async () => {
+    const extra = await call(`${shopify.baseUrl}/admin/oauth/access_token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'cid', client_secret: 'csecret', scope: 'read_orders' }),
+    });
+    expect(extra.status).toBe(400);
+    expect(extra.json.error).toBe('invalid_request');
+    const missing = await call(`${shopify.baseUrl}/admin/oauth/access_token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials&client_id=cid' });
+    expect(missing.json.error).toBe('invalid_request');
+    expect(shopify.takeViolations().map((violation) => violation.path)).toEqual(['/admin/oauth/access_token', '/admin/oauth/access_token']);
   });
 
   it('forces failures on one endpoint', async () => {

@@ -427,6 +427,27 @@ describe("the pixel's own address", () => {
     expect(stored.filter((event) => event.status !== 'rejected')).toEqual([]);
   });
 
+  it("takes events a storefront's browser sends cross-site, while the owner's own routes still refuse that origin", async () => {
+    const pixelUrl = await pixelUrlOf(owner);
+    const storefrontHeaders = [
+      { origin: 'https://test-shop.myshopify.com', 'sec-fetch-site': 'cross-site' },
+      // Shopify's pixel sandbox is an iframe without allow-same-origin: its origin is opaque.
+      { origin: 'null', 'sec-fetch-site': 'cross-site' },
+    ];
+    for (const headers of storefrontHeaders) {
+      const event = { name: 'product_viewed', id: `sh-${randomUUID()}`, timestamp: now().toISOString(), customer: { email: uniqueEmail('cross-site') }, product: { id: '8801' } };
+      const answer = await postText(pixelUrl, JSON.stringify(event), headers);
+      expect(answer.status, headers.origin).toBe(202);
+      expect(answer.headers.get('access-control-allow-origin')).toBe('*');
+    }
+    // The same browser, signed in as the owner, cannot change the owner's flows from there.
+    for (const headers of storefrontHeaders) {
+      const refused = await owner.client.post('/api/flows/initialize', {}, headers);
+      expect(refused.status, headers.origin).toBe(403);
+      expect(refused.json).toEqual({ error: 'cross_site', message: requestMessages.crossSite });
+    }
+  });
+
   it('answers 404 for other flows\' pixel keys, unknown keys and what is not a key', async () => {
     const event = JSON.stringify({ name: 'product_viewed', id: `sh-${randomUUID()}`, timestamp: now().toISOString(), product: { id: '1' } });
     for (const flowType of ['abandoned_cart', 'abandoned_checkout', 'post_purchase'] as const) {

@@ -11,6 +11,7 @@ import {
   type Owner,
 } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { shopperKey } from '../../src/server/engine/generation-cap-queries.ts';
 
 // Shoppers' privacy (docs/decisions/0028-shopper-privacy.md): Shopify's compliance
@@ -195,6 +196,70 @@ describe("Shopify's compliance webhooks", () => {
     expect((await db().query('SELECT 1 FROM events WHERE id = ANY($1)', [events])).rowCount).toBe(3);
     const stranger = await ownerWithFlows(scenario, {});
     expect((await stranger.client.get(request!.exportLocation as string)).status).toBe(404);
+  });
+
+  /**
+   * A shopper's order and checkout as Shopify's webhooks carry them, with 64-bit ids written
+   * as digits: JSON.stringify of a JavaScript number would have rounded them.
+   */
+  async function shopifyOrderActivity(owner: Owner, email: string, ids: { customerId: string; orderId: string }): Promise<string[]> {
+    const checkoutToken = `chk${randomUUID().replaceAll('-', '')}`;
+    const customer = `{"id":${ids.customerId},"email":${JSON.stringify(email)},"first_name":"Kim","last_name":"Buyer"}`;
+    const checkout = `{"id":${ids.orderId}1,"token":"${checkoutToken}","email":${JSON.stringify(email)},"customer":${customer},"line_items":[{"title":"Trail Shoe","price":"89.50","quantity":1,"product_id":42}],"total_price":"89.50","currency":"USD","completed_at":null}`;
+    const order = `{"id":${ids.orderId},"checkout_token":"${checkoutToken}","email":${JSON.stringify(email)},"customer":${customer},"line_items":[{"title":"Trail Shoe","price":"89.50","quantity":1,"product_id":42}],"total_price":"89.50","currency":"USD"}`;
+    const eventIds: string[] = [];
+    for (const [path, topic, body] of [
+      [owner.flows.abandoned_checkout.webhookPath, 'checkouts/create', checkout],
+      [owner.flows.post_purchase.webhookPath, 'orders/create', order],
+    ] as const) {
+      const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${path}`, topic, body, shopifySecret);
+      expect(sent.status, sent.text).toBe(202);
+      eventIds.push(JSON.parse(sent.text).eventId as string);
+    }
+    await waitForEvents(db(), eventIds, { statuses: ['waiting', 'delivered', 'skipped', 'failed'] });
+    return eventIds;
+  }
+
+  it('customers/redact finds the shopper by 64-bit customer id and orders when the email is empty, and erases every event under their email', async () => {
+    const owner = await ownerWithFlows(scenario, flowSetups);
+    const shopper = uniqueEmail('no-email-given');
+    const neighbour = uniqueEmail('next-id');
+    // Beyond JavaScript's safe integers: as numbers these two ids would be equal.
+    expect(Number('788032119674292922')).toBe(Number('788032119674292923'));
+    const shopify = await shopifyOrderActivity(owner, shopper, { customerId: '788032119674292922', orderId: '450789469123456789' });
+    const generic = await shopperActivity(owner, shopper);
+    const neighbours = await shopifyOrderActivity(owner, neighbour, { customerId: '788032119674292923', orderId: '450789469123456788' });
+
+    const url = await endpointOf(owner);
+    const body = `{"shop_id":954889,"shop_domain":"test-shop.myshopify.com","customer":{"id":788032119674292922,"email":"","phone":""},"orders_to_redact":[]}`;
+    expect((await sendComplianceWebhook(url, 'customers/redact', body)).status).toBe(200);
+    const [request] = await waitForDone(owner, 1);
+    expect(request).toMatchObject({ topic: 'customers/redact', customerId: '788032119674292922', shopperEmail: null, status: 'done' });
+    expect((await db().query('SELECT 1 FROM events WHERE id = ANY($1)', [[...shopify, ...generic]])).rowCount).toBe(0);
+    expect(await rowsHolding(shopper)).toEqual({});
+    expect((await db().query('SELECT 1 FROM events WHERE id = ANY($1)', [neighbours])).rowCount).toBe(2);
+
+    // Orders alone, with no customer part at all, find the neighbour's order and the checkout that became it.
+    const byOrders = `{"shop_id":954889,"shop_domain":"test-shop.myshopify.com","customer":{"id":null,"phone":null},"orders_to_redact":[450789469123456788]}`;
+    expect((await sendComplianceWebhook(url, 'customers/redact', byOrders)).status).toBe(200);
+    await waitForDone(owner, 2);
+    expect((await db().query('SELECT 1 FROM events WHERE id = ANY($1)', [neighbours])).rowCount).toBe(0);
+  });
+
+  it('customers/data_request without an email exports what the customer id and orders_requested find', async () => {
+    const owner = await ownerWithFlows(scenario, flowSetups);
+    const shopper = uniqueEmail('export-by-id');
+    const shopify = await shopifyOrderActivity(owner, shopper, { customerId: '788032119674292924', orderId: '450789469123456787' });
+    await shopifyOrderActivity(owner, uniqueEmail('not-asked'), { customerId: '788032119674292925', orderId: '450789469123456786' });
+    const body = `{"shop_id":954889,"shop_domain":"test-shop.myshopify.com","customer":{"id":788032119674292924,"phone":"+16135551111"},"orders_requested":[450789469123456787],"data_request":{"id":9999}}`;
+    expect((await sendComplianceWebhook(await endpointOf(owner), 'customers/data_request', body)).status).toBe(200);
+    const [request] = await waitForDone(owner, 1);
+    const download = await owner.client.get(request!.exportLocation as string);
+    expect(download.status).toBe(200);
+    expect(download.json).toMatchObject({ shopper, shoppers: [shopper], customerId: '788032119674292924', orders: ['450789469123456787'] });
+    expect(download.json.events.map((event: { id: string }) => event.id).sort()).toEqual([...shopify].sort());
+    // The phone served to find the shopper; it is not kept once the request is done.
+    expect(await rowsHolding('6135551111')).toEqual({});
   });
 
   it('shop/redact erases everything kept for the shop, and nothing of other owners', async () => {

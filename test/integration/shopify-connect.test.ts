@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { defaultAssistants, ownerWithFlows, startEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { defaultAssistants, ownerWithFlows, shopifyToken, startEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { defaultGrantedScopes } from '../fakes/fake-shopify.ts';
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
 import { isPublicAddress } from '../../src/server/shopify-connect/public-address.ts';
 
@@ -107,6 +108,32 @@ describe('connecting the store', () => {
     scenario.shopify.failNext({ on: 'graphql', kind: 'status', status: 401 });
     const refusedKey = await owner.client.get('/api/shopify/subscriptions');
     expect(refusedKey.json.message).toBe(shopifyConnectMessages.shopifyRefusedCredentials);
+  });
+
+  it("says which access scope the app lacks instead of registering, and gives 403 and 404 answers a final message", async () => {
+    const connections = scenario.shopify.operationCounts.webhookSubscriptionCreate ?? 0;
+    scenario.shopify.setTokenScopes(shopifyToken, ['read_products']);
+    try {
+      const missing = await owner.client.post('/api/shopify/connect');
+      expect(missing.status).toBe(409);
+      expect(missing.json).toEqual({ error: 'shopify_missing_scope', message: shopifyConnectMessages.shopifyMissingScopes('read_orders (checkout, order and cart webhooks)', 1) });
+      expect(scenario.shopify.operationCounts.webhookSubscriptionCreate ?? 0).toBe(connections);
+    } finally {
+      scenario.shopify.setTokenScopes(shopifyToken, defaultGrantedScopes);
+    }
+    // Each permanent answer ends the attempt with its cause; the fake sees one call for each.
+    for (const [status, message] of [
+      [401, shopifyConnectMessages.shopifyRefusedCredentials],
+      [403, shopifyConnectMessages.shopifyForbidden],
+      [404, shopifyConnectMessages.shopifyStoreNotFound],
+    ] as const) {
+      const calls = scenario.shopify.counts.graphql;
+      scenario.shopify.failNext({ on: 'graphql', kind: 'status', status });
+      const answer = await owner.client.post('/api/shopify/connect');
+      expect(answer.status, String(status)).toBe(502);
+      expect(answer.json.message).toBe(message);
+      expect(scenario.shopify.counts.graphql - calls, String(status)).toBe(1);
+    }
   });
 
   it('requires signing in', async () => {

@@ -50,6 +50,7 @@ describe('product details from the shop', () => {
       description: 'A light shoe for rocky trails',
       onlineStoreUrl: 'https://shop.example/products/trail-shoe',
       featuredImage: { url: 'https://cdn.example/trail-shoe.png' },
+      priceRangeV2: { minVariantPrice: { amount: '89.5', currencyCode: 'USD' } },
     });
     const before = scenario.shopify.operationCounts.product ?? 0;
     const first = uniqueEmail('first');
@@ -68,7 +69,7 @@ describe('product details from the shop', () => {
       description: 'A light shoe for rocky trails',
       url: 'https://shop.example/products/trail-shoe',
       imageUrl: 'https://cdn.example/trail-shoe.png',
-      price: null,
+      price: { amount: '89.5', currencyCode: 'USD' },
     });
   });
 

@@ -160,6 +160,24 @@ describe('Shopify signatures', () => {
     expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('current')), 'shpss_new_secret_0123456789')).status).toBe(202);
   });
 
+  it("verifies with both the client secret and the Notifications key once both are saved, not only within the hour after", async () => {
+    const both = await ownerWithFlows(scenario, { post_purchase: {} });
+    const clientCredentials = { shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifyClientId: scenario.shopify.clientId, shopifyClientSecret: scenario.shopify.clientSecret };
+    const appOnly = await both.client.put('/api/credentials', credentialsInput({ ...clientCredentials, shopifySigningSecret: '' }));
+    expect(appOnly.status, appOnly.text).toBe(200);
+    const notificationsKey = 'shpss_notifications_key_0123456789';
+    const withKey = await both.client.put('/api/credentials', credentialsInput({ ...clientCredentials, shopifySigningSecret: notificationsKey }));
+    expect(withKey.status, withKey.text).toBe(200);
+    // Past the rotation hour: what still verifies does so because it is current.
+    scenario.testApp.clock.advance(61 * 60_000);
+    const target = url(both.flows.post_purchase.webhookPath);
+    // Webhooks the app registered itself are signed with its client secret…
+    expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('app')), scenario.shopify.clientSecret)).status).toBe(202);
+    // …and those made in the admin under Notifications with the key shown there.
+    expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('admin')), notificationsKey)).status).toBe(202);
+    expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('stranger')), 'shpss_someone_else')).status).toBe(401);
+  });
+
   it('answers 401 when the owner has saved no signing secret', async () => {
     const unset = await ownerWithFlows(scenario, { post_purchase: {} }, { withCredentials: false });
     const sent = await sendShopifyWebhook(url(unset.flows.post_purchase.webhookPath), 'orders/create', shopifyCheckout(uniqueEmail('nosecret')), shopifySecret);

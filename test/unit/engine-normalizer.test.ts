@@ -114,6 +114,34 @@ describe('Shopify payloads', () => {
     expect(result.ok && result.event).toMatchObject({ checkoutToken: 'tok1', checkoutUrl: 'https://shop.example/orders/1' });
   });
 
+  it("labels an order's total with the currency it is in: the buyer's presentment money, never the shop's amount with the buyer's currency", () => {
+    const order = {
+      ...checkout,
+      checkout_token: 'tok1',
+      line_items: [{ title: 'Trail Shoe', price: '100.00', price_set: { shop_money: { amount: '100.00', currency_code: 'USD' }, presentment_money: { amount: '92.00', currency_code: 'EUR' } }, quantity: 1, product_id: 42 }],
+      total_price: '100.00',
+      currency: 'USD',
+      presentment_currency: 'EUR',
+      total_price_set: { shop_money: { amount: '100.00', currency_code: 'USD' }, presentment_money: { amount: '92.00', currency_code: 'EUR' } },
+    };
+    const result = normalizeEvent('shopify', 'orders/create', order, receivedAt);
+    expect(result.ok && { total: result.event.total, currency: result.event.currency, prices: result.event.products.map((product) => product.price) }).toEqual({ total: '92.00', currency: 'EUR', prices: ['92.00'] });
+
+    // Without the money sets, total_price is the shop's: it keeps the shop's currency.
+    const { total_price_set: _set, ...withoutSets } = order;
+    const plain = normalizeEvent('shopify', 'orders/paid', { ...withoutSets, line_items: [{ title: 'Trail Shoe', price: '100.00', quantity: 1, product_id: 42 }] }, receivedAt);
+    expect(plain.ok && { total: plain.event.total, currency: plain.event.currency, prices: plain.event.products.map((product) => product.price) }).toEqual({ total: '100.00', currency: 'USD', prices: ['100.00'] });
+
+    // A line without its presentment price shows none rather than the shop's amount as euros.
+    const partial = normalizeEvent('shopify', 'orders/create', { ...order, line_items: [{ title: 'Trail Shoe', price: '100.00', quantity: 1, product_id: 42 }] }, receivedAt);
+    expect(partial.ok && partial.event.products.map((product) => product.price)).toEqual([null]);
+  });
+
+  it("keeps a checkout's prices, which are in the buyer's presentment currency", () => {
+    const result = normalizeEvent('shopify', 'checkouts/create', { ...checkout, total_price: '92.00', currency: 'USD', presentment_currency: 'EUR' }, receivedAt);
+    expect(result.ok && [result.event.total, result.event.currency]).toEqual(['92.00', 'EUR']);
+  });
+
   it('leaves a cart without identity', () => {
     const result = normalizeEvent('shopify', 'carts/update', { token: 'c', line_items: [{ title: 'X', price: '1.00', quantity: 1 }] }, receivedAt);
     expect(result.ok && result.event.shopper.email).toBeNull();

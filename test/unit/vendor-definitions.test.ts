@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkKlaviyoType, klaviyoOperation, klaviyoOperationFor, klaviyoSdkRevision } from '../contracts/klaviyo-definition.ts';
 import { checkOpenAiType } from '../contracts/openai-definition.ts';
-import { checkAdminAnswer, checkAdminRequest, checkPixelType } from '../contracts/shopify-definition.ts';
+import { checkAdminAnswer, checkAdminRequest, checkPixelType, documentedScopes, requiredScopes } from '../contracts/shopify-definition.ts';
 import { KLAVIYO_REVISION } from '../../src/server/integrations/klaviyo/klaviyo-profiles.ts';
 import { SHOPIFY_API_VERSION } from '../../src/server/integrations/shopify/shopify-admin.ts';
 
@@ -53,6 +53,18 @@ describe("Shopify's definitions", () => {
     expect(checkAdminAnswer(SHOPIFY_API_VERSION, checked.document!, { id: 'gid://shopify/Product/1' }, { product: { title: null, onlineStoreUrl: null } }).problems[0]).toContain(
       'Cannot return null for non-nullable field Product.title',
     );
+  });
+
+  it("reads the access scopes the schema documents, for fields and for enum values such as webhook topics", () => {
+    expect(documentedScopes(SHOPIFY_API_VERSION, 'WebhookSubscriptionTopic', 'CHECKOUTS_UPDATE')).toEqual(['read_orders']);
+    expect(documentedScopes(SHOPIFY_API_VERSION, 'WebhookSubscriptionTopic', 'ORDERS_CREATE')).toEqual(['read_orders', 'read_marketplace_orders']);
+    expect(documentedScopes(SHOPIFY_API_VERSION, 'QueryRoot', 'product')).toEqual(['read_products']);
+    expect(documentedScopes(SHOPIFY_API_VERSION, 'QueryRoot', 'shop')).toEqual([]);
+    // "For example, `read_orders`" names a scope without requiring it.
+    expect(documentedScopes(SHOPIFY_API_VERSION, 'AccessScope', 'handle')).toEqual([]);
+    const mutation = 'mutation ($topic: WebhookSubscriptionTopic!) { webhookSubscriptionCreate(topic: $topic, webhookSubscription: { uri: "https://x.example" }) { userErrors { message } } }';
+    const checked = checkAdminRequest(SHOPIFY_API_VERSION, { query: mutation, variables: { topic: 'CARTS_UPDATE' } });
+    expect(requiredScopes(SHOPIFY_API_VERSION, checked.document!, { topic: 'CARTS_UPDATE' })).toEqual([{ what: 'CARTS_UPDATE', path: ['webhookSubscriptionCreate'], anyOf: ['read_orders'] }]);
   });
 
   it('checks pixel events against the Web Pixels types', () => {

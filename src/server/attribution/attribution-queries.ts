@@ -198,3 +198,13 @@ export async function eraseAttributions(db: Queryable, userId: string, shopperEm
       : await db.query('UPDATE order_attributions SET shopper_email = NULL WHERE user_id = $1 AND shopper_email = lower($2)', [userId, shopperEmail]);
   return rowCount ?? 0;
 }
+
+/** The shoppers of credited orders, by Shopify order id: how a privacy request naming orders finds its shopper. */
+export async function findAttributionEmailsByOrderKeys(db: Queryable, userId: string, orderKeys: readonly string[]): Promise<string[]> {
+  if (orderKeys.length === 0) return [];
+  const { rows } = await db.query<{ shopper_email: string }>(
+    'SELECT DISTINCT shopper_email FROM order_attributions WHERE user_id = $1 AND order_key = ANY($2::text[]) AND shopper_email IS NOT NULL',
+    [userId, orderKeys],
+  );
+  return rows.map((row) => row.shopper_email);
+}

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Queryable } from '../database/database.ts';
 import type { EventSource, NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { parseJsonText } from '../platform/json-text.ts';
+import { orderMoney } from '../integrations/shopify/shopify-payload-money.ts';
 import { findAttributionWindowDays, findCreditedDelivery, recordAttribution } from './attribution-queries.ts';
 
 /**
@@ -36,12 +37,22 @@ export async function attributeOrder(db: Queryable, logger: Logger, event: Order
     orderKey,
     orderEventId: event.id,
     delivery,
-    amount: normalized.total,
-    currency: normalized.currency,
+    ...revenueOf(event.source, body, normalized),
     orderedAt,
     shopperEmail,
   });
   if (recorded) logger.info({ eventId: event.id, creditedEventId: delivery.eventId, flowType: delivery.flowType }, 'order attributed to a delivery');
+}
+
+/**
+ * What the shop earned: a Shopify order's shop money (the normalised total is what the
+ * buyer paid, in their currency, which would scatter one shop's revenue over every
+ * currency its buyers use); a generic sender's total as it gave it.
+ */
+function revenueOf(source: EventSource, body: Body, normalized: NormalizedEvent): { amount: string | null; currency: string | null } {
+  if (source !== 'shopify') return { amount: normalized.total, currency: normalized.currency };
+  const { shop } = orderMoney(body);
+  return { amount: shop?.amount ?? null, currency: shop?.currency ?? null };
 }
 
 /** Shopify's order webhooks and a generic sender's purchase event; console test sends are never orders. */

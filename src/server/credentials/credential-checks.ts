@@ -5,7 +5,8 @@ import { ServiceError, type ServiceErrorCode, type ServiceName } from '../integr
 import { checkKlaviyoKey } from '../integrations/klaviyo/klaviyo-accounts.ts';
 import { findOpenAiModel, listOpenAiModels } from '../integrations/openai/openai-models.ts';
 import { isShutDown } from '../engine/openai-prices.ts';
-import { fetchShop, shopifyShopUrl } from '../integrations/shopify/shopify-admin.ts';
+import { fetchGrantedScopes, fetchShop, shopifyShopUrl } from '../integrations/shopify/shopify-admin.ts';
+import { describeShopifyScopes, shopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { obtainClientCredentialsToken, type ObtainedShopifyToken } from '../integrations/shopify/shopify-client-credentials.ts';
 import { credentialCheckMessages as m } from '../../shared/credentials/credential-messages.ts';
 import type { CredentialField, Credentials } from '../../shared/credentials/credential-schemas.ts';
@@ -114,7 +115,16 @@ async function checkShopify(credentials: Credentials, services: CredentialCheckS
         signal,
       );
     }
-    await fetchShop({ shopUrl, accessToken: obtained?.accessToken ?? credentials.shopifyAccessToken }, signal);
+    const connection = { shopUrl, accessToken: obtained?.accessToken ?? credentials.shopifyAccessToken };
+    await fetchShop(connection, signal);
+    // A token that reads the shop may still lack what the flows use: found now, by name,
+    // instead of as refused webhooks and empty product details later.
+    const granted = new Set(await fetchGrantedScopes(connection, signal));
+    const missing = shopifyScopes.filter((scope) => !granted.has(scope));
+    if (missing.length > 0) {
+      const tokenField: CredentialField = usesClientCredentials ? 'shopifyClientId' : 'shopifyAccessToken';
+      return { fieldErrors: { [tokenField]: m.shopifyScopesMissing(describeShopifyScopes(missing), missing.length) } };
+    }
     return obtained ? { fieldErrors: {}, obtainedShopifyToken: obtained } : { fieldErrors: {} };
   } catch (caught) {
     const error = asServiceError('shopify', caught);

@@ -57,11 +57,16 @@ function encryptColumn(cipher: CredentialCipher, userId: string, column: Encrypt
   return value ? cipher.encrypt(value, encryptionContext(column, userId)) : null;
 }
 
-/** The secret that signs webhooks: the one entered, else (client credentials) the client secret. */
-function effectiveSigningSecret(cipher: CredentialCipher, row: StoredCredentialsRow): string | null {
-  const signing = decryptColumn(cipher, row, 'shopify_signing_secret');
-  if (signing) return signing;
-  return row.shopify_auth_method === 'client_credentials' ? decryptColumn(cipher, row, 'shopify_client_secret') : null;
+/**
+ * The secrets Shopify signs the owner's webhooks with now: the key entered (the store's
+ * Notifications key, for webhooks made in the admin) and, with client credentials, the
+ * app's client secret, which signs the subscriptions the app registered itself (Connect
+ * store). Both stay valid together: one does not replace the other.
+ */
+function currentSigningSecrets(cipher: CredentialCipher, row: StoredCredentialsRow): string[] {
+  const entered = decryptColumn(cipher, row, 'shopify_signing_secret');
+  const clientSecret = row.shopify_auth_method === 'client_credentials' ? decryptColumn(cipher, row, 'shopify_client_secret') : null;
+  return [entered, clientSecret].filter((secret): secret is string => Boolean(secret));
 }
 
 /**
@@ -71,12 +76,12 @@ function effectiveSigningSecret(cipher: CredentialCipher, row: StoredCredentials
 export async function loadServiceCredentials(db: Queryable, cipher: CredentialCipher, userId: string, now: Date = new Date()): Promise<ServiceCredentials | null> {
   const row = await findStoredCredentials(db, userId);
   if (!row) return null;
-  const current = effectiveSigningSecret(cipher, row);
+  const current = currentSigningSecrets(cipher, row);
   const previous =
     row.shopify_previous_signing_secret_until && row.shopify_previous_signing_secret_until.getTime() > now.getTime()
       ? decryptColumn(cipher, row, 'shopify_previous_signing_secret')
       : null;
-  const signingSecrets = [current, previous].filter((secret): secret is string => Boolean(secret));
+  const signingSecrets = [...current, previous].filter((secret): secret is string => Boolean(secret));
   return {
     klaviyoApiKey: decryptColumn(cipher, row, 'klaviyo_api_key')!,
     openaiApiKey: decryptColumn(cipher, row, 'openai_api_key')!,
@@ -166,23 +171,26 @@ export async function saveCredentials(
   return inTransaction(pool, async (client) => {
     const existing = await findStoredCredentials(client, userId, { forUpdate: true });
     const usesClientCredentials = credentials.shopifyAuthMethod === 'client_credentials';
-    const newSigning = credentials.shopifySigningSecret || (usesClientCredentials ? credentials.shopifyClientSecret : '');
+    const newSigning = [credentials.shopifySigningSecret, usesClientCredentials ? credentials.shopifyClientSecret : ''].filter(Boolean);
 
     let previous: { encrypted: string | null; until: Date | null } = { encrypted: null, until: null };
     if (existing) {
-      let oldSigning: string | null = null;
+      let oldSigning: string[] = [];
       try {
-        oldSigning = effectiveSigningSecret(cipher, existing);
+        oldSigning = currentSigningSecrets(cipher, existing);
       } catch (error) {
         // An old secret that no longer decrypts cannot verify anything; it is not kept.
         if (!(error instanceof CredentialDecryptionError)) throw error;
       }
-      if (oldSigning && oldSigning !== newSigning) {
+      // One slot for the hour after a change: the first secret no longer current (the
+      // entered key before the client secret, as it is listed first).
+      const dropped = oldSigning.find((secret) => !newSigning.includes(secret));
+      if (dropped) {
         previous = {
-          encrypted: encryptColumn(cipher, userId, 'shopify_previous_signing_secret', oldSigning),
+          encrypted: encryptColumn(cipher, userId, 'shopify_previous_signing_secret', dropped),
           until: new Date(extras.now.getTime() + PREVIOUS_SIGNING_SECRET_MS),
         };
-      } else if (oldSigning) {
+      } else if (oldSigning.length > 0) {
         previous = { encrypted: existing.shopify_previous_signing_secret, until: existing.shopify_previous_signing_secret_until };
       }
     }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EventSource, NormalizedEvent, NormalizedProduct } from '../../shared/events/event-schemas.ts';
 import { pixelEventNames } from '../../shared/shopify-pixel/pixel-schemas.ts';
+import { checkoutMoney, orderMoney } from '../integrations/shopify/shopify-payload-money.ts';
 
 /**
  * Turns each source's payload into the one event shape the assistants read (PRODUCT.md
@@ -137,6 +138,9 @@ function normalizeShopify(topic: string, payload: unknown, receivedAt: Date): No
   const isOrder = topic.startsWith('orders/');
   const customer = body.customer ?? {};
   const address = body.billing_address ?? body.shipping_address ?? {};
+  // The shopper's own currency: an order's presentment money, a checkout's prices as they are.
+  const order = isOrder ? orderMoney(payload) : null;
+  const total = order ? { amount: order.buyer?.amount ?? null, currency: order.buyer?.currency ?? clean(body.currency) } : checkoutMoney(payload);
   return {
     ok: true,
     event: {
@@ -146,16 +150,16 @@ function normalizeShopify(topic: string, payload: unknown, receivedAt: Date): No
         firstName: clean(customer.first_name ?? address.first_name),
         lastName: clean(customer.last_name ?? address.last_name),
       },
-      products: (body.line_items ?? []).map((item) => ({
+      products: (body.line_items ?? []).map((item, index) => ({
         id: idText(item.product_id ?? item.variant_id),
         name: clean(item.title ?? item.name),
         description: null,
-        price: amountText(item.price),
+        price: order ? (order.buyerLinePrices[index] ?? null) : amountText(item.price),
         quantity: quantityNumber(item.quantity),
         url: clean(item.url),
       })),
-      total: amountText(body.total_price),
-      currency: clean(body.presentment_currency ?? body.currency),
+      total: total.amount,
+      currency: total.currency,
       time: timeText(body.updated_at ?? body.created_at, receivedAt),
       checkoutUrl: clean(isOrder ? body.order_status_url : body.abandoned_checkout_url),
       checkoutToken: shopifyCheckoutToken(topic, payload),

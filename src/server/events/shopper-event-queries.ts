@@ -1,4 +1,5 @@
 import type { Queryable } from '../database/database.ts';
+import { parseJsonText } from '../platform/json-text.ts';
 
 /**
  * The events kept about one shopper, or about one shop, found for an export and erased
@@ -7,7 +8,7 @@ import type { Queryable } from '../database/database.ts';
  * queue rows go with it (ON DELETE CASCADE), and an abandonment timer is a waiting event,
  * so erasing the events ends the shopper's timers too.
  */
-export type EventScope = { userId: string; shopperEmail: string } | { userId: string; shopDomain: string };
+export type EventScope = { userId: string; shopperEmail: string } | { userId: string; shopDomain: string } | { userId: string; eventIds: readonly string[] };
 
 export interface ShopperEventExport {
   id: string;
@@ -32,6 +33,7 @@ export interface ShopperEventExport {
  * owner's events that name no shop (pixel and generic senders of the owner's one store).
  */
 function scopeCondition(scope: EventScope): { where: string; values: unknown[] } {
+  if ('eventIds' in scope) return { where: 'user_id = $1 AND id = ANY($2::text[])', values: [scope.userId, scope.eventIds] };
   if ('shopperEmail' in scope) {
     const email = scope.shopperEmail.toLowerCase();
     return {
@@ -102,4 +104,52 @@ export async function eraseShopperEvents(db: Queryable, scope: EventScope): Prom
     values,
   );
   return Number(rows[0]?.erased ?? 0);
+}
+
+/** How Shopify's privacy requests name a shopper besides the email (any part may be missing). */
+export interface ShopifyShopperIdentity {
+  /** `customer.id`, as exact digits (a 64-bit id is beyond JavaScript's safe integers). */
+  customerId: string | null;
+  phone: string | null;
+  /** `orders_to_redact` / `orders_requested`, as exact digits. */
+  orderIds: readonly string[];
+}
+
+/**
+ * The owner's events about the shopper Shopify names by customer id, phone or orders: the
+ * order events of those orders and the checkouts that became them (same checkout token),
+ * and every event whose body names the customer id as its `customer.id`, or the phone.
+ * The texts are narrowed in SQL and confirmed here by reading the body, so an id that
+ * merely appears inside a longer number or another field is not taken for the shopper.
+ */
+export async function findShopifyIdentityEvents(db: Queryable, userId: string, identity: ShopifyShopperIdentity): Promise<Array<{ id: string; shopperEmail: string | null }>> {
+  const phone = identity.phone ? JSON.stringify(identity.phone) : null;
+  if (!identity.customerId && !phone && identity.orderIds.length === 0) return [];
+  const { rows } = await db.query<{ id: string; shopper_email: string | null; raw_body: string | null; by_order: boolean }>(
+    `WITH orders AS (
+       SELECT id, checkout_token FROM events
+        WHERE user_id = $1 AND source = 'shopify' AND topic LIKE 'orders/%' AND object_id = ANY($2::text[]))
+     SELECT e.id, e.shopper_email, e.raw_body,
+            (e.id IN (SELECT id FROM orders) OR e.checkout_token IN (SELECT checkout_token FROM orders WHERE checkout_token IS NOT NULL)) AS by_order
+       FROM events e
+      WHERE e.user_id = $1
+        AND (e.id IN (SELECT id FROM orders)
+             OR e.checkout_token IN (SELECT checkout_token FROM orders WHERE checkout_token IS NOT NULL)
+             OR ($3::text IS NOT NULL AND strpos(coalesce(e.raw_body, ''), $3) > 0)
+             OR ($4::text IS NOT NULL AND strpos(coalesce(e.raw_body, ''), $4) > 0))`,
+    [userId, identity.orderIds, identity.customerId, phone],
+  );
+  return rows
+    .filter((row) => row.by_order || (phone !== null && row.raw_body?.includes(phone)) || (identity.customerId !== null && customerIdOf(row.raw_body) === identity.customerId))
+    .map((row) => ({ id: row.id, shopperEmail: row.shopper_email }));
+}
+
+function customerIdOf(rawBody: string | null): string | null {
+  try {
+    const body = parseJsonText(rawBody ?? '') as { customer?: { id?: unknown } } | null;
+    const id = body?.customer?.id;
+    return typeof id === 'number' || typeof id === 'string' ? String(id) : null;
+  } catch {
+    return null;
+  }
 }

@@ -25,6 +25,10 @@ export interface NewPrivacyRequest {
   shopDomain: string | null;
   shopperEmail: string | null;
   customerId: string | null;
+  /** Shopify's `customer.phone`; cleared once the request is carried out. */
+  shopperPhone?: string | null;
+  /** `orders_to_redact` / `orders_requested`: Shopify order ids, as exact digit strings. */
+  orderIds?: string[];
   webhookId: string | null;
   requestedAt: Date | null;
   receivedAt: Date;
@@ -34,11 +38,11 @@ export interface NewPrivacyRequest {
 export async function recordPrivacyRequest(db: Queryable, request: NewPrivacyRequest): Promise<{ id: string; duplicate: boolean }> {
   const id = `prv_${randomUUID().replaceAll('-', '')}`;
   const { rows } = await db.query<{ id: string }>(
-    `INSERT INTO privacy_requests (id, user_id, topic, shop_domain, shopper_email, customer_id, webhook_id, requested_at, received_at, status)
-     VALUES ($1, $2, $3, $4, lower($5), $6, $7, $8, $9, 'received')
+    `INSERT INTO privacy_requests (id, user_id, topic, shop_domain, shopper_email, customer_id, webhook_id, requested_at, received_at, status, shopper_phone, order_ids)
+     VALUES ($1, $2, $3, $4, lower($5), $6, $7, $8, $9, 'received', $10, $11)
      ON CONFLICT (user_id, webhook_id) WHERE webhook_id IS NOT NULL DO NOTHING
      RETURNING id`,
-    [id, request.userId, request.topic, request.shopDomain, request.shopperEmail, request.customerId, request.webhookId, request.requestedAt, request.receivedAt],
+    [id, request.userId, request.topic, request.shopDomain, request.shopperEmail, request.customerId, request.webhookId, request.requestedAt, request.receivedAt, request.shopperPhone ?? null, request.orderIds ?? []],
   );
   return rows[0] ? { id: rows[0].id, duplicate: false } : { id: '', duplicate: true };
 }
@@ -58,6 +62,9 @@ export interface ClaimedPrivacyRequest {
   topic: PrivacyTopic;
   shopDomain: string | null;
   shopperEmail: string | null;
+  customerId: string | null;
+  shopperPhone: string | null;
+  orderIds: string[];
   attempts: number;
 }
 
@@ -66,20 +73,43 @@ export interface ClaimedPrivacyRequest {
  * ran out (it crashed or was stopped midway), which is then carried out again from the start.
  */
 export async function claimPrivacyRequest(db: Queryable, now: Date, leaseMs: number): Promise<ClaimedPrivacyRequest | null> {
-  const { rows } = await db.query<{ id: string; user_id: string; topic: PrivacyTopic; shop_domain: string | null; shopper_email: string | null; attempts: number }>(
+  const { rows } = await db.query<{
+    id: string;
+    user_id: string;
+    topic: PrivacyTopic;
+    shop_domain: string | null;
+    shopper_email: string | null;
+    customer_id: string | null;
+    shopper_phone: string | null;
+    order_ids: string[];
+    attempts: number;
+  }>(
     `UPDATE privacy_requests SET status = 'processing', attempts = attempts + 1, lease_until = $1::timestamptz + make_interval(secs => $2::double precision / 1000)
       WHERE id = (SELECT id FROM privacy_requests
                    WHERE status = 'received' OR (status = 'processing' AND lease_until < $1)
                    ORDER BY received_at LIMIT 1 FOR UPDATE SKIP LOCKED)
-      RETURNING id, user_id, topic, shop_domain, shopper_email, attempts`,
+      RETURNING id, user_id, topic, shop_domain, shopper_email, customer_id, shopper_phone, order_ids, attempts`,
     [now, leaseMs],
   );
   const row = rows[0];
-  return row ? { id: row.id, userId: row.user_id, topic: row.topic, shopDomain: row.shop_domain, shopperEmail: row.shopper_email, attempts: row.attempts } : null;
+  return row
+    ? {
+        id: row.id,
+        userId: row.user_id,
+        topic: row.topic,
+        shopDomain: row.shop_domain,
+        shopperEmail: row.shopper_email,
+        customerId: row.customer_id,
+        shopperPhone: row.shopper_phone,
+        orderIds: row.order_ids,
+        attempts: row.attempts,
+      }
+    : null;
 }
 
 export async function finishPrivacyRequest(db: Queryable, id: string, now: Date, recordsAffected: number, exportLocation: string | null): Promise<void> {
-  await db.query(`UPDATE privacy_requests SET status = 'done', done_at = $2, lease_until = NULL, records_affected = $3, export_location = $4 WHERE id = $1`, [
+  // The phone was needed to find the shopper; Flowsmith keeps no phone numbers beyond that.
+  await db.query(`UPDATE privacy_requests SET status = 'done', done_at = $2, lease_until = NULL, records_affected = $3, export_location = $4, shopper_phone = NULL WHERE id = $1`, [
     id,
     now,
     recordsAffected,
@@ -87,7 +117,7 @@ export async function finishPrivacyRequest(db: Queryable, id: string, now: Date,
   ]);
 }
 
-export async function savePrivacyExport(db: Queryable, requestId: string, userId: string, shopperEmail: string, shopDomain: string | null, content: unknown, now: Date): Promise<void> {
+export async function savePrivacyExport(db: Queryable, requestId: string, userId: string, shopperEmail: string | null, shopDomain: string | null, content: unknown, now: Date): Promise<void> {
   await db.query(
     `INSERT INTO privacy_exports (request_id, user_id, shopper_email, shop_domain, content, created_at) VALUES ($1, $2, lower($3), $4, $5::jsonb, $6)
      ON CONFLICT (request_id) DO UPDATE SET content = EXCLUDED.content, created_at = EXCLUDED.created_at`,
@@ -95,8 +125,8 @@ export async function savePrivacyExport(db: Queryable, requestId: string, userId
   );
 }
 
-export async function findPrivacyExport(db: Queryable, userId: string, requestId: string): Promise<{ content: unknown; shopperEmail: string } | null> {
-  const { rows } = await db.query<{ content: unknown; shopper_email: string }>('SELECT content, shopper_email FROM privacy_exports WHERE user_id = $1 AND request_id = $2', [
+export async function findPrivacyExport(db: Queryable, userId: string, requestId: string): Promise<{ content: unknown; shopperEmail: string | null } | null> {
+  const { rows } = await db.query<{ content: unknown; shopper_email: string | null }>('SELECT content, shopper_email FROM privacy_exports WHERE user_id = $1 AND request_id = $2', [
     userId,
     requestId,
   ]);

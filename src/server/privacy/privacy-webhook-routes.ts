@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../platform/http-errors.ts';
+import { crossSiteReceiver } from '../platform/request-guards.ts';
 import { verifyShopifySignature } from '../intake/shopify-signature.ts';
 import { JsonTextError, parseJsonText } from '../platform/json-text.ts';
 import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
@@ -14,11 +15,31 @@ export const MAX_PRIVACY_WEBHOOK_BYTES = 64 * 1024;
 const paramsSchema = z.object({ ownerKey: z.string().max(200) });
 
 const shopSchema = z.object({ shop_domain: z.string().trim().toLowerCase().min(1).max(255) });
+/**
+ * Shopify's ids are 64-bit integers (788032119674292922): parseJsonText gives those beyond
+ * JavaScript's safe integers as their exact digits, the others as numbers; both are kept
+ * as digit strings.
+ */
+const shopifyId = z.union([z.number().int().nonnegative(), z.string().trim().regex(/^\d{1,20}$/)]).transform(String);
+const optionalText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max)
+    .nullish()
+    .transform((value) => value || null);
+/** Any part may be empty or absent: `"email": ""` for a shopper without one, no id for a guest. */
 const customerSchema = z.object({
-  id: z.union([z.number(), z.string().max(100)]).nullish(),
-  email: z.string().trim().toLowerCase().max(320).nullish(),
+  id: shopifyId.nullish(),
+  email: optionalText(320).transform((value) => value?.toLowerCase() ?? null),
+  phone: optionalText(40),
 });
-const customerRequestSchema = shopSchema.extend({ customer: customerSchema });
+const orderIdsSchema = z.array(shopifyId).max(10_000).nullish();
+const customerRequestSchema = shopSchema.extend({
+  customer: customerSchema,
+  orders_to_redact: orderIdsSchema,
+  orders_requested: orderIdsSchema,
+});
 
 const topics = ['customers/data_request', 'customers/redact', 'shop/redact'] as const;
 
@@ -45,7 +66,7 @@ export async function privacyWebhookRoutes(scope: FastifyInstance, options: Priv
 
   app.post(
     '/api/privacy-webhooks/:ownerKey',
-    { bodyLimit: MAX_PRIVACY_WEBHOOK_BYTES, schema: { params: paramsSchema, response: { 200: z.object({ received: z.literal(true) }) } } },
+    { bodyLimit: MAX_PRIVACY_WEBHOOK_BYTES, config: crossSiteReceiver, schema: { params: paramsSchema, response: { 200: z.object({ received: z.literal(true) }) } } },
     async (request, reply) => {
       const userId = await findOwnerOfPrivacyKey(pool, request.params.ownerKey);
       if (!userId) throw new HttpError(404, 'not_found', privacyMessages.unknownAddress);
@@ -68,14 +89,17 @@ export async function privacyWebhookRoutes(scope: FastifyInstance, options: Priv
       }
       const parsed = topic === 'shop/redact' ? shopSchema.safeParse(json) : customerRequestSchema.safeParse(json);
       if (!parsed.success) throw new HttpError(400, 'invalid_body', privacyMessages.malformedBody);
-      const customer = 'customer' in parsed.data ? (parsed.data.customer as z.infer<typeof customerSchema>) : null;
+      const customerRequest = topic === 'shop/redact' ? null : (parsed.data as z.infer<typeof customerRequestSchema>);
+      const customer = customerRequest?.customer ?? null;
       const triggeredAt = new Date(headerOf(request.headers['x-shopify-triggered-at']) ?? '');
       const stored = await recordPrivacyRequest(pool, {
         userId,
         topic,
         shopDomain: parsed.data.shop_domain,
-        shopperEmail: customer?.email || null,
-        customerId: customer?.id === undefined || customer.id === null ? null : String(customer.id),
+        shopperEmail: customer?.email ?? null,
+        customerId: customer?.id ?? null,
+        shopperPhone: customer?.phone ?? null,
+        orderIds: [...new Set([...(customerRequest?.orders_to_redact ?? []), ...(customerRequest?.orders_requested ?? [])])],
         webhookId: headerOf(request.headers['x-shopify-webhook-id'])?.slice(0, 200) ?? null,
         requestedAt: Number.isNaN(triggeredAt.getTime()) ? null : triggeredAt,
         receivedAt: app.clock.now(),

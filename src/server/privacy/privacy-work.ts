@@ -4,6 +4,9 @@ import { inTransaction } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { claimPrivacyRequest, finishPrivacyRequest, savePrivacyExport, type ClaimedPrivacyRequest } from './privacy-queries.ts';
 import { eraseScope, exportShopper, shopperDataRegistry, type ShopperDataEntry } from './shopper-data-registry.ts';
+import { eraseShopperEvents, findShopifyIdentityEvents, findShopperEvents } from '../events/shopper-event-queries.ts';
+import { findAttributionEmailsByOrderKeys } from '../attribution/attribution-queries.ts';
+import type { Queryable } from '../database/database.ts';
 
 /**
  * Carries out stored privacy requests. The `privacy_requests` table is the queue: a
@@ -88,14 +91,26 @@ export class PrivacyWork {
       let exportLocation: string | null = null;
       if (request.topic === 'shop/redact') {
         if (request.shopDomain) count = await eraseScope(client, { kind: 'shop', userId: request.userId, shopDomain: request.shopDomain }, registry);
-      } else if (request.shopperEmail) {
+      } else {
+        const shopper = await shopperOfRequest(client, request);
         if (request.topic === 'customers/data_request') {
-          const content = await exportShopper(client, request.userId, request.shopperEmail, registry);
+          const content = await exportOf(client, request.userId, shopper, registry);
           count = countRecords(content);
-          await savePrivacyExport(client, request.id, request.userId, request.shopperEmail, request.shopDomain, { shopper: request.shopperEmail, shopDomain: request.shopDomain, exportedAt: clock.now().toISOString(), ...content }, clock.now());
+          const primaryEmail = shopper.emails[0] ?? null;
+          await savePrivacyExport(
+            client,
+            request.id,
+            request.userId,
+            primaryEmail,
+            request.shopDomain,
+            { shopper: primaryEmail, shoppers: shopper.emails, customerId: request.customerId, orders: request.orderIds, shopDomain: request.shopDomain, exportedAt: clock.now().toISOString(), ...content },
+            clock.now(),
+          );
           exportLocation = exportLocationOf(request.id);
         } else {
-          count = await eraseScope(client, { kind: 'shopper', userId: request.userId, shopperEmail: request.shopperEmail }, registry);
+          for (const email of shopper.emails) count += await eraseScope(client, { kind: 'shopper', userId: request.userId, shopperEmail: email }, registry);
+          // Events found by customer id, phone or order that name no email the loop above erased.
+          count += await eraseShopperEvents(client, { userId: request.userId, eventIds: shopper.eventIds });
         }
       }
       await finishPrivacyRequest(client, request.id, clock.now(), count, exportLocation);
@@ -104,6 +119,42 @@ export class PrivacyWork {
     // The request id and counts only: the shopper's address stays out of the logs.
     logger.info({ privacyRequestId: request.id, topic: request.topic, records, attempt: request.attempts }, 'privacy request done');
   }
+}
+
+/**
+ * Whom a Shopify privacy request is about. Shopify names the shopper by `customer.id`,
+ * `email`, `phone` and the orders (`orders_to_redact`, `orders_requested`), and any of
+ * them may be empty (a guest has no customer id, a shopper without email has `"email":
+ * ""`): each one given finds the events that name it, and the emails those events were
+ * stored under (and those of credited orders) become part of the shopper, so a request
+ * naming only a customer id or orders still reaches everything kept under the email.
+ */
+export async function shopperOfRequest(db: Queryable, request: Pick<ClaimedPrivacyRequest, 'userId' | 'shopperEmail' | 'customerId' | 'shopperPhone' | 'orderIds'>): Promise<{ emails: string[]; eventIds: string[] }> {
+  const events = await findShopifyIdentityEvents(db, request.userId, { customerId: request.customerId, phone: request.shopperPhone, orderIds: request.orderIds });
+  const fromOrders = await findAttributionEmailsByOrderKeys(db, request.userId, request.orderIds);
+  const emails = new Set<string>();
+  if (request.shopperEmail) emails.add(request.shopperEmail.toLowerCase());
+  for (const event of events) if (event.shopperEmail) emails.add(event.shopperEmail.toLowerCase());
+  for (const email of fromOrders) emails.add(email.toLowerCase());
+  return { emails: [...emails], eventIds: events.map((event) => event.id) };
+}
+
+/** One export over every email of the shopper, plus the events found by id that no email holds. */
+async function exportOf(db: Queryable, userId: string, shopper: { emails: string[]; eventIds: string[] }, registry: readonly ShopperDataEntry[]): Promise<Record<string, unknown>> {
+  const content: Record<string, unknown> = {};
+  for (const email of shopper.emails) {
+    for (const [key, value] of Object.entries(await exportShopper(db, userId, email, registry))) {
+      const earlier = content[key];
+      content[key] = Array.isArray(earlier) && Array.isArray(value) ? [...earlier, ...value] : (earlier ?? value);
+    }
+  }
+  const events = (content.events ?? []) as Array<{ id: string }>;
+  const known = new Set(events.map((event) => event.id));
+  const missing = shopper.eventIds.filter((id) => !known.has(id));
+  const found = missing.length > 0 ? await findShopperEvents(db, { userId, eventIds: missing }) : [];
+  // The same event found under two emails is listed once.
+  if (events.length + found.length > 0) content.events = [...new Map([...events, ...found].map((event) => [event.id, event])).values()];
+  return content;
 }
 
 /** Records in an export: the rows of every list in it. */

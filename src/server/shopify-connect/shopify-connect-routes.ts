@@ -6,7 +6,8 @@ import { rateLimited } from '../platform/user-rate-limit.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { listFlowsForUser } from '../flows/flow-queries.ts';
 import type { ShopifyConnection } from '../credentials/shopify-token-provider.ts';
-import { connectStore, listFlowSubscriptions } from './store-connection.ts';
+import { connectStore, listFlowSubscriptions, missingWebhookScopes } from './store-connection.ts';
+import { describeShopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { isPublicAddress } from './public-address.ts';
 
 /** A store with many subscriptions takes several calls; the browser waits this long at most. */
@@ -21,7 +22,7 @@ const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
 function ownerMessageOf(error: ServiceError): string {
   switch (error.kind) {
     case 'bad_credentials':
-      return m.shopifyRefusedCredentials;
+      return error.code === 'forbidden' ? m.shopifyForbidden : m.shopifyRefusedCredentials;
     case 'permanent':
       if (error.code === 'not_found') return m.shopifyStoreNotFound;
       return error.code === 'bad_request' ? m.shopifyFailed(error.message.replace(/^Shopify: /, '')) : m.shopifyUnavailable;
@@ -63,7 +64,12 @@ export const shopifyConnectRoutes: FastifyPluginAsyncZod = async (app) => {
   app.post('/connect', { schema: { response: { 200: connectResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
     if (!isPublicAddress(publicUrl)) throw new HttpError(409, 'not_public', m.notPublic);
     const flows = await listFlowsForUser(pool, request.user.id);
-    const result = await askShopify(request.user.id, (connection, signal) => connectStore(connection, publicUrl, flows, signal));
+    const result = await askShopify(request.user.id, async (connection, signal) => {
+      // Checked first, so the owner reads which scope to add instead of a half-made registration.
+      const missing = await missingWebhookScopes(connection, flows, signal);
+      if (missing.length > 0) throw new HttpError(409, 'shopify_missing_scope', m.shopifyMissingScopes(describeShopifyScopes(missing), missing.length));
+      return connectStore(connection, publicUrl, flows, signal);
+    });
     if (!result) throw new HttpError(409, 'shopify_not_configured', m.noCredentials);
     request.log.info({ created: result.created, updated: result.updated, deleted: result.deleted }, 'store webhooks connected');
     return result;

@@ -1,6 +1,7 @@
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import { webhookUrlFor } from '../flows/webhook-url.ts';
-import type { ShopifyAdminConnection } from '../integrations/shopify/shopify-admin.ts';
+import { fetchGrantedScopes, type ShopifyAdminConnection } from '../integrations/shopify/shopify-admin.ts';
+import { webhookTopicScopes, type ShopifyScope } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { flowWebhookTopics, type ConnectResponse, type RegisteredSubscription } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 import { flowTypeSchema, type FlowType } from '../../shared/flows/flow-types.ts';
 import {
@@ -102,4 +103,12 @@ export async function connectStore(connection: ShopifyAdminConnection, publicUrl
     result.deleted += 1;
   }
   return result;
+}
+
+/** The scopes the active flows' webhook topics need that the token's app was not granted. */
+export async function missingWebhookScopes(connection: ShopifyAdminConnection, flows: FlowRecord[], signal: AbortSignal): Promise<ShopifyScope[]> {
+  const needed = new Set(flows.filter((flow) => flow.isActive).flatMap((flow) => flowWebhookTopics[flow.flowType].map((topic) => webhookTopicScopes[topic]!)));
+  if (needed.size === 0) return [];
+  const granted = new Set(await fetchGrantedScopes(connection, signal));
+  return [...needed].filter((scope) => !granted.has(scope));
 }

@@ -12,7 +12,7 @@ export interface ShopSubscription {
 const subscriptionNode = z.object({ id: z.string(), topic: z.string(), uri: z.string() });
 const userErrors = z.array(z.object({ message: z.string() }));
 
-const listQuery = `query FlowsmithWebhooks($after: String) {
+export const listQuery = `query FlowsmithWebhooks($after: String) {
   webhookSubscriptions(first: 250, after: $after) { nodes { id topic uri } pageInfo { hasNextPage endCursor } }
 }`;
 const listSchema = z.object({
@@ -41,7 +41,7 @@ function refused(errors: Array<{ message: string }>): ServiceError {
   return new ServiceError('shopify', 'bad_request', errors.map((error) => error.message).join('; ').slice(0, 300));
 }
 
-const createMutation = `mutation FlowsmithWebhookCreate($topic: WebhookSubscriptionTopic!, $webhookSubscription: WebhookSubscriptionInput!) {
+export const createMutation = `mutation FlowsmithWebhookCreate($topic: WebhookSubscriptionTopic!, $webhookSubscription: WebhookSubscriptionInput!) {
   webhookSubscriptionCreate(topic: $topic, webhookSubscription: $webhookSubscription) { webhookSubscription { id topic uri } userErrors { field message } }
 }`;
 const createSchema = z.object({ webhookSubscriptionCreate: z.object({ webhookSubscription: subscriptionNode.nullable(), userErrors }) });
@@ -53,7 +53,7 @@ export async function createShopSubscription(connection: ShopifyAdminConnection,
   return webhookSubscription;
 }
 
-const updateMutation = `mutation FlowsmithWebhookUpdate($id: ID!, $webhookSubscription: WebhookSubscriptionInput!) {
+export const updateMutation = `mutation FlowsmithWebhookUpdate($id: ID!, $webhookSubscription: WebhookSubscriptionInput!) {
   webhookSubscriptionUpdate(id: $id, webhookSubscription: $webhookSubscription) { webhookSubscription { id topic uri } userErrors { field message } }
 }`;
 const updateSchema = z.object({ webhookSubscriptionUpdate: z.object({ webhookSubscription: subscriptionNode.nullable(), userErrors }) });
@@ -65,7 +65,7 @@ export async function updateShopSubscription(connection: ShopifyAdminConnection,
   return webhookSubscription;
 }
 
-const deleteMutation = `mutation FlowsmithWebhookDelete($id: ID!) {
+export const deleteMutation = `mutation FlowsmithWebhookDelete($id: ID!) {
   webhookSubscriptionDelete(id: $id) { deletedWebhookSubscriptionId userErrors { field message } }
 }`;
 const deleteSchema = z.object({ webhookSubscriptionDelete: z.object({ deletedWebhookSubscriptionId: z.string().nullable(), userErrors }) });

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { HttpError } from '../platform/http-errors.ts';
 import { clientAddressKey } from '../platform/client-address.ts';
+import { crossSiteReceiver } from '../platform/request-guards.ts';
 import { storableText } from '../platform/json-text.ts';
 import type { Intake, IntakeRequest } from '../intake/intake.ts';
 import { PixelRateLimiter } from '../intake/pixel-rate-limiter.ts';
@@ -62,7 +63,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
     await intake.refuseUnreadBody(flow, pixel ? 'pixel' : 'webhook', incoming, refusal);
   });
 
-  app.post('/api/webhooks/:flowType/:flowId', { schema: { params: webhookParamsSchema, response: { 202: webhookAcceptedSchema } } }, async (request, reply) => {
+  app.post('/api/webhooks/:flowType/:flowId', { config: crossSiteReceiver, schema: { params: webhookParamsSchema, response: { 202: webhookAcceptedSchema } } }, async (request, reply) => {
     const incoming = intakeRequestOf(request);
     const flow = await intake.flowOfWebhookAddress({ flowType: request.params.flowType, flowKey: request.params.flowId }, incoming);
     const accepted = await intake.accept({ kind: 'webhook', flow, request: incoming });
@@ -78,6 +79,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
     PIXEL_ROUTE,
     {
       bodyLimit: MAX_PIXEL_BODY_BYTES,
+      config: crossSiteReceiver,
       schema: { params: pixelParamsSchema, response: { 202: webhookAcceptedSchema } },
       onRequest: async (request, reply) => {
         reply.header('access-control-allow-origin', '*');
@@ -107,7 +109,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
     throw new HttpError(410, 'pixel_address_retired', webhookMessages.pixelAddressRetired);
   };
   // Answered on arrival, before a body is read, whatever the body is.
-  app.post(RETIRED_PIXEL_ROUTE, { schema: { params: webhookParamsSchema }, onRequest: retiredPixelAddress }, retiredPixelAddress);
+  app.post(RETIRED_PIXEL_ROUTE, { config: crossSiteReceiver, schema: { params: webhookParamsSchema }, onRequest: retiredPixelAddress }, retiredPixelAddress);
 }
 
 function isPixelRequest(request: FastifyRequest): boolean {

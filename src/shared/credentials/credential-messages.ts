@@ -1,3 +1,5 @@
+import { describeShopifyScopes, shopifyScopes } from '../shopify-connect/shopify-scopes.ts';
+
 /**
  * The credentials' user-facing texts, worded as SPEC.md sections 2, 5 and 8 give them;
  * the ones SPEC.md does not have (the model, the Shopify domain and app, the live checks)
@@ -19,6 +21,8 @@ export const credentialMessages = {
   notSet: 'Not set',
   sameAsClientSecret: 'Same as the client secret',
   undecryptable: '(cannot be decrypted)',
+  /** What the owner gives the Shopify app: exactly the scopes of every query and webhook topic Flowsmith uses. */
+  shopifyScopesHint: `Give the app the Admin API access scopes ${describeShopifyScopes(shopifyScopes)}.`,
 } as const;
 
 export const credentialValidationMessages = {
@@ -54,6 +58,9 @@ export const credentialCheckMessages = {
   openaiUnreachable: 'OpenAI could not be reached to check this key. Nothing was saved; please try again in a moment.',
   shopifyTokenInvalid: 'Shopify did not accept this access token for this store.',
   shopifyTokenForbidden: 'This access token may not read the store. Check the app’s Admin API access scopes.',
+  /** The app's Admin API scopes lack some Flowsmith uses; `scopes` as describeShopifyScopes gives them. */
+  shopifyScopesMissing: (scopes: string, count: number) =>
+    `The app lacks the Admin API access ${count === 1 ? 'scope' : 'scopes'} ${scopes}. Add ${count === 1 ? 'it' : 'them'} to the app’s access scopes, release and install the new version on your store, then save again.`,
   shopifyClientInvalid: 'Shopify did not accept this client ID and client secret for this store.',
   shopifyStoreNotFound: 'No Shopify store answers at this domain. Check the myshopify.com domain of your store.',
   shopifyStoreUnavailable: 'Shopify says this store is unavailable (closed, frozen or paused).',

@@ -10,6 +10,11 @@ export const shopifyConnectMessages = {
   /** Shopify refused the saved credentials, or they lack the webhook permissions. */
   shopifyRefusedCredentials:
     'Shopify refused your store credentials, or they lack permission to read and write webhooks. Check the store domain and credentials in API Settings, then try again.',
+  /** The token reads the store but may not subscribe to these topics; `scopes` as describeShopifyScopes gives them. */
+  shopifyMissingScopes: (scopes: string, count: number) =>
+    `Your Shopify app lacks the Admin API access ${count === 1 ? 'scope' : 'scopes'} ${scopes} that your flows' webhooks need. Add ${count === 1 ? 'it' : 'them'} to the app's access scopes, install the new version on your store, then connect again.`,
+  /** Shopify answered 403: the credentials work but may not do this. */
+  shopifyForbidden: "Shopify refused access: your app lacks a permission this needs. Check the app's Admin API access scopes, then try again.",
   /** The saved domain names no store Shopify knows. */
   shopifyStoreNotFound: 'Shopify found no store at the saved domain. Check the store domain in API Settings, then try again.',
   /** No usable answer: down, slow, busy, or an answer that was not Shopify's usual one. */

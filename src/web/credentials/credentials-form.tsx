@@ -222,6 +222,7 @@ export function CredentialsForm({
             label="Shopify Access Token"
             {...secretProps}
             placeholder="shpat_…"
+            hint={credentialMessages.shopifyScopesHint}
             error={errors.shopifyAccessToken?.message}
             {...form.register('shopifyAccessToken')}
           />
@@ -231,7 +232,7 @@ export function CredentialsForm({
               label="Shopify Client ID"
               autoComplete="off"
               spellCheck={false}
-              hint="From your app in the Shopify Dev Dashboard (Settings → Credentials). Flowsmith obtains and renews the app's 24-hour tokens itself."
+              hint={`From your app in the Shopify Dev Dashboard (Settings → Credentials). Flowsmith obtains and renews the app's 24-hour tokens itself. ${credentialMessages.shopifyScopesHint}`}
               error={errors.shopifyClientId?.message}
               {...form.register('shopifyClientId')}
             />

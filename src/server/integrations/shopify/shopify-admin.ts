@@ -20,7 +20,9 @@ export interface ShopifyAdminConnection {
 
 const graphqlAnswerSchema = z.looseObject({
   data: z.unknown().optional(),
-  errors: z.union([z.array(z.looseObject({ message: z.string() })), z.string(), z.record(z.string(), z.unknown())]).optional(),
+  errors: z
+    .union([z.array(z.looseObject({ message: z.string(), extensions: z.looseObject({ code: z.string().optional() }).optional() })), z.string(), z.record(z.string(), z.unknown())])
+    .optional(),
 });
 
 /**
@@ -50,6 +52,11 @@ export async function shopifyAdminGraphql<T>(
     if (body.data.errors !== undefined) {
       const errors = body.data.errors;
       const detail = Array.isArray(errors) ? errors.map((error) => error.message).join('; ') : typeof errors === 'string' ? errors : 'GraphQL errors';
+      // A field or webhook topic the token's access scopes do not cover: the owner's app
+      // settings, not an outage, and asking again changes nothing.
+      if (Array.isArray(errors) && errors.some((error) => error.extensions?.code === 'ACCESS_DENIED')) {
+        throw new ServiceError('shopify', 'forbidden', detail.slice(0, 300), { status: answer.status });
+      }
       throw new ServiceError('shopify', 'invalid_response', detail.slice(0, 300), { status: answer.status });
     }
     const data = schema.safeParse(body.data.data);
@@ -64,4 +71,12 @@ const shopSchema = z.looseObject({ shop: z.looseObject({ name: z.string(), mysho
 export async function fetchShop(connection: ShopifyAdminConnection, signal: AbortSignal): Promise<{ name: string; myshopifyDomain: string }> {
   const data = await shopifyAdminGraphql(connection, '{ shop { name myshopifyDomain } }', {}, shopSchema, signal);
   return data.shop;
+}
+
+const grantedScopesSchema = z.looseObject({ currentAppInstallation: z.looseObject({ accessScopes: z.array(z.looseObject({ handle: z.string() })) }) });
+
+/** The access scopes the token's app was granted on this store (needs no scope itself). */
+export async function fetchGrantedScopes(connection: ShopifyAdminConnection, signal: AbortSignal): Promise<string[]> {
+  const data = await shopifyAdminGraphql(connection, '{ currentAppInstallation { accessScopes { handle } } }', {}, grantedScopesSchema, signal);
+  return data.currentAppInstallation.accessScopes.map((scope) => scope.handle);
 }

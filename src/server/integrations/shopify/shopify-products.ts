@@ -15,7 +15,7 @@ export const shopifyProductDetailsSchema = z.object({
 });
 export type ShopifyProductDetails = z.infer<typeof shopifyProductDetailsSchema>;
 
-const productQuery = `query ProductDetails($id: ID!) {
+export const productQuery = `query ProductDetails($id: ID!) {
   product(id: $id) { title description onlineStoreUrl featuredImage { url } priceRangeV2 { minVariantPrice { amount currencyCode } } }
 }`;
 
