@@ -156,6 +156,8 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     holdingImportJobs: false,
     /** How jobs created from now on end (endImportJobsAs). */
     importJobOutcome: 'complete' as ImportJobOutcome,
+    /** Import errors carry the refused row (original_payload); Klaviyo's definition lets it be null. */
+    namingRefusedRows: true,
   };
   const importJobs = new Map<string, FakeImportJob>();
   /** Emails a bulk import refuses (listed in the job's import errors), with Klaviyo's detail. */
@@ -410,7 +412,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
       data: errors.map((error, index) => ({
         type: 'import-error',
         id: `${job.id}-${offset + index}`,
-        attributes: { code: 'invalid', title: 'Invalid input.', detail: error.detail, source: { pointer: '/data/attributes/email' }, original_payload: error.original },
+        attributes: { code: 'invalid', title: 'Invalid input.', detail: error.detail, source: { pointer: '/data/attributes/email' }, original_payload: state.namingRefusedRows ? error.original : null },
       })),
       links,
     };
@@ -574,6 +576,10 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     /** How import jobs created from now on end (default complete). */
     endImportJobsAs(outcome: ImportJobOutcome) {
       state.importJobOutcome = outcome;
+    },
+    /** Whether import errors carry the refused row (default true); without it they do not say which row was refused. */
+    nameRefusedRows(naming: boolean) {
+      state.namingRefusedRows = naming;
     },
     /** Sets a valid key's scopes; null gives it every scope again. */
     setScopes(key: string, scopes: string[] | null) {

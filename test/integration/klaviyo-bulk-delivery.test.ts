@@ -41,8 +41,9 @@ function writesOf(email: string): number {
   return writes;
 }
 
-async function sendOrders(count: number, prefix: string): Promise<{ emails: string[]; ids: string[] }> {
+async function sendOrders(count: number, prefix: string, beforeSending: (emails: string[]) => void = () => undefined): Promise<{ emails: string[]; ids: string[] }> {
   const emails = Array.from({ length: count }, (_, index) => uniqueEmail(`${prefix}-${index}`));
+  beforeSending(emails);
   const ids: string[] = [];
   for (const email of emails) {
     const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email }));
@@ -217,6 +218,21 @@ describe('bulk delivery when Klaviyo refuses, cancels or loses a job', () => {
       await expectDeliveredOnce(emails, ids);
     } finally {
       release();
+    }
+  });
+
+  it('writes singly the rows of a job whose import errors do not say which rows they refused, instead of counting them delivered', async () => {
+    scenario.klaviyo.nameRefusedRows(false);
+    try {
+      const { emails, ids } = await sendOrders(5, 'unnamed', (emails) => {
+        // Refused in the job (the last ones are batched), written when sent on their own.
+        scenario.klaviyo.refuseInBulk(emails[3]!, 'Invalid email address.');
+        scenario.klaviyo.refuseInBulk(emails[4]!, 'Invalid email address.');
+      });
+      // Every event called delivered has its texts on its Klaviyo profile.
+      await expectDeliveredOnce(emails, ids);
+    } finally {
+      scenario.klaviyo.nameRefusedRows(true);
     }
   });
 
