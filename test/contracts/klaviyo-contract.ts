@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Contract, FakeReply, RecordedRequest } from '../fakes/fake-server.ts';
-import { checkKlaviyoType, klaviyoErrorType, klaviyoOperationFor, klaviyoSdkRevision, type KlaviyoOperation } from './klaviyo-definition.ts';
+import { checkKlaviyoType, klaviyoErrorType, klaviyoOperationFor, klaviyoOperationsUsed, klaviyoSdkRevision, type KlaviyoOperation } from './klaviyo-definition.ts';
 
 /**
  * Klaviyo's definition held against a stand-in's traffic (fake-server's `Contract`):
@@ -58,6 +58,13 @@ export const klaviyoContract: Contract = {
       return {
         reply: klaviyoError(404, 'not_found', 'Not found.', `No route matches ${request.method} ${request.path}.`),
         problems: [`Klaviyo has no operation ${request.method} ${request.path}`],
+      };
+    }
+    if (!(klaviyoOperationsUsed as readonly string[]).includes(operation.name)) {
+      // The key's instructions are tested against the scopes of the listed operations only.
+      return {
+        reply: klaviyoError(404, 'not_found', 'Not found.', `The stand-in does not serve ${operation.name}.`),
+        problems: [`${operation.name} is not in klaviyoOperationsUsed: list it there, so that the key's instructions ask for its scopes (${operation.scopes.join(', ')})`],
       };
     }
     const headers = request.headers;

@@ -263,6 +263,8 @@ describe('fake Klaviyo', () => {
     expect(wrongType.status).toBe(415);
     const noRoute = await call(`${klaviyo.baseUrl}/api/profile-imports`, { method: 'POST', headers: headers(), body: '{}' });
     expect(noRoute.status).toBe(404);
+    const undeclared = await call(`${klaviyo.baseUrl}/api/metrics`, { headers: headers() });
+    expect(undeclared.status).toBe(404);
     const problems = klaviyo.takeViolations().map((violation) => `${violation.method} ${violation.path}: ${violation.problems.join('; ')}`);
     expect(problems).toEqual([
       expect.stringContaining("'firstName' is not a field the definition has"),
@@ -270,6 +272,7 @@ describe('fake Klaviyo', () => {
       expect.stringContaining('page[size]=101 is outside 1..100'),
       expect.stringContaining('content-type is "text/plain"'),
       expect.stringContaining('Klaviyo has no operation POST /api/profile-imports'),
+      expect.stringContaining('getMetrics is not in klaviyoOperationsUsed'),
     ]);
   });
 
