@@ -193,7 +193,16 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       return;
     }
     const connection = { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? dependencies.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: dependencies.klaviyoTimeoutMs, now: () => clock.now() };
-    const renew = () => updateBatch(pool, batch.id, { leaseUntil: new Date(clock.now().getTime() + leaseMs) });
+    let renewedAt = clock.now().getTime();
+    const renew = async () => {
+      renewedAt = clock.now().getTime();
+      await updateBatch(pool, batch.id, { leaseUntil: new Date(renewedAt + leaseMs) });
+    };
+    // Single writes go at the account's single-write rate: the lease is renewed by the time
+    // passed, not the rows written, so a slow account does not lose its batch to another worker.
+    const renewWhenDue = async () => {
+      if (clock.now().getTime() - renewedAt >= leaseMs / 4) await renew();
+    };
 
     if (batch.status === 'importing') {
       const toImport = deliveries.filter((delivery) => !delivery.profileWrittenAt);
@@ -205,7 +214,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
           for (const delivery of inJob) await endFailed(delivery, outcome.reason);
         } else if (outcome.kind === 'write_singly') {
           logger.warn({ batchId: batch.id, why: outcome.why }, 'bulk import given up; writing the batch’s profiles one at a time');
-          await writeSingly(inJob, credentials, connection, renew);
+          await writeSingly(inJob, credentials, connection, renewWhenDue);
         } else {
           const written: string[] = [];
           const unsure: BatchDelivery[] = [];
@@ -220,7 +229,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
             // Klaviyo refused rows it did not name: which of these it wrote is unknown, so
             // each is written again on its own (the same properties; a write is idempotent).
             logger.warn({ batchId: batch.id, rows: unsure.length }, 'import errors did not name every refused row; writing the others one at a time');
-            await writeSingly(unsure, credentials, connection, renew);
+            await writeSingly(unsure, credentials, connection, renewWhenDue);
           }
         }
       }
@@ -239,7 +248,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       } catch (error) {
         if (!isFinal(error)) throw error;
         logger.warn({ batchId: batch.id, why: error.message }, 'bulk event job refused; sending the events one at a time');
-        await sendEventsSingly(chunk, credentials, connection, renew);
+        await sendEventsSingly(chunk, credentials, connection, renewWhenDue);
       }
       await renew();
     }
@@ -302,7 +311,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
   }
 
   /** The bulk way's fallback: one profile write per delivery, each recorded as it lands, each refusal that delivery's own. */
-  async function writeSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, renew: () => Promise<void>): Promise<void> {
+  async function writeSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, keepLease: () => Promise<void>): Promise<void> {
     for (const [index, delivery] of deliveries.entries()) {
       try {
         await withSlotAndRetries(credentials, 'profile-import', () => importProfile(connection, profileOf(delivery), stopping.signal));
@@ -315,12 +324,12 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
         }
         await endFailed(delivery, error.message);
       }
-      if (index % 25 === 24) await renew();
+      await keepLease();
     }
   }
 
   /** The bulk event job's fallback: one Klaviyo event per delivery; a refused one fails its delivery with the reason. */
-  async function sendEventsSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, renew: () => Promise<void>): Promise<void> {
+  async function sendEventsSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, keepLease: () => Promise<void>): Promise<void> {
     const time = dependencies.clock.now().toISOString();
     for (const [index, delivery] of deliveries.entries()) {
       try {
@@ -334,7 +343,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
         }
         await endFailed(delivery, error.message);
       }
-      if (index % 25 === 24) await renew();
+      await keepLease();
     }
   }
 
