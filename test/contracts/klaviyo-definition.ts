@@ -101,6 +101,8 @@ function toWireNames(definitions: Record<string, JsonSchema>): Record<string, Js
  */
 export const klaviyoOperationsUsed = [
   'getAccounts',
+  // Only to learn whether the key may read lists, which the bulk import jobs need.
+  'getLists',
   'getProfiles',
   'createOrUpdateProfile',
   'createEvent',

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { klaviyoContract, klaviyoError } from '../contracts/klaviyo-contract.ts';
+import { klaviyoOperationFor, klaviyoOperations } from '../contracts/klaviyo-definition.ts';
 import { delay, hang, SlidingWindow, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
 
 export type KlaviyoEndpoint =
   | 'accounts'
+  | 'lists'
   | 'profiles'
   | 'profile-import'
   | 'events'
@@ -52,7 +55,13 @@ export interface RateLimit {
 export interface FakeKlaviyoOptions {
   /** Private keys the fake accepts (default: ['pk_test_valid']). */
   validKeys?: string[];
-  /** Valid keys that lack the accounts:read scope: GET /api/accounts answers 403. */
+  /**
+   * The scopes of a valid key (e.g. ['profiles:read', 'profiles:write']); a key not named
+   * here has every scope (a full-access key). A request whose operation needs a scope the
+   * key lacks gets Klaviyo's 403 naming the missing scopes.
+   */
+  scopesForKey?: Record<string, string[]>;
+  /** Valid keys that have every scope but accounts:read: GET /api/accounts answers 403. */
   keysWithoutAccountsScope?: string[];
   /** What an unknown key gets: 401 (default) or 400, as INTEGRATIONS.md leaves it open. */
   invalidKeyStatus?: 400 | 401;
@@ -69,6 +78,7 @@ export interface FakeKlaviyoOptions {
 
 const defaultLimits: Record<KlaviyoEndpoint, RateLimit> = {
   accounts: { burstPerSecond: 1, steadyPerMinute: 15 },
+  lists: { burstPerSecond: 75, steadyPerMinute: 750 },
   profiles: { burstPerSecond: 75, steadyPerMinute: 700 },
   'profile-import': { burstPerSecond: 75, steadyPerMinute: 700 },
   events: { burstPerSecond: 350, steadyPerMinute: 3500 },
@@ -79,9 +89,17 @@ const defaultLimits: Record<KlaviyoEndpoint, RateLimit> = {
   'event-bulk-create-jobs': { burstPerSecond: 10, steadyPerMinute: 150 },
 };
 
+/**
+ * How an import job ends: `complete` (its rows applied, refused ones listed as import
+ * errors), `cancelled` (nothing applied), or `expired` (Klaviyo no longer has it: its job
+ * and import errors answer 404).
+ */
+export type ImportJobOutcome = 'complete' | 'cancelled' | 'expired';
+
 /** A bulk profile import job as the fake keeps it. */
 interface FakeImportJob {
   id: string;
+  outcome: ImportJobOutcome;
   createdAt: number;
   /** When Klaviyo starts working on it: its creation, or the end of a hold (holdImportJobs). */
   startsAt: number;
@@ -95,13 +113,14 @@ interface FakeImportJob {
 const maxBodyBytes = 100 * 1024;
 
 function apiError(status: number, code: string, title: string, detail: string, pointer = '/data/', headers?: Record<string, string>): FakeReply {
-  return {
-    status,
-    headers,
-    contentType: 'application/vnd.api+json',
-    body: { errors: [{ id: randomUUID(), status, code, title, detail, source: { pointer } }] },
-  };
+  return klaviyoError(status, code, title, detail, { pointer }, headers);
 }
+
+/** Every scope any Klaviyo operation asks for: what a full-access key has. */
+const allScopes = [...new Set(klaviyoOperations.flatMap((operation) => operation.scopes))];
+
+/** Import errors a page holds when page[size] is not given (the SDK's documented default). */
+const defaultImportErrorsPageSize = 20;
 
 function mergeProperties(target: Record<string, unknown>, changes: Record<string, unknown> | undefined): void {
   for (const [key, value] of Object.entries(changes ?? {})) {
@@ -114,6 +133,9 @@ function mergeProperties(target: Record<string, unknown>, changes: Record<string
 export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
   const validKeys = new Set(options.validKeys ?? ['pk_test_valid']);
   const keysWithoutAccountsScope = new Set(options.keysWithoutAccountsScope ?? []);
+  const scopesForKey = new Map(Object.entries(options.scopesForKey ?? {}));
+  /** What the key may do: its listed scopes, else every scope but those it was made without. */
+  const scopesOf = (key: string): string[] => scopesForKey.get(key) ?? allScopes.filter((scope) => !(scope === 'accounts:read' && keysWithoutAccountsScope.has(key)));
   const limits = { ...defaultLimits, ...options.limits };
   const now = options.now ?? Date.now;
   const profiles = new Map<string, FakeKlaviyoProfile>();
@@ -132,6 +154,10 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     bulkJobMs: options.bulkJobMs ?? 300,
     /** Import jobs are accepted but not started while this is true (holdImportJobs). */
     holdingImportJobs: false,
+    /** How jobs created from now on end (endImportJobsAs). */
+    importJobOutcome: 'complete' as ImportJobOutcome,
+    /** Import errors carry the refused row (original_payload); Klaviyo's definition lets it be null. */
+    namingRefusedRows: true,
   };
   const importJobs = new Map<string, FakeImportJob>();
   /** Emails a bulk import refuses (listed in the job's import errors), with Klaviyo's detail. */
@@ -213,19 +239,24 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     return { profile, created };
   }
 
-  const profileResource = (profile: FakeKlaviyoProfile) => ({
-    type: 'profile',
-    id: profile.id,
-    attributes: {
+  /** A profile as Klaviyo answers it; `fields[profile]` narrows the attributes, as Klaviyo's sparse fieldsets do. */
+  const profileResource = (profile: FakeKlaviyoProfile, fields?: string | null) => {
+    const attributes: Record<string, unknown> = {
       email: profile.email,
       first_name: profile.first_name,
       last_name: profile.last_name,
       properties: profile.properties,
       created: profile.created,
       updated: profile.updated,
-    },
-    links: { self: `https://a.klaviyo.com/api/profiles/${profile.id}/` },
-  });
+    };
+    const wanted = fields ? new Set(fields.split(',')) : null;
+    return {
+      type: 'profile',
+      id: profile.id,
+      attributes: wanted ? Object.fromEntries(Object.entries(attributes).filter(([name]) => wanted.has(name))) : attributes,
+      links: { self: `https://a.klaviyo.com/api/profiles/${profile.id}/` },
+    };
+  };
 
   function handleProfileImport(request: RecordedRequest): FakeReply {
     if (Buffer.byteLength(request.rawBody) > maxBodyBytes) {
@@ -240,7 +271,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     const { profile, created } = upsertProfile(attributes.email, attributes);
     const unset = data.meta?.patch_properties?.unset;
     for (const key of typeof unset === 'string' ? [unset] : Array.isArray(unset) ? unset : []) delete profile.properties[key];
-    return { status: created ? 201 : 200, contentType: 'application/vnd.api+json', body: { data: profileResource(profile) } };
+    return { status: created ? 201 : 200, contentType: 'application/vnd.api+json', body: { data: profileResource(profile, request.query.get('fields[profile]')) } };
   }
 
   /** GET /api/profiles?filter=equals(email,"…") or any(email,["…","…"]): the filters the app uses. */
@@ -249,6 +280,11 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     const quoted = /"((?:[^"\\]|\\.)*)"/g;
     const equals = /^equals\(email,"((?:[^"\\]|\\.)*)"\)$/.exec(filter);
     const any = /^any\(email,\[(.*)\]\)$/.exec(filter);
+    if (filter === '') {
+      // Without a filter Klaviyo lists the account's profiles, a page at a time (20 unless page[size] says).
+      const page = [...profiles.values()].slice(0, Number(request.query.get('page[size]') ?? 20));
+      return { status: 200, contentType: 'application/vnd.api+json', body: { data: page.map((profile) => profileResource(profile, request.query.get('fields[profile]'))), links: { self: 'https://a.klaviyo.com/api/profiles/' } } };
+    }
     if (!equals && !any) return apiError(400, 'invalid', 'Invalid input.', `Invalid filter provided: ${filter}`, '/filter');
     const emails = equals ? [equals[1]!] : [...any![1]!.matchAll(quoted)].map((match) => match[1]!);
     if (emails.length > 100) return apiError(400, 'invalid', 'Invalid input.', 'A filter may name at most 100 values.', '/filter');
@@ -257,7 +293,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     return {
       status: 200,
       contentType: 'application/vnd.api+json',
-      body: { data: found.map(profileResource), links: { self: 'https://a.klaviyo.com/api/profiles/', next: null, prev: null } },
+      body: { data: found.map((profile) => profileResource(profile, request.query.get('fields[profile]'))), links: { self: 'https://a.klaviyo.com/api/profiles/' } },
     };
   }
 
@@ -301,7 +337,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     if (rows.length > 10_000) return apiError(400, 'invalid', 'Invalid input.', 'A job may import at most 10,000 profiles.', '/data/attributes/profiles/data');
     const createdAt = now();
     const startsAt = state.holdingImportJobs ? Number.POSITIVE_INFINITY : createdAt;
-    const job: FakeImportJob = { id: randomUUID(), createdAt, startsAt, total: rows.length, errors: [], applied: false, apply: () => undefined };
+    const job: FakeImportJob = { id: randomUUID(), outcome: state.importJobOutcome, createdAt, startsAt, total: rows.length, errors: [], applied: false, apply: () => undefined };
     const accepted: Array<Record<string, any>> = [];
     for (const row of rows) {
       const attributes = row?.attributes ?? {};
@@ -311,7 +347,8 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
       else accepted.push(attributes);
     }
     job.apply = () => {
-      for (const attributes of accepted) upsertProfile(attributes.email, attributes);
+      // A cancelled job writes nothing; an expired one did its work long before it expired.
+      if (job.outcome !== 'cancelled') for (const attributes of accepted) upsertProfile(attributes.email, attributes);
       job.applied = true;
     };
     importJobs.set(job.id, job);
@@ -320,38 +357,64 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
 
   function importJobResource(job: FakeImportJob) {
     const elapsed = now() - job.startsAt;
-    const complete = elapsed >= state.bulkJobMs;
-    if (complete && !job.applied) job.apply();
+    const ended = elapsed >= state.bulkJobMs;
+    if (ended && !job.applied) job.apply();
+    const cancelled = job.outcome === 'cancelled';
+    const endedAt = new Date(job.startsAt + state.bulkJobMs);
     return {
       type: 'profile-bulk-import-job',
       id: job.id,
       attributes: {
-        status: complete ? 'complete' : elapsed >= state.bulkJobMs / 2 ? 'processing' : 'queued',
+        status: ended ? (cancelled ? 'cancelled' : 'complete') : elapsed >= state.bulkJobMs / 2 ? 'processing' : 'queued',
         created_at: new Date(job.createdAt).toISOString(),
         total_count: job.total,
-        completed_count: complete ? job.total - job.errors.length : 0,
-        failed_count: complete ? job.errors.length : 0,
-        completed_at: complete ? new Date(job.startsAt + state.bulkJobMs).toISOString() : null,
+        completed_count: ended && !cancelled ? job.total - job.errors.length : 0,
+        failed_count: ended && !cancelled ? job.errors.length : 0,
+        completed_at: ended ? endedAt.toISOString() : null,
+        // Klaviyo keeps a job's results for a while, then the job is gone (404).
+        expires_at: ended ? new Date(endedAt.getTime() + 7 * 24 * 3_600_000).toISOString() : null,
+        started_at: elapsed >= 0 ? new Date(job.startsAt).toISOString() : null,
       },
+      links: { self: `https://a.klaviyo.com/api/profile-bulk-import-jobs/${job.id}/` },
     };
   }
+
+  /** An expired job is gone once it has ended: Klaviyo answers 404 for it and its errors. */
+  const isGone = (job: FakeImportJob) => job.outcome === 'expired' && now() - job.startsAt >= state.bulkJobMs;
 
   function handleImportJob(request: RecordedRequest, path: string): FakeReply {
     const match = /^\/api\/profile-bulk-import-jobs\/([^/]+)(\/import-errors)?$/.exec(path);
     const job = match ? importJobs.get(match[1]!) : undefined;
-    if (!job) return apiError(404, 'not_found', 'Not found.', 'No such job.');
-    if (!match![2]) return { status: 200, contentType: 'application/vnd.api+json', body: { data: importJobResource(job) } };
+    if (!job || isGone(job)) return apiError(404, 'not_found', 'Not found.', `A profile-bulk-import-job with id ${match?.[1] ?? ''} does not exist.`);
+    if (!match![2]) return { status: 200, contentType: 'application/vnd.api+json', body: { data: importJobResource(job), links: { self: `https://a.klaviyo.com/api/profile-bulk-import-jobs/${job.id}/` } } };
+    return { status: 200, contentType: 'application/vnd.api+json', body: importErrorsPage(job, request.query) };
+  }
+
+  /**
+   * One page of a job's import errors, as Klaviyo pages them: page[size] (default 20, at
+   * most 100) and a cursor; `links.next` is an absolute URL on Klaviyo's own host, present
+   * only when more rows follow.
+   */
+  function importErrorsPage(job: FakeImportJob, query: URLSearchParams) {
+    const size = Number(query.get('page[size]') ?? defaultImportErrorsPageSize);
+    const cursor = query.get('page[cursor]');
+    const offset = cursor ? Number(Buffer.from(cursor, 'base64url').toString('utf8')) || 0 : 0;
+    const errors = job.errors.slice(offset, offset + size);
+    const url = (at: number) => {
+      const params = new URLSearchParams({ 'page[size]': String(size) });
+      if (at > 0) params.set('page[cursor]', Buffer.from(String(at)).toString('base64url'));
+      return `https://a.klaviyo.com/api/profile-bulk-import-jobs/${job.id}/import-errors/?${params}`;
+    };
+    const links: Record<string, string> = { self: url(offset) };
+    if (offset + size < job.errors.length) links.next = url(offset + size);
+    if (offset > 0) links.prev = url(Math.max(0, offset - size));
     return {
-      status: 200,
-      contentType: 'application/vnd.api+json',
-      body: {
-        data: job.errors.map((error) => ({
-          type: 'import-error',
-          id: randomUUID(),
-          attributes: { code: 'invalid', title: 'Invalid input.', detail: error.detail, source: { pointer: '/data/attributes/email' }, original_payload: error.original },
-        })),
-        links: { next: null },
-      },
+      data: errors.map((error, index) => ({
+        type: 'import-error',
+        id: `${job.id}-${offset + index}`,
+        attributes: { code: 'invalid', title: 'Invalid input.', detail: error.detail, source: { pointer: '/data/attributes/email' }, original_payload: state.namingRefusedRows ? error.original : null },
+      })),
+      links,
     };
   }
 
@@ -383,26 +446,30 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
         });
       }
     }
-    return { status: 202, contentType: 'application/vnd.api+json', body: { data: { type: 'event-bulk-create-job', id: randomUUID(), attributes: { status: 'queued' } } } };
+    // Klaviyo accepts the job with 202 and no body (the definition has no answer type for it).
+    return { status: 202 };
   }
 
-  const endpointOf = (request: RecordedRequest): KlaviyoEndpoint | undefined => {
-    const path = request.path.replace(/\/$/, '');
-    if (request.method === 'POST' && path === '/api/profile-bulk-import-jobs') return 'profile-bulk-import-jobs';
-    if (request.method === 'GET' && /^\/api\/profile-bulk-import-jobs\/[^/]+\/import-errors$/.test(path)) return 'profile-bulk-import-errors';
-    if (request.method === 'GET' && /^\/api\/profile-bulk-import-jobs\/[^/]+$/.test(path)) return 'profile-bulk-import-job';
-    if (request.method === 'POST' && path === '/api/event-bulk-create-jobs') return 'event-bulk-create-jobs';
-    if (request.method === 'GET' && path === '/api/accounts') return 'accounts';
-    if (request.method === 'GET' && path === '/api/profiles') return 'profiles';
-    if (request.method === 'POST' && path === '/api/profile-import') return 'profile-import';
-    if (request.method === 'POST' && path === '/api/events') return 'events';
-    return undefined;
+  /** The stand-in's endpoints, by the definition's operation a request is for. */
+  const endpointByOperation: Record<string, KlaviyoEndpoint> = {
+    getAccounts: 'accounts',
+    getLists: 'lists',
+    getProfiles: 'profiles',
+    createOrUpdateProfile: 'profile-import',
+    createEvent: 'events',
+    bulkImportProfiles: 'profile-bulk-import-jobs',
+    getBulkImportProfilesJob: 'profile-bulk-import-job',
+    getErrorsForBulkImportProfilesJob: 'profile-bulk-import-errors',
+    bulkCreateEvents: 'event-bulk-create-jobs',
   };
+  const operationOf = (request: RecordedRequest) => klaviyoOperationFor(request.method, request.path);
+  const endpointOf = (request: RecordedRequest): KlaviyoEndpoint | undefined => endpointByOperation[operationOf(request)?.name ?? ''];
 
   const server = await startFakeServer(async (request) => {
     if (state.latencyMs > 0) await delay(state.latencyMs);
     const endpoint = endpointOf(request);
-    if (!endpoint) return apiError(404, 'not_found', 'Not found.', `No route for ${request.method} ${request.path}.`);
+    // The contract answered routes Klaviyo lacks; these are Klaviyo's, but not served here.
+    if (!endpoint) return apiError(404, 'not_found', 'Not found.', `The stand-in does not serve ${request.method} ${request.path}.`);
     state.counts[endpoint] += 1;
     const failure = failureFor(request, endpoint);
     if (failure) return failureReply(failure);
@@ -410,11 +477,10 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     if (!key || !validKeys.has(key)) {
       return apiError(options.invalidKeyStatus ?? 401, 'authentication_failed', 'Incorrect authentication credentials.', 'Incorrect authentication credentials.');
     }
-    if (!request.headers.revision) {
-      return apiError(400, 'invalid', 'Invalid input.', 'The `revision` header is required.', '/headers/revision');
-    }
-    if (endpoint === 'accounts' && keysWithoutAccountsScope.has(key)) {
-      return apiError(403, 'permission_denied', 'You do not have permission to perform this action.', 'This API key is missing required scopes: accounts:read.');
+    const keyScopes = scopesOf(key);
+    const missing = (operationOf(request)?.scopes ?? []).filter((scope) => !keyScopes.includes(scope));
+    if (missing.length > 0) {
+      return apiError(403, 'permission_denied', 'You do not have permission to perform this action.', `This API key is missing required scopes: ${missing.join(', ')}.`);
     }
     const limited = rateLimit(key, endpoint);
     if (limited) return limited;
@@ -427,13 +493,30 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
             {
               type: 'account',
               id: 'AbC123',
-              attributes: { contact_information: { organization_name: 'Fake Shop', default_sender_email: 'owner@example.com' }, timezone: 'UTC', preferred_currency: 'USD' },
+              attributes: {
+                test_account: false,
+                contact_information: {
+                  default_sender_name: 'Fake Shop',
+                  default_sender_email: 'owner@example.com',
+                  organization_name: 'Fake Shop',
+                  street_address: { address1: '1 Main St', address2: null, city: 'Boston', region: 'MA', country: 'US', zip: '02110' },
+                },
+                industry: null,
+                timezone: 'UTC',
+                preferred_currency: 'USD',
+                public_api_key: 'AbC123',
+                locale: 'en-US',
+              },
               links: { self: 'https://a.klaviyo.com/api/accounts/AbC123/' },
             },
           ],
-          links: { self: 'https://a.klaviyo.com/api/accounts/', next: null, prev: null },
+          links: { self: 'https://a.klaviyo.com/api/accounts/' },
         },
       };
+    }
+    if (endpoint === 'lists') {
+      // The app asks for lists only to learn whether its key may read them; the account has none.
+      return { status: 200, contentType: 'application/vnd.api+json', body: { data: [], links: { self: 'https://a.klaviyo.com/api/lists/' } } };
     }
     if (endpoint === 'profiles') return handleGetProfiles(request);
     if (endpoint === 'profile-bulk-import-jobs') return handleBulkImport(request);
@@ -442,7 +525,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     const reply = endpoint === 'profile-import' ? handleProfileImport(request) : handleEvents(request, key);
     if (reply.status < 300) writes.add(endpoint, now());
     return reply;
-  });
+  }, klaviyoContract);
 
   return {
     /** The app's KLAVIYO_BASE_URL. */
@@ -490,6 +573,21 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
         for (const job of importJobs.values()) if (job.startsAt === Number.POSITIVE_INFINITY) job.startsAt = releasedAt;
       };
     },
+    /** How import jobs created from now on end (default complete). */
+    endImportJobsAs(outcome: ImportJobOutcome) {
+      state.importJobOutcome = outcome;
+    },
+    /** Whether import errors carry the refused row (default true); without it they do not say which row was refused. */
+    nameRefusedRows(naming: boolean) {
+      state.namingRefusedRows = naming;
+    },
+    /** Sets a valid key's scopes; null gives it every scope again. */
+    setScopes(key: string, scopes: string[] | null) {
+      if (scopes) scopesForKey.set(key, scopes);
+      else scopesForKey.delete(key);
+    },
+    /** What the definition refused so far; a test that sent it on purpose takes them here. */
+    takeViolations: server.takeViolations,
     /** Makes bulk imports refuse this email (it appears in the job's import errors with `detail`). */
     refuseInBulk(email: string, detail = 'Invalid email address.') {
       refusedInBulk.set(email.toLowerCase(), detail);

@@ -237,7 +237,20 @@ describe('live checks', () => {
     expect(badRequest.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyInvalid });
     const noScope = await client.put('/api/credentials', validInput({ klaviyoApiKey: 'pk_live_noscope_0123456789' }));
     expect(noScope.status).toBe(400);
-    expect(noScope.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyMissingScope });
+    expect(noScope.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyMissingScope(['accounts:read']) });
+  });
+
+  it('names the read permission a Klaviyo key lacks, as far as a read can tell (bulk import jobs need Lists)', async () => {
+    const { client } = await owner();
+    const key = freshKlaviyoKey();
+    klaviyo.validKeys.add(key);
+    klaviyo.setScopes(key, ['accounts:read', 'profiles:read', 'profiles:write', 'events:write']);
+    const noLists = await client.put('/api/credentials', validInput({ klaviyoApiKey: key }));
+    expect(noLists.status).toBe(400);
+    expect(noLists.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyMissingScope(['lists:read']) });
+    expect(noLists.json.fieldErrors.klaviyoApiKey).toContain('Lists read access (lists:read)');
+    klaviyo.setScopes(key, ['accounts:read', 'lists:read', 'lists:write', 'profiles:read', 'profiles:write', 'events:write']);
+    expect((await client.put('/api/credentials', validInput({ klaviyoApiKey: key }))).status).toBe(200);
   });
 
   it('refuses a model the key cannot use', async () => {

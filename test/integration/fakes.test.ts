@@ -246,10 +246,14 @@ describe('fake Klaviyo', () => {
     expect(ok.json.data[0].type).toBe('account');
     const unknown = await call(`${klaviyo.baseUrl}/api/accounts`, { headers: headers('pk_nope') });
     expect(unknown.status).toBe(401);
-    expect(unknown.json.errors[0]).toMatchObject({ status: 401, code: 'authentication_failed' });
-    expect((await call(`${klaviyo.baseUrl}/api/accounts`, { headers: headers('pk_noscope') })).status).toBe(403);
+    expect(unknown.json.errors[0]).toMatchObject({ code: 'authentication_failed' });
+    const noScope = await call(`${klaviyo.baseUrl}/api/accounts`, { headers: headers('pk_noscope') });
+    expect(noScope.status).toBe(403);
+    expect(noScope.json.errors[0]).toMatchObject({ code: 'permission_denied', detail: expect.stringContaining('accounts:read') });
     const noRevision = await call(`${klaviyo.baseUrl}/api/accounts`, { headers: { authorization: 'Klaviyo-API-Key pk_good' } });
     expect(noRevision.status).toBe(400);
+    // Sent without the revision on purpose: the definition refuses it.
+    expect(klaviyo.takeViolations().map((violation) => violation.problems.join(' '))).toEqual([expect.stringContaining('revision')]);
   });
 
   it('creates (201) then updates (200) a profile, merging properties and clearing nulls', async () => {
@@ -340,6 +344,86 @@ describe('fake Klaviyo', () => {
     const second = await call(`${klaviyo.baseUrl}/api/accounts`, { headers: headers() });
     expect(second.status).toBe(429);
     expect(second.headers.get('retry-after')).toBe('1');
+  });
+
+  it('refuses, as Klaviyo would, what its definition refuses, and records why', async () => {
+    const unknownField = await importProfile({ email: 'd@example.com', firstName: 'D' });
+    expect(unknownField.status).toBe(400);
+    expect(unknownField.json.errors[0]).toMatchObject({ code: 'invalid', source: { pointer: '/data/attributes' } });
+    expect(klaviyo.profiles.has('d@example.com')).toBe(false);
+    const unknownQuery = await call(`${klaviyo.baseUrl}/api/accounts?page[size]=1`, { headers: headers() });
+    expect(unknownQuery.status).toBe(400);
+    expect(unknownQuery.json.errors[0].source).toEqual({ parameter: 'page[size]' });
+    const pageTooLarge = await call(`${klaviyo.baseUrl}/api/profiles?page[size]=101&filter=${encodeURIComponent('equals(email,"a@b.c")')}`, { headers: headers() });
+    expect(pageTooLarge.status).toBe(400);
+    const wrongType = await call(`${klaviyo.baseUrl}/api/profile-import`, { method: 'POST', headers: { ...headers(), 'content-type': 'text/plain' }, body: '{}' });
+    expect(wrongType.status).toBe(415);
+    const noRoute = await call(`${klaviyo.baseUrl}/api/profile-imports`, { method: 'POST', headers: headers(), body: '{}' });
+    expect(noRoute.status).toBe(404);
+    const undeclared = await call(`${klaviyo.baseUrl}/api/metrics`, { headers: headers() });
+    expect(undeclared.status).toBe(404);
+    const problems = klaviyo.takeViolations().map((violation) => `${violation.method} ${violation.path}: ${violation.problems.join('; ')}`);
+    expect(problems).toEqual([
+      expect.stringContaining("'firstName' is not a field the definition has"),
+      expect.stringContaining("query parameter 'page[size]' is not one getAccounts takes"),
+      expect.stringContaining('page[size]=101 is outside 1..100'),
+      expect.stringContaining('content-type is "text/plain"'),
+      expect.stringContaining('Klaviyo has no operation POST /api/profile-imports'),
+      expect.stringContaining('getMetrics is not in klaviyoOperationsUsed'),
+    ]);
+  });
+
+  it('answers a key without a scope the operation needs with 403 naming the scopes, per key', async () => {
+    klaviyo.setScopes('pk_noscope', ['accounts:read', 'profiles:read', 'profiles:write', 'events:write']);
+    const job = await call(`${klaviyo.baseUrl}/api/profile-bulk-import-jobs`, {
+      method: 'POST',
+      headers: headers('pk_noscope'),
+      body: JSON.stringify({ data: { type: 'profile-bulk-import-job', attributes: { profiles: { data: [{ type: 'profile', attributes: { email: 'e@example.com' } }] } } } }),
+    });
+    expect(job.status).toBe(403);
+    expect(job.json.errors[0]).toMatchObject({ code: 'permission_denied', detail: expect.stringContaining('lists:write') });
+    expect((await call(`${klaviyo.baseUrl}/api/lists`, { headers: headers('pk_noscope') })).status).toBe(403);
+    expect((await call(`${klaviyo.baseUrl}/api/lists`, { headers: headers() })).status).toBe(200);
+    // An owner's key decides its scopes: a refusal for them is an outcome, not a wrong request.
+    expect(klaviyo.takeViolations()).toEqual([]);
+  });
+
+  it('pages a job’s import errors (20 by default, cursor links on Klaviyo’s host), and ends jobs cancelled or expired', async () => {
+    const emails = Array.from({ length: 25 }, (_, index) => `refused${index}@example.com`);
+    for (const email of emails) klaviyo.refuseInBulk(email);
+    const postJob = async () =>
+      (
+        await call(`${klaviyo.baseUrl}/api/profile-bulk-import-jobs`, {
+          method: 'POST',
+          headers: headers(),
+          body: JSON.stringify({ data: { type: 'profile-bulk-import-job', attributes: { profiles: { data: emails.map((email) => ({ type: 'profile', attributes: { email } })) } } } }),
+        })
+      ).json.data.id as string;
+    const id = await postJob();
+    now += 301;
+    const job = await call(`${klaviyo.baseUrl}/api/profile-bulk-import-jobs/${id}`, { headers: headers() });
+    expect(job.json.data.attributes).toMatchObject({ status: 'complete', failed_count: 25 });
+    const first = await call(`${klaviyo.baseUrl}/api/profile-bulk-import-jobs/${id}/import-errors`, { headers: headers() });
+    expect(first.json.data).toHaveLength(20);
+    const next = new URL(first.json.links.next as string);
+    expect(next.origin).toBe('https://a.klaviyo.com');
+    const second = await call(`${klaviyo.baseUrl}${next.pathname}${next.search}`, { headers: headers() });
+    expect(second.json.data).toHaveLength(5);
+    expect(second.json.links.next).toBeUndefined();
+    const seen = [...first.json.data, ...second.json.data].map((row: any) => row.attributes.original_payload.email);
+    expect(new Set(seen)).toEqual(new Set(emails));
+
+    klaviyo.endImportJobsAs('cancelled');
+    const cancelled = await postJob();
+    now += 301;
+    expect((await call(`${klaviyo.baseUrl}/api/profile-bulk-import-jobs/${cancelled}`, { headers: headers() })).json.data.attributes.status).toBe('cancelled');
+    klaviyo.endImportJobsAs('expired');
+    const expired = await postJob();
+    now += 301;
+    const gone = await call(`${klaviyo.baseUrl}/api/profile-bulk-import-jobs/${expired}`, { headers: headers() });
+    expect(gone.status).toBe(404);
+    expect(gone.json.errors[0].code).toBe('not_found');
+    klaviyo.endImportJobsAs('complete');
   });
 });
 

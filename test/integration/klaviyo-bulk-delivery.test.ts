@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, validKlaviyoKey, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 /**
@@ -41,8 +41,9 @@ function writesOf(email: string): number {
   return writes;
 }
 
-async function sendOrders(count: number, prefix: string): Promise<{ emails: string[]; ids: string[] }> {
+async function sendOrders(count: number, prefix: string, beforeSending: (emails: string[]) => void = () => undefined): Promise<{ emails: string[]; ids: string[] }> {
   const emails = Array.from({ length: count }, (_, index) => uniqueEmail(`${prefix}-${index}`));
+  beforeSending(emails);
   const ids: string[] = [];
   for (const email of emails) {
     const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email }));
@@ -138,5 +139,113 @@ describe('bulk delivery under a backlog', () => {
       expect(writesOf(email), email).toBe(1);
       expect(scenario.klaviyo.events.filter((event) => event.email === email), email).toHaveLength(1);
     }
+  });
+});
+
+describe('bulk delivery when Klaviyo refuses, cancels or loses a job', () => {
+  /** Successful single profile writes of `email` (a bulk job's rows are not counted). */
+  const singleWritesOf = (email: string) =>
+    scenario.klaviyo.requests.filter(
+      (request) => request.method === 'POST' && request.path === '/api/profile-import' && request.status !== null && request.status < 300 && (request.body as any).data.attributes.email === email,
+    ).length;
+
+  /**
+   * Waits for the events to settle while the app's clock runs 30 s on every 50 ms: the
+   * account may make 2 single profile writes a minute here, and the single writes the
+   * dispatcher falls back to wait for that limit.
+   */
+  async function settleWithClockRunning(ids: string[]) {
+    const ticking = setInterval(() => scenario.testApp.clock.advance(30_000), 50);
+    try {
+      return await waitForEvents(db(), ids, { timeoutMs: 25_000 });
+    } finally {
+      clearInterval(ticking);
+    }
+  }
+
+  async function expectDeliveredOnce(emails: string[], ids: string[]) {
+    const settled = await settleWithClockRunning(ids);
+    expect([...settled.values()].map((row) => `${row.status} ${row.error ?? ''}`.trim())).toEqual(ids.map(() => 'delivered'));
+    for (const email of emails) {
+      expect(scenario.klaviyo.profiles.get(email)?.properties.subject_line1, email).toContain('Write a subject line');
+      expect(scenario.klaviyo.events.filter((event) => event.email === email), email).toHaveLength(1);
+    }
+  }
+
+  it('writes the profiles singly when the key may not create import jobs (403: no Lists permission), instead of taking the batch up again forever', async () => {
+    scenario.klaviyo.setScopes(validKlaviyoKey, ['accounts:read', 'profiles:read', 'profiles:write', 'events:write']);
+    try {
+      const jobsBefore = requestsTo('/api/profile-bulk-import-jobs').length;
+      const { emails, ids } = await sendOrders(5, 'no-lists');
+      await expectDeliveredOnce(emails, ids);
+      for (const email of emails) expect(singleWritesOf(email), email).toBe(1);
+      const refusedJobs = requestsTo('/api/profile-bulk-import-jobs').slice(jobsBefore);
+      expect(refusedJobs.length).toBeGreaterThanOrEqual(1);
+      expect(refusedJobs.every((request) => request.status === 403)).toBe(true);
+    } finally {
+      scenario.klaviyo.setScopes(validKlaviyoKey, null);
+    }
+  });
+
+  it('writes the profiles singly when Klaviyo cancelled the job', async () => {
+    scenario.klaviyo.endImportJobsAs('cancelled');
+    try {
+      const { emails, ids } = await sendOrders(5, 'cancelled');
+      await expectDeliveredOnce(emails, ids);
+    } finally {
+      scenario.klaviyo.endImportJobsAs('complete');
+    }
+  });
+
+  it('writes the profiles singly when Klaviyo no longer has the job (404, expired)', async () => {
+    scenario.klaviyo.endImportJobsAs('expired');
+    try {
+      const { emails, ids } = await sendOrders(5, 'expired');
+      await expectDeliveredOnce(emails, ids);
+    } finally {
+      scenario.klaviyo.endImportJobsAs('complete');
+    }
+  });
+
+  it('stops following a job that has not ended by its deadline, and writes its profiles singly', async () => {
+    const release = scenario.klaviyo.holdImportJobs();
+    try {
+      const { emails, ids } = await sendOrders(5, 'overdue');
+      await expect
+        .poll(async () => Number((await db().query(`SELECT count(*) FROM klaviyo_batches WHERE status = 'importing' AND job_id IS NOT NULL`)).rows[0].count), { timeout: 15_000 })
+        .toBeGreaterThan(0);
+      scenario.testApp.clock.advance(31 * 60_000);
+      await expectDeliveredOnce(emails, ids);
+    } finally {
+      release();
+    }
+  });
+
+  it('writes singly the rows of a job whose import errors do not say which rows they refused, instead of counting them delivered', async () => {
+    scenario.klaviyo.nameRefusedRows(false);
+    try {
+      const { emails, ids } = await sendOrders(5, 'unnamed', (emails) => {
+        // Refused in the job (the last ones are batched), written when sent on their own.
+        scenario.klaviyo.refuseInBulk(emails[3]!, 'Invalid email address.');
+        scenario.klaviyo.refuseInBulk(emails[4]!, 'Invalid email address.');
+      });
+      // Every event called delivered has its texts on its Klaviyo profile.
+      await expectDeliveredOnce(emails, ids);
+    } finally {
+      scenario.klaviyo.nameRefusedRows(true);
+    }
+  });
+
+  it('fails the batch’s events with the cause in words when Klaviyo refuses the key (401)', async () => {
+    scenario.klaviyo.failWhen((request) => (request.path.startsWith('/api/profile-bulk-import-jobs') ? { kind: 'status', status: 401, detail: 'Incorrect authentication credentials.' } : undefined));
+    const { ids } = await sendOrders(5, 'refused-key');
+    const settled = await waitForEvents(db(), ids, { timeoutMs: 25_000 });
+    const batched = [...settled.values()].filter((row) => row.status === 'failed');
+    expect(batched.length).toBeGreaterThanOrEqual(3);
+    for (const row of batched) expect(row.error).toMatch(/^Klaviyo: the API key was refused/);
+    // Their batch is done, not waiting to be taken up again.
+    const openBatches = async () =>
+      Number((await db().query(`SELECT count(*) FROM klaviyo_batches b JOIN event_deliveries d ON d.batch_id = b.id WHERE d.event_id = ANY($1) AND b.status <> 'done'`, [ids])).rows[0].count);
+    await expect.poll(openBatches, { timeout: 5_000 }).toBe(0);
   });
 });

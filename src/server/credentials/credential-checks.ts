@@ -69,12 +69,16 @@ function asServiceError(service: ServiceName, error: unknown): ServiceError {
 async function checkKlaviyo(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal): Promise<ServiceOutcome> {
   if (services.klaviyoKeyCache.has(credentials.klaviyoApiKey)) return { fieldErrors: {} };
   try {
-    await checkKlaviyoKey(services.klaviyoBaseUrl, credentials.klaviyoApiKey, signal);
+    const { missingScopes } = await checkKlaviyoKey(services.klaviyoBaseUrl, credentials.klaviyoApiKey, signal);
+    if (missingScopes.length > 0) {
+      const problem = new ServiceError('klaviyo', 'forbidden', `the key lacks ${missingScopes.join(', ')}`, { status: 403 });
+      return { fieldErrors: { klaviyoApiKey: m.klaviyoKeyMissingScope(missingScopes) }, problem };
+    }
     services.klaviyoKeyCache.remember(credentials.klaviyoApiKey);
     return { fieldErrors: {} };
   } catch (caught) {
     const error = asServiceError('klaviyo', caught);
-    if (error.code === 'forbidden') return { fieldErrors: { klaviyoApiKey: m.klaviyoKeyMissingScope }, problem: error };
+    if (error.code === 'forbidden') return { fieldErrors: { klaviyoApiKey: m.klaviyoKeyMissingScope(['accounts:read']) }, problem: error };
     if (error.reachable) return { fieldErrors: { klaviyoApiKey: m.klaviyoKeyInvalid }, problem: error };
     return { fieldErrors: { klaviyoApiKey: m.klaviyoUnreachable }, problem: error };
   }

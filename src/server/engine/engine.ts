@@ -110,6 +110,7 @@ export function createEngine(dependencies: {
     klaviyoLimits: options.klaviyoLimits,
     loadCredentials: dependencies.loadCredentials,
     observer: dependencies.observer,
+    retry: options.retry,
   });
   const context = {
     pool: dependencies.pool,

@@ -23,7 +23,14 @@ export interface Batch {
   userId: string;
   status: 'importing' | 'sending_events' | 'done';
   jobId: string | null;
+  /** When its import job was posted: a job is followed only so long. */
+  jobPostedAt: Date | null;
+  /** Tries of the batch that failed so far (Klaviyo could not be asked, or kept failing). */
+  failedTries: number;
 }
+
+type BatchRow = { id: string; user_id: string; status: Batch['status']; job_id: string | null; job_posted_at: Date | null; failed_tries: number };
+const batchColumns = 'id, user_id, status, job_id, job_posted_at, failed_tries';
 
 /** Queues a pending delivery for the owner's next bulk import job. */
 export async function queueDeliveryForBatch(
@@ -59,10 +66,10 @@ export async function hasQueuedDeliveries(db: Queryable, userId: string): Promis
 export async function claimBatch(pool: pg.Pool, options: { now: Date; leaseMs: number; maxDeliveries: number }): Promise<Batch | null> {
   return inTransaction(pool, async (client) => {
     const lease = new Date(options.now.getTime() + options.leaseMs);
-    const stale = await client.query<{ id: string; user_id: string; status: Batch['status']; job_id: string | null }>(
+    const stale = await client.query<BatchRow>(
       `UPDATE klaviyo_batches SET lease_until = $2, updated_at = now()
         WHERE id = (SELECT id FROM klaviyo_batches WHERE status <> 'done' AND lease_until < $1 ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING id, user_id, status, job_id`,
+        RETURNING ${batchColumns}`,
       [options.now, lease],
     );
     if (stale.rows[0]) return toBatch(stale.rows[0]);
@@ -82,12 +89,12 @@ export async function claimBatch(pool: pg.Pool, options: { now: Date; leaseMs: n
                       ORDER BY batched_at LIMIT $3 FOR UPDATE SKIP LOCKED)`,
       [id, userId, options.maxDeliveries],
     );
-    return { id, userId, status: 'importing', jobId: null };
+    return { id, userId, status: 'importing', jobId: null, jobPostedAt: null, failedTries: 0 };
   });
 }
 
-function toBatch(row: { id: string; user_id: string; status: Batch['status']; job_id: string | null }): Batch {
-  return { id: row.id, userId: row.user_id, status: row.status, jobId: row.job_id };
+function toBatch(row: BatchRow): Batch {
+  return { id: row.id, userId: row.user_id, status: row.status, jobId: row.job_id, jobPostedAt: row.job_posted_at, failedTries: row.failed_tries };
 }
 
 export async function listBatchDeliveries(db: Queryable, batchId: string): Promise<BatchDelivery[]> {
@@ -125,10 +132,18 @@ export async function listBatchDeliveries(db: Queryable, batchId: string): Promi
 }
 
 /** Moves the batch on (its job posted, its events sent, done) and holds it for another lease. */
-export async function updateBatch(db: Queryable, batchId: string, values: { status?: Batch['status']; jobId?: string; leaseUntil: Date }): Promise<void> {
+export async function updateBatch(db: Queryable, batchId: string, values: { status?: Batch['status']; jobId?: string; jobPostedAt?: Date; leaseUntil: Date }): Promise<void> {
   await db.query(
-    `UPDATE klaviyo_batches SET status = COALESCE($2, status), job_id = COALESCE($3, job_id), lease_until = $4, updated_at = now() WHERE id = $1`,
-    [batchId, values.status ?? null, values.jobId ?? null, values.leaseUntil],
+    `UPDATE klaviyo_batches SET status = COALESCE($2, status), job_id = COALESCE($3, job_id), job_posted_at = COALESCE($5, job_posted_at), lease_until = $4, updated_at = now() WHERE id = $1`,
+    [batchId, values.status ?? null, values.jobId ?? null, values.leaseUntil, values.jobPostedAt ?? null],
+  );
+}
+
+/** A try of the batch failed: it is taken up again at `retryAt` (its lease's end), unless it is done. */
+export async function recordBatchFailure(db: Queryable, batchId: string, values: { failedTries: number; error: string; retryAt: Date; done: boolean }): Promise<void> {
+  await db.query(
+    `UPDATE klaviyo_batches SET failed_tries = $2, last_error = $3, lease_until = $4, status = CASE WHEN $5 THEN 'done' ELSE status END, updated_at = now() WHERE id = $1`,
+    [batchId, values.failedTries, values.error, values.retryAt, values.done],
   );
 }
 
@@ -144,13 +159,14 @@ export async function recordBatchEventsSent(db: Queryable, deliveryIds: string[]
 }
 
 /**
- * Marks every delivery of the batch whose profile was written as delivered, in one
+ * Marks every delivery of the batch whose profile was written as delivered (but not one
+ * whose Klaviyo event was refused since: it failed), in one
  * statement, and returns their events (a batch of 10,000 took 10,000 round trips here).
  */
 export async function finishBatchDeliveries(db: Queryable, batchId: string): Promise<Array<{ eventId: string; attempt: number }>> {
   const { rows } = await db.query<{ event_id: string; attempt: number }>(
     `UPDATE event_deliveries SET status = 'delivered', error = NULL, updated_at = now()
-      WHERE batch_id = $1 AND profile_written_at IS NOT NULL
+      WHERE batch_id = $1 AND profile_written_at IS NOT NULL AND status <> 'failed'
       RETURNING event_id, attempt`,
     [batchId],
   );

@@ -3,21 +3,36 @@ import type { Logger } from 'pino';
 import { setEventStatus, setEventsStatus } from '../events/event-queries.ts';
 import type { Clock } from '../platform/clock.ts';
 import {
+  createEvent,
   createEventBulkJob,
   createProfileImportJob,
   getProfileImportJob,
+  importProfile,
   listImportErrors,
   MAX_EVENTS_PER_BULK_JOB,
   MAX_IMPORT_JOB_BYTES,
   MAX_PROFILES_PER_IMPORT_JOB,
   profileImportJobBody,
+  type KlaviyoConnection,
   type ProfileImport,
 } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { failPendingDelivery } from './delivery-queries.ts';
-import { claimBatch, finishBatchDeliveries, listBatchDeliveries, recordBatchEventsSent, recordBatchProfilesWritten, releaseUnsentDeliveries, updateBatch, type Batch, type BatchDelivery } from './klaviyo-batch-queries.ts';
+import {
+  claimBatch,
+  finishBatchDeliveries,
+  listBatchDeliveries,
+  recordBatchEventsSent,
+  recordBatchFailure,
+  recordBatchProfilesWritten,
+  releaseUnsentDeliveries,
+  updateBatch,
+  type Batch,
+  type BatchDelivery,
+} from './klaviyo-batch-queries.ts';
 import { takeKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
+import { defaultRetryPolicy, nextTryDelay, type RetryPolicy } from './retry-policy.ts';
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { PipelineObserver } from './pipeline-context.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
@@ -31,6 +46,14 @@ import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts
  * recorded on the batch before the next, so a batch taken up after a crash goes on where
  * it stopped; a job posted again after a crash writes the same properties (idempotent), and
  * events are de-duplicated by their `unique_id`.
+ *
+ * Nothing is tried for ever. Where Klaviyo refuses the bulk way for good (403: the key
+ * lacks the Lists permission; 400, 413 or 422: the job's body; 404: the job expired; a
+ * cancelled job; a job not ended by its deadline; an answer that cannot be read), the
+ * profiles are written one at a time instead, each with its own verdict, and likewise
+ * the Klaviyo events; a refused key (401, or 403 on the single writes) fails the batch's
+ * events with the cause. A batch that keeps failing for want of an answer is tried again
+ * after the retry policy's waits, and after its last try its events fail with the error.
  */
 export interface BatchDispatcherDependencies {
   pool: pg.Pool;
@@ -41,12 +64,16 @@ export interface BatchDispatcherDependencies {
   klaviyoLimits: KlaviyoRateLimits | null;
   loadCredentials: CredentialsLoader;
   observer?: PipelineObserver;
+  /** Tries of a failing batch and the waits between them (the engine's policy). */
+  retry?: RetryPolicy;
   /** How often an idle dispatcher looks for queued deliveries (other processes' too). */
   intervalMs?: number;
   /** How long a batch is held before another worker may take it up. */
   leaseMs?: number;
   /** How often a job's status is asked for. */
   pollMs?: number;
+  /** How long after its post a job is followed; one not ended by then is given up for single writes. */
+  jobDeadlineMs?: number;
 }
 
 export interface BatchDispatcher {
@@ -63,10 +90,32 @@ export interface BatchDispatcher {
   runOnce(): Promise<number>;
 }
 
+/** A rate-limit slot is waited for in steps of this long. */
+const SLOT_WAIT_STEP_MS = 1_000;
+
+/** Klaviyo usually finishes a job within seconds; one still queued after this is not coming soon. */
+export const IMPORT_JOB_DEADLINE_MS = 30 * 60_000;
+
+/** What became of a batch's import job. */
+type ImportOutcome =
+  /** It completed: these rows were refused (by email, Klaviyo's reason); `uncertain` when refused rows could not all be named. */
+  | { kind: 'completed'; refused: Map<string, string>; uncertain: boolean }
+  /** The bulk way is closed for this batch: its profiles are written one at a time. */
+  | { kind: 'write_singly'; why: string }
+  /** Klaviyo refused the key: nothing can be written. */
+  | { kind: 'refused_key'; reason: string };
+
+/** A refusal the same request gets again: the bulk way is given up, not retried. */
+const isFinal = (error: unknown): error is ServiceError => error instanceof ServiceError && !error.retryable;
+/** The key itself (401) or its permission for single writes (403): every row would get the same answer. */
+const refusesEveryRow = (error: ServiceError) => error.code === 'unauthorized' || error.code === 'forbidden';
+
 export function createBatchDispatcher(dependencies: BatchDispatcherDependencies): BatchDispatcher {
   const intervalMs = dependencies.intervalMs ?? 1_000;
   const leaseMs = dependencies.leaseMs ?? 60_000;
   const pollMs = dependencies.pollMs ?? 250;
+  const jobDeadlineMs = dependencies.jobDeadlineMs ?? IMPORT_JOB_DEADLINE_MS;
+  const retry = dependencies.retry ?? defaultRetryPolicy;
   const logger = dependencies.logger.child({ module: 'klaviyo-batches' });
   let stopping = new AbortController();
   let timer: NodeJS.Timeout | null = null;
@@ -88,12 +137,30 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
           await updateBatch(dependencies.pool, batch.id, { leaseUntil: dependencies.clock.now() }).catch(() => undefined);
           return batches;
         }
-        // The batch's lease runs out and it is taken up again (by this worker or another).
-        logger.warn({ err: error, batchId: batch.id }, 'bulk delivery batch stopped; it is taken up again when its lease ends');
+        await recordFailedTry(batch, error);
         return batches;
       }
     }
   };
+
+  /**
+   * A try of the batch failed without a verdict (no answer, 5xx, 429s beyond waiting): it
+   * is taken up again after the retry policy's wait for that try, and after the last try
+   * its events fail with the error (the owner can replay them).
+   */
+  async function recordFailedTry(batch: Batch, error: unknown): Promise<void> {
+    const failedTries = batch.failedTries + 1;
+    const problem = error instanceof ServiceError ? error.message : 'Klaviyo delivery failed unexpectedly';
+    const done = failedTries >= retry.tries;
+    const retryAfterMs = error instanceof ServiceError ? error.retryAfterMs : null;
+    const retryAt = new Date(dependencies.clock.now().getTime() + (done ? 0 : nextTryDelay(retry, failedTries, retryAfterMs)));
+    if (done) {
+      const reason = m.triesUsedUp(problem, failedTries);
+      for (const delivery of await listBatchDeliveries(dependencies.pool, batch.id)) await endFailed(delivery, reason);
+    }
+    await recordBatchFailure(dependencies.pool, batch.id, { failedTries, error: problem, retryAt, done });
+    logger.warn({ err: error, batchId: batch.id, failedTries, retryAt: done ? null : retryAt }, done ? 'bulk delivery batch failed for good' : 'bulk delivery batch failed; it is tried again later');
+  }
 
   const run = () => {
     if (running) {
@@ -126,39 +193,45 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       return;
     }
     const connection = { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? dependencies.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: dependencies.klaviyoTimeoutMs, now: () => clock.now() };
-    const renew = () => updateBatch(pool, batch.id, { leaseUntil: new Date(clock.now().getTime() + leaseMs) });
+    let renewedAt = clock.now().getTime();
+    const renew = async () => {
+      renewedAt = clock.now().getTime();
+      await updateBatch(pool, batch.id, { leaseUntil: new Date(renewedAt + leaseMs) });
+    };
+    // Single writes go at the account's single-write rate: the lease is renewed by the time
+    // passed, not the rows written, so a slow account does not lose its batch to another worker.
+    const renewWhenDue = async () => {
+      if (clock.now().getTime() - renewedAt >= leaseMs / 4) await renew();
+    };
 
     if (batch.status === 'importing') {
       const toImport = deliveries.filter((delivery) => !delivery.profileWrittenAt);
       if (toImport.length > 0) {
         const profiles = fitInJob(toImport.map(profileOf));
-        let jobId = batch.jobId;
-        if (!jobId) {
-          const job = await withSlotAndRetries(credentials, 'profile-bulk-import-jobs', () => createProfileImportJob(connection, profiles, stopping.signal));
-          jobId = job.id;
-          await updateBatch(pool, batch.id, { jobId, leaseUntil: new Date(clock.now().getTime() + leaseMs) });
+        const inJob = toImport.slice(0, profiles.length);
+        const outcome = await importInBulk(batch, profiles, credentials, connection, renew);
+        if (outcome.kind === 'refused_key') {
+          for (const delivery of inJob) await endFailed(delivery, outcome.reason);
+        } else if (outcome.kind === 'write_singly') {
+          logger.warn({ batchId: batch.id, why: outcome.why }, 'bulk import given up; writing the batch’s profiles one at a time');
+          await writeSingly(inJob, credentials, connection, renewWhenDue);
+        } else {
+          const written: string[] = [];
+          const unsure: BatchDelivery[] = [];
+          for (const delivery of inJob) {
+            const reason = outcome.refused.get(delivery.email.toLowerCase());
+            if (reason) await endFailed(delivery, `Klaviyo: ${reason}`);
+            else if (outcome.uncertain) unsure.push(delivery);
+            else written.push(delivery.id);
+          }
+          await recordBatchProfilesWritten(pool, written);
+          if (unsure.length > 0) {
+            // Klaviyo refused rows it did not name: which of these it wrote is unknown, so
+            // each is written again on its own (the same properties; a write is idempotent).
+            logger.warn({ batchId: batch.id, rows: unsure.length }, 'import errors did not name every refused row; writing the others one at a time');
+            await writeSingly(unsure, credentials, connection, renewWhenDue);
+          }
         }
-        let job = await withSlotAndRetries(credentials, 'profile-bulk-import-job', () => getProfileImportJob(connection, jobId, stopping.signal));
-        while (job.status !== 'complete' && job.status !== 'cancelled') {
-          await clock.sleep(pollMs, stopping.signal);
-          await renew();
-          job = await withSlotAndRetries(credentials, 'profile-bulk-import-job', () => getProfileImportJob(connection, jobId, stopping.signal));
-        }
-        const refused = new Map<string, string>();
-        if (job.status === 'cancelled') {
-          for (const delivery of toImport) refused.set(delivery.email.toLowerCase(), 'Klaviyo cancelled the import job');
-        } else if (job.failedCount > 0) {
-          const errors = await withSlotAndRetries(credentials, 'profile-bulk-import-errors', () => listImportErrors(connection, jobId, stopping.signal));
-          for (const error of errors) if (error.email) refused.set(error.email.toLowerCase(), error.reason);
-        }
-        const inJob = new Set(profiles.map((profile) => profile.email));
-        const written: string[] = [];
-        for (const delivery of toImport) {
-          const reason = refused.get(delivery.email.toLowerCase());
-          if (reason) await endFailed(delivery, `Klaviyo: ${reason}`);
-          else if (inJob.has(delivery.email)) written.push(delivery.id);
-        }
-        await recordBatchProfilesWritten(pool, written);
       }
       await updateBatch(pool, batch.id, { status: 'sending_events', leaseUntil: new Date(clock.now().getTime() + leaseMs) });
       deliveries = await listBatchDeliveries(pool, batch.id);
@@ -169,14 +242,14 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
     for (let start = 0; start < withEvents.length; start += MAX_EVENTS_PER_BULK_JOB) {
       const chunk = withEvents.slice(start, start + MAX_EVENTS_PER_BULK_JOB);
       const time = clock.now().toISOString();
-      await withSlotAndRetries(credentials, 'event-bulk-create-jobs', () =>
-        createEventBulkJob(
-          connection,
-          chunk.map((delivery) => ({ metricName: delivery.klaviyoEventName!, email: delivery.email, properties: delivery.properties, uniqueId: delivery.id, time })),
-          stopping.signal,
-        ),
-      );
-      await recordBatchEventsSent(pool, chunk.map((delivery) => delivery.id));
+      try {
+        await withSlotAndRetries(credentials, 'event-bulk-create-jobs', () => createEventBulkJob(connection, chunk.map((delivery) => eventOf(delivery, time)), stopping.signal));
+        await recordBatchEventsSent(pool, chunk.map((delivery) => delivery.id));
+      } catch (error) {
+        if (!isFinal(error)) throw error;
+        logger.warn({ batchId: batch.id, why: error.message }, 'bulk event job refused; sending the events one at a time');
+        await sendEventsSingly(chunk, credentials, connection, renewWhenDue);
+      }
       await renew();
     }
 
@@ -190,30 +263,120 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
     logger.info({ batchId: batch.id, deliveries: deliveries.length }, 'bulk delivery batch done');
   }
 
+  /**
+   * Posts the batch's import job (unless it was posted before a crash), follows it until it
+   * ends or its deadline passes, and reads every page of its import errors. A refusal that
+   * asking again would not change closes the bulk way for this batch.
+   */
+  async function importInBulk(batch: Batch, profiles: ProfileImport[], credentials: EngineCredentials, connection: KlaviyoConnection, renew: () => Promise<void>): Promise<ImportOutcome> {
+    const { pool, clock } = dependencies;
+    try {
+      let jobId = batch.jobId;
+      let postedAt = batch.jobPostedAt ?? clock.now();
+      if (!jobId) {
+        const job = await withSlotAndRetries(credentials, 'profile-bulk-import-jobs', () => createProfileImportJob(connection, profiles, stopping.signal));
+        jobId = job.id;
+        postedAt = clock.now();
+        await updateBatch(pool, batch.id, { jobId, jobPostedAt: postedAt, leaseUntil: new Date(clock.now().getTime() + leaseMs) });
+      }
+      const followed = jobId;
+      let job = await withSlotAndRetries(credentials, 'profile-bulk-import-job', () => getProfileImportJob(connection, followed, stopping.signal));
+      while (job.status === 'queued' || job.status === 'processing') {
+        if (clock.now().getTime() - postedAt.getTime() >= jobDeadlineMs) {
+          return { kind: 'write_singly', why: `Klaviyo had not finished import job ${followed} ${Math.round(jobDeadlineMs / 60_000)} minutes after it was posted` };
+        }
+        await clock.sleep(pollMs, stopping.signal);
+        await renew();
+        job = await withSlotAndRetries(credentials, 'profile-bulk-import-job', () => getProfileImportJob(connection, followed, stopping.signal));
+      }
+      if (job.status === 'cancelled') return { kind: 'write_singly', why: `Klaviyo cancelled import job ${followed}` };
+      if (job.failedCount === 0) return { kind: 'completed', refused: new Map(), uncertain: false };
+      const errors = await withSlotAndRetries(credentials, null, () =>
+        listImportErrors(connection, followed, stopping.signal, () => takeSlot(credentials, 'profile-bulk-import-errors')),
+      );
+      const inJob = new Set(profiles.map((profile) => profile.email.toLowerCase()));
+      const refused = new Map<string, string>();
+      let named = 0;
+      for (const error of errors) {
+        if (!error.email || !inJob.has(error.email.toLowerCase())) continue;
+        named += 1;
+        refused.set(error.email.toLowerCase(), error.reason);
+      }
+      return { kind: 'completed', refused, uncertain: named < job.failedCount };
+    } catch (error) {
+      if (!isFinal(error)) throw error;
+      if (error.code === 'unauthorized') return { kind: 'refused_key', reason: error.message };
+      return { kind: 'write_singly', why: error.message };
+    }
+  }
+
+  /** The bulk way's fallback: one profile write per delivery, each recorded as it lands, each refusal that delivery's own. */
+  async function writeSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, keepLease: () => Promise<void>): Promise<void> {
+    for (const [index, delivery] of deliveries.entries()) {
+      try {
+        await withSlotAndRetries(credentials, 'profile-import', () => importProfile(connection, profileOf(delivery), stopping.signal));
+        await recordBatchProfilesWritten(dependencies.pool, [delivery.id]);
+      } catch (error) {
+        if (!isFinal(error)) throw error;
+        if (refusesEveryRow(error)) {
+          for (const rest of deliveries.slice(index)) await endFailed(rest, error.message);
+          return;
+        }
+        await endFailed(delivery, error.message);
+      }
+      await keepLease();
+    }
+  }
+
+  /** The bulk event job's fallback: one Klaviyo event per delivery; a refused one fails its delivery with the reason. */
+  async function sendEventsSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, keepLease: () => Promise<void>): Promise<void> {
+    const time = dependencies.clock.now().toISOString();
+    for (const [index, delivery] of deliveries.entries()) {
+      try {
+        await withSlotAndRetries(credentials, 'events', () => createEvent(connection, eventOf(delivery, time), stopping.signal));
+        await recordBatchEventsSent(dependencies.pool, [delivery.id]);
+      } catch (error) {
+        if (!isFinal(error)) throw error;
+        if (refusesEveryRow(error)) {
+          for (const rest of deliveries.slice(index)) await endFailed(rest, error.message);
+          return;
+        }
+        await endFailed(delivery, error.message);
+      }
+      await keepLease();
+    }
+  }
+
   async function endFailed(delivery: BatchDelivery, reason: string): Promise<void> {
     await failPendingDelivery(dependencies.pool, delivery.eventId, delivery.attempt, reason);
     if (await setEventStatus(dependencies.pool, delivery.eventId, delivery.attempt, 'failed', reason)) dependencies.observer?.eventFinished('failed');
   }
 
+  function takeSlot(credentials: EngineCredentials, endpoint: KlaviyoEndpoint): Promise<void> {
+    return takeKlaviyoSlot(dependencies.pool, credentials.klaviyoApiKey, endpoint, dependencies.klaviyoLimits, {
+      clock: dependencies.clock,
+      maxInPlaceWaitMs: SLOT_WAIT_STEP_MS,
+      signal: stopping.signal,
+    });
+  }
+
   /**
-   * One Klaviyo request under the endpoint's limit, waiting for its slot and for any
-   * Retry-After (a 429 changes nothing at Klaviyo, so asking again is safe); other
-   * retryable failures are tried again a few times, then the batch stops and is taken up
-   * again later.
+   * One Klaviyo request under the endpoint's limit (null: the call takes its own slots),
+   * waiting for its slot and for any Retry-After (a 429 changes nothing at Klaviyo, so
+   * asking again is safe); other retryable failures are tried again a few times, then the
+   * batch's try fails and it is taken up again later.
    */
-  async function withSlotAndRetries<T>(credentials: EngineCredentials, endpoint: KlaviyoEndpoint, call: () => Promise<T>): Promise<T> {
+  async function withSlotAndRetries<T>(credentials: EngineCredentials, endpoint: KlaviyoEndpoint | null, call: () => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        await takeKlaviyoSlot(dependencies.pool, credentials.klaviyoApiKey, endpoint, dependencies.klaviyoLimits, {
-          clock: dependencies.clock,
-          maxInPlaceWaitMs: 5 * 60_000,
-          signal: stopping.signal,
-        });
+        if (endpoint) await takeSlot(credentials, endpoint);
         return await call();
       } catch (error) {
         if (stopping.signal.aborted) throw error;
         if (error instanceof RateLimitWait) {
-          await dependencies.clock.sleep(Math.max(0, error.until.getTime() - dependencies.clock.now().getTime()), stopping.signal);
+          // In steps, asking again after each: a slot another worker gave back, or the
+          // clock moving on faster than the wait (a test's), frees it sooner.
+          await dependencies.clock.sleep(Math.min(SLOT_WAIT_STEP_MS, Math.max(0, error.until.getTime() - dependencies.clock.now().getTime())), stopping.signal);
           continue;
         }
         if (!(error instanceof ServiceError) || !error.retryable || attempt >= 5) throw error;
@@ -253,6 +416,10 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
 
 function profileOf(delivery: BatchDelivery): ProfileImport {
   return { email: delivery.email, firstName: delivery.firstName, lastName: delivery.lastName, properties: delivery.properties };
+}
+
+function eventOf(delivery: BatchDelivery, time: string) {
+  return { metricName: delivery.klaviyoEventName!, email: delivery.email, properties: delivery.properties, uniqueId: delivery.id, time };
 }
 
 /** The profiles that fit in one job's 5 MB, in order; the rest wait for the next batch. */

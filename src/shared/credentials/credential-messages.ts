@@ -1,4 +1,9 @@
 import { describeShopifyScopes, shopifyScopes } from '../shopify-connect/shopify-scopes.ts';
+import { klaviyoKeyScopes, klaviyoScopeInWords, listInWords } from './klaviyo-scopes.ts';
+
+/** How to make a key with every scope Flowsmith uses, in the words of Klaviyo's API key screen. */
+const klaviyoKeyAccess = `Read access to Accounts and Full access to Events, Lists and Profiles (scopes ${klaviyoKeyScopes.join(', ')})`;
+const klaviyoWriteScopes = klaviyoKeyScopes.filter((scope) => scope.endsWith(':write'));
 
 /**
  * The credentials' user-facing texts, worded as SPEC.md sections 2, 5 and 8 give them;
@@ -23,6 +28,8 @@ export const credentialMessages = {
   undecryptable: '(cannot be decrypted)',
   /** What the owner gives the Shopify app: exactly the scopes of every query and webhook topic Flowsmith uses. */
   shopifyScopesHint: `Give the app the Admin API access scopes ${describeShopifyScopes(shopifyScopes)}.`,
+  /** Under the Klaviyo key field of the setup and API settings pages. */
+  klaviyoKeyHint: `A private API key (Settings → API keys) with ${klaviyoKeyAccess}. Lists are needed for bulk delivery under a backlog.`,
 } as const;
 
 export const credentialValidationMessages = {
@@ -48,8 +55,9 @@ export const credentialValidationMessages = {
 /** What the live check says under a field (PRODUCT.md: each credential is checked against its service). */
 export const credentialCheckMessages = {
   klaviyoKeyInvalid: 'Klaviyo did not accept this API key. Create a private API key under Settings → API keys in Klaviyo.',
-  klaviyoKeyMissingScope:
-    'This Klaviyo API key lacks the Accounts read scope Flowsmith uses to check it. Give the key read access to Accounts and full access to Profiles and Events.',
+  /** The read scopes the check found missing; the write scopes cannot be checked without writing, so they are named. */
+  klaviyoKeyMissingScope: (missing: string[]) =>
+    `This Klaviyo API key lacks ${listInWords(missing.map(klaviyoScopeInWords))}. Edit the key in Klaviyo (Settings → API keys) to give it ${klaviyoKeyAccess}; the write access (${klaviyoWriteScopes.join(', ')}) cannot be checked without writing, so make sure it is there too.`,
   klaviyoUnreachable: 'Klaviyo could not be reached to check this key. Nothing was saved; please try again in a moment.',
   openaiKeyInvalid: 'OpenAI did not accept this API key. Create a key at platform.openai.com → API keys.',
   openaiModelUnavailable: (model: string) => `This OpenAI key cannot use the model "${model}". Choose one of the models offered.`,

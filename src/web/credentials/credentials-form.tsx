@@ -145,7 +145,7 @@ export function CredentialsForm({
           label="Klaviyo API Key"
           {...secretProps}
           placeholder="pk_…"
-          hint="A private API key (Settings → API keys) with read access to Accounts and full access to Profiles and Events."
+          hint={credentialMessages.klaviyoKeyHint}
           error={errors.klaviyoApiKey?.message}
           {...form.register('klaviyoApiKey')}
         />

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { klaviyoScopeInWords, listInWords, scopesNamedIn } from '../../../shared/credentials/klaviyo-scopes.ts';
 import { ServiceError, withoutSecret } from '../service-error.ts';
 import { callService, type ServiceAnswer, type ServiceRequest } from '../service-http.ts';
 
@@ -67,8 +68,8 @@ function request(connection: KlaviyoConnection, path: string, init: { method: 'G
 }
 
 /** A successful answer's body in `schema`'s shape; Klaviyo's error, or invalid_response, otherwise. */
-async function readAnswer<T>(answer: ServiceAnswer, schema: z.ZodType<T>, what: string, apiKey: string): Promise<T> {
-  if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), apiKey);
+async function readAnswer<T>(answer: ServiceAnswer, schema: z.ZodType<T>, what: string, apiKey: string, purpose: string): Promise<T> {
+  if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), apiKey, purpose);
   const unexpected = { message: `${what} could not be read, so whether it took effect is unknown; replay the event from the event log to try again`, kind: 'permanent' as const };
   const parsed = schema.safeParse(await answer.json(unexpected));
   if (!parsed.success) throw new ServiceError('klaviyo', 'invalid_response', unexpected.message, { kind: unexpected.kind, status: answer.status });
@@ -81,7 +82,7 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
   if (profile.firstName) attributes.first_name = profile.firstName;
   if (profile.lastName) attributes.last_name = profile.lastName;
   return callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body: { data: { type: 'profile', attributes } } }, signal), async (answer) => {
-    const profile = await readAnswer(answer, profileAnswerSchema, 'its answer to the profile write', connection.apiKey);
+    const profile = await readAnswer(answer, profileAnswerSchema, 'its answer to the profile write', connection.apiKey, 'writing profiles');
     return { profileId: profile.data.id, created: answer.status === 201 };
   });
 }
@@ -94,7 +95,7 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
 export async function unsetProfileProperties(connection: KlaviyoConnection, email: string, propertyNames: string[], signal?: AbortSignal): Promise<void> {
   const body = { data: { type: 'profile', attributes: { email }, meta: { patch_properties: { unset: propertyNames } } } };
   await callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body }, signal), async (answer) => {
-    await readAnswer(answer, profileAnswerSchema, 'its answer to the profile change', connection.apiKey);
+    await readAnswer(answer, profileAnswerSchema, 'its answer to the profile change', connection.apiKey, 'erasing texts from profiles');
   });
 }
 
@@ -123,7 +124,7 @@ export async function findProfileByEmail(connection: KlaviyoConnection, email: s
   const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
   const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': '1' });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profile = (await readAnswer(answer, profileListSchema, 'its answer to the profile lookup', connection.apiKey)).data[0];
+    const profile = (await readAnswer(answer, profileListSchema, 'its answer to the profile lookup', connection.apiKey, 'looking up shoppers')).data[0];
     if (!profile) return null;
     return { profileId: profile.id, firstName: profile.attributes?.first_name || null, lastName: profile.attributes?.last_name || null };
   });
@@ -140,7 +141,7 @@ export async function findProfilesByEmails(connection: KlaviyoConnection, emails
   const quoted = emails.map((email) => `"${email.replace(/["\\]/g, (character) => `\\${character}`)}"`);
   const query = new URLSearchParams({ filter: `any(email,[${quoted.join(',')}])`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': String(MAX_EMAILS_PER_LOOKUP) });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profiles = (await readAnswer(answer, profileListWithEmailSchema, 'its answer to the profile lookup', connection.apiKey)).data;
+    const profiles = (await readAnswer(answer, profileListWithEmailSchema, 'its answer to the profile lookup', connection.apiKey, 'looking up shoppers')).data;
     return new Map(
       profiles.flatMap((profile) =>
         profile.attributes?.email
@@ -175,11 +176,16 @@ export async function createEvent(connection: KlaviyoConnection, event: KlaviyoE
     },
   };
   await callService('klaviyo', request(connection, '/api/events', { method: 'POST', body }, signal), async (answer) => {
-    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey);
+    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey, 'sending Klaviyo events');
   });
 }
 
-function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string): ServiceError {
+/**
+ * Klaviyo's refusal as the owner should read it: Klaviyo's own details (with the field it
+ * pointed at), and for a refused key or a missing permission, what to do about it.
+ * `purpose` says what the call was for ("bulk delivery"), to name what needs the permission.
+ */
+function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string, purpose: string): ServiceError {
   let details: string[] = [];
   try {
     const parsed = errorAnswerSchema.parse(JSON.parse(bodyText));
@@ -192,7 +198,14 @@ function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string
   } catch {
     details = [];
   }
-  return answer.error(withoutSecret(details.filter(Boolean).join('; ') || `HTTP ${answer.status}`, apiKey));
+  const said = withoutSecret(details.filter(Boolean).join('; ') || `HTTP ${answer.status}`, apiKey);
+  if (answer.status === 401) return answer.error(`the API key was refused (${said}); save a valid private API key in API settings, then replay the event`);
+  if (answer.status === 403) {
+    const scopes = scopesNamedIn(said);
+    const lacking = scopes.length > 0 ? listInWords(scopes.map(klaviyoScopeInWords)) : 'a permission';
+    return answer.error(`the API key lacks ${lacking} that ${purpose} needs; edit the key in Klaviyo (Settings → API keys), then replay the event (Klaviyo said: ${said})`);
+  }
+  return answer.error(said);
 }
 
 /**
@@ -225,7 +238,8 @@ const importJobSchema = z.looseObject({
   data: z.looseObject({
     id: z.string(),
     attributes: z.looseObject({
-      status: z.string(),
+      // Klaviyo's definition has these four; any other is an answer Flowsmith cannot act on.
+      status: z.enum(['queued', 'processing', 'complete', 'cancelled']),
       total_count: z.number().int().nullish(),
       completed_count: z.number().int().nullish(),
       failed_count: z.number().int().nullish(),
@@ -235,7 +249,7 @@ const importJobSchema = z.looseObject({
 
 export interface ImportJob {
   id: string;
-  status: 'queued' | 'processing' | 'complete' | 'cancelled' | string;
+  status: 'queued' | 'processing' | 'complete' | 'cancelled';
   failedCount: number;
 }
 
@@ -246,12 +260,12 @@ function toImportJob(answer: z.infer<typeof importJobSchema>): ImportJob {
 /** Starts a profile import job (202); the profiles are written when Klaviyo completes it. */
 export async function createProfileImportJob(connection: KlaviyoConnection, profiles: ProfileImport[], signal?: AbortSignal): Promise<ImportJob> {
   const call = { ...request(connection, '/api/profile-bulk-import-jobs', { method: 'POST' }, signal), body: profileImportJobBody(profiles) };
-  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection.apiKey)));
+  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection.apiKey, 'bulk delivery')));
 }
 
 export async function getProfileImportJob(connection: KlaviyoConnection, jobId: string, signal?: AbortSignal): Promise<ImportJob> {
   return callService('klaviyo', request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}`, { method: 'GET' }, signal), async (answer) =>
-    toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection.apiKey)),
+    toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection.apiKey, 'following a bulk import job')),
   );
 }
 
@@ -268,15 +282,67 @@ const importErrorsSchema = z.looseObject({
   links: z.looseObject({ next: z.string().nullish() }).nullish(),
 });
 
-/** The rows a completed job refused: the email each named, and Klaviyo's reason (first page; Klaviyo lists up to 100 a page). */
-export async function listImportErrors(connection: KlaviyoConnection, jobId: string, signal?: AbortSignal): Promise<Array<{ email: string | null; reason: string }>> {
-  return callService('klaviyo', request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}/import-errors?page[size]=100`, { method: 'GET' }, signal), async (answer) => {
-    const errors = await readAnswer(answer, importErrorsSchema, 'its list of import errors', connection.apiKey);
-    return errors.data.map((error) => ({
-      email: error.attributes.original_payload?.email ?? null,
-      reason: withoutSecret(error.attributes.detail || error.attributes.title || 'refused', connection.apiKey),
-    }));
-  });
+/** Import errors a page holds at most (Klaviyo's definition: page[size] up to 100, 20 when not given). */
+export const IMPORT_ERRORS_PAGE_SIZE = 100;
+/** A job holds at most 10,000 rows, so its errors fill at most this many pages; more means a cursor that does not move on. */
+const MAX_IMPORT_ERROR_PAGES = Math.ceil(MAX_PROFILES_PER_IMPORT_JOB / IMPORT_ERRORS_PAGE_SIZE) + 1;
+
+export interface ImportError {
+  /** The email of the refused row; null when Klaviyo's error does not carry it. */
+  email: string | null;
+  reason: string;
+}
+
+/**
+ * The rows a completed job refused: the email each named, and Klaviyo's reason, from
+ * every page. Klaviyo pages them by cursor; its `links.next` is an absolute URL on
+ * Klaviyo's own host, so only its cursor is taken, and asked of the connection's base
+ * URL (a proxy's or a test's). `beforePage` runs before each request (its rate slot).
+ */
+export async function listImportErrors(
+  connection: KlaviyoConnection,
+  jobId: string,
+  signal?: AbortSignal,
+  beforePage: () => Promise<void> = async () => undefined,
+): Promise<ImportError[]> {
+  const errors: ImportError[] = [];
+  const seenCursors = new Set<string>();
+  let cursor: string | null = null;
+  for (let page = 0; ; page += 1) {
+    if (page >= MAX_IMPORT_ERROR_PAGES) {
+      throw new ServiceError('klaviyo', 'invalid_response', `its list of import errors did not end after ${MAX_IMPORT_ERROR_PAGES} pages`, { kind: 'permanent' });
+    }
+    const query = new URLSearchParams({ 'page[size]': String(IMPORT_ERRORS_PAGE_SIZE) });
+    if (cursor) query.set('page[cursor]', cursor);
+    await beforePage();
+    const answer = await callService(
+      'klaviyo',
+      request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}/import-errors?${query}`, { method: 'GET' }, signal),
+      async (reply) => readAnswer(reply, importErrorsSchema, 'its list of import errors', connection.apiKey, "reading a bulk job's import errors"),
+    );
+    for (const error of answer.data) {
+      errors.push({
+        email: error.attributes.original_payload?.email ?? null,
+        reason: withoutSecret(error.attributes.detail || error.attributes.title || 'refused', connection.apiKey),
+      });
+    }
+    cursor = nextCursor(answer.links?.next);
+    if (!cursor) return errors;
+    if (seenCursors.has(cursor)) throw new ServiceError('klaviyo', 'invalid_response', 'its list of import errors pointed back at a page already read', { kind: 'permanent' });
+    seenCursors.add(cursor);
+  }
+}
+
+/** The page[cursor] of Klaviyo's `links.next`; null on the last page. */
+function nextCursor(next: string | null | undefined): string | null {
+  if (!next) return null;
+  try {
+    const cursor = new URL(next).searchParams.get('page[cursor]');
+    if (cursor) return cursor;
+  } catch {
+    // Not a URL: reported below like a link without a cursor.
+  }
+  throw new ServiceError('klaviyo', 'invalid_response', 'its list of import errors named a next page without a cursor', { kind: 'permanent' });
 }
 
 /** Creates up to MAX_EVENTS_PER_BULK_JOB events in one job (202). */
@@ -310,6 +376,6 @@ export async function createEventBulkJob(connection: KlaviyoConnection, events: 
     },
   };
   await callService('klaviyo', request(connection, '/api/event-bulk-create-jobs', { method: 'POST', body }, signal), async (answer) => {
-    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey);
+    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey, 'sending Klaviyo events in bulk');
   });
 }
