@@ -311,30 +311,30 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
   }
 
   /** The bulk way's fallback: one profile write per delivery, each recorded as it lands, each refusal that delivery's own. */
-  async function writeSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, keepLease: () => Promise<void>): Promise<void> {
-    for (const [index, delivery] of deliveries.entries()) {
-      try {
-        await withSlotAndRetries(credentials, 'profile-import', () => importProfile(connection, profileOf(delivery), stopping.signal));
-        await recordBatchProfilesWritten(dependencies.pool, [delivery.id]);
-      } catch (error) {
-        if (!isFinal(error)) throw error;
-        if (refusesEveryRow(error)) {
-          for (const rest of deliveries.slice(index)) await endFailed(rest, error.message);
-          return;
-        }
-        await endFailed(delivery, error.message);
-      }
-      await keepLease();
-    }
+  function writeSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, keepLease: () => Promise<void>): Promise<void> {
+    return oneByOne(deliveries, keepLease, async (delivery) => {
+      await withSlotAndRetries(credentials, 'profile-import', () => importProfile(connection, profileOf(delivery), stopping.signal));
+      await recordBatchProfilesWritten(dependencies.pool, [delivery.id]);
+    });
   }
 
   /** The bulk event job's fallback: one Klaviyo event per delivery; a refused one fails its delivery with the reason. */
-  async function sendEventsSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, keepLease: () => Promise<void>): Promise<void> {
+  function sendEventsSingly(deliveries: BatchDelivery[], credentials: EngineCredentials, connection: KlaviyoConnection, keepLease: () => Promise<void>): Promise<void> {
     const time = dependencies.clock.now().toISOString();
+    return oneByOne(deliveries, keepLease, async (delivery) => {
+      await withSlotAndRetries(credentials, 'events', () => createEvent(connection, eventOf(delivery, time), stopping.signal));
+      await recordBatchEventsSent(dependencies.pool, [delivery.id]);
+    });
+  }
+
+  /**
+   * Sends each delivery on its own. A final refusal fails that delivery with its reason;
+   * one that refuses every row alike (the key) fails the rest without asking again.
+   */
+  async function oneByOne(deliveries: BatchDelivery[], keepLease: () => Promise<void>, send: (delivery: BatchDelivery) => Promise<void>): Promise<void> {
     for (const [index, delivery] of deliveries.entries()) {
       try {
-        await withSlotAndRetries(credentials, 'events', () => createEvent(connection, eventOf(delivery, time), stopping.signal));
-        await recordBatchEventsSent(dependencies.pool, [delivery.id]);
+        await send(delivery);
       } catch (error) {
         if (!isFinal(error)) throw error;
         if (refusesEveryRow(error)) {
