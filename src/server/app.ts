@@ -46,6 +46,7 @@ import { registerWebPages } from './web-pages/web-page-routes.ts';
 import { privacyRoutes } from './privacy/privacy-routes.ts';
 import { privacyWebhookRoutes } from './privacy/privacy-webhook-routes.ts';
 import { retentionRoutes, startRetention } from './retention/retention-routes.ts';
+import { createDatabaseUpkeep, type DatabaseUpkeep, type DatabaseUpkeepOptions } from './database/database-upkeep.ts';
 import { accountDeletionRoutes } from './account/account-deletion-routes.ts';
 
 export interface AppDependencies {
@@ -69,6 +70,8 @@ export interface AppDependencies {
   credentialCipher?: CredentialCipher;
   /** When the app sheds load with 503 (tests set tiny limits). */
   overload?: Partial<OverloadLimits>;
+  /** The embedded database's vacuum and checkpoints (tests run passes by hand). */
+  databaseUpkeep?: Partial<DatabaseUpkeepOptions>;
 }
 
 declare module 'fastify' {
@@ -85,6 +88,8 @@ declare module 'fastify' {
     shopifyTokens: ShopifyAccessTokenProvider;
     /** Counters and gauges behind GET /metrics. */
     metrics: AppMetrics;
+    /** Vacuum, analyze and checkpoints of the embedded database (nothing on a server). */
+    databaseUpkeep: DatabaseUpkeep;
   }
 }
 
@@ -190,6 +195,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onClose', async () => stopObservingServiceCalls());
   app.addHook('onClose', () => engine.stop());
   startRetention(app, deps.logger);
+  // With the database, not the role: whichever process holds the embedded database keeps it.
+  const databaseUpkeep = createDatabaseUpkeep({ pool: database.pool, embedded: database.embedded, logger: deps.logger, options: deps.databaseUpkeep });
+  app.decorate('databaseUpkeep', databaseUpkeep);
+  app.addHook('onReady', async () => databaseUpkeep.start());
+  app.addHook('onClose', () => databaseUpkeep.stop());
   // After the engine: jobs still finishing may be talking to the sandbox.
   app.addHook('onClose', () => sandbox.close());
   // One cache of the generic senders' secrets: the intake reads it, the signature routes

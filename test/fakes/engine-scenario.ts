@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import type { DatabaseUpkeepOptions } from '../../src/server/database/database-upkeep.ts';
 import { expect } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
@@ -39,6 +40,7 @@ export async function startEngineScenario(
     pixelRateLimitPerMinute?: number;
     loadEngineCredentials?: CredentialsLoader;
     webRoot?: string;
+    databaseUpkeep?: Partial<DatabaseUpkeepOptions>;
   } = {},
 ): Promise<EngineScenario> {
   const openai = await startFakeOpenAI(options.openai);
@@ -50,6 +52,7 @@ export async function startEngineScenario(
     ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
     ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
     ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+    ...(options.databaseUpkeep ? { databaseUpkeep: options.databaseUpkeep } : {}),
   });
   return {
     testApp,

@@ -13,6 +13,7 @@ import { createTestDatabase } from './test-database.ts';
 import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
 import type { Database } from '../../src/server/database/database.ts';
 import type { OverloadLimits } from '../../src/server/observability/overload.ts';
+import type { DatabaseUpkeepOptions } from '../../src/server/database/database-upkeep.ts';
 import type { EngineOptions } from '../../src/server/engine/engine.ts';
 import type { CredentialsLoader } from '../../src/server/engine/engine-credentials.ts';
 
@@ -55,6 +56,7 @@ export async function startTestApp(
     engine?: Partial<EngineOptions>;
     loadEngineCredentials?: CredentialsLoader;
     overload?: Partial<OverloadLimits>;
+    databaseUpkeep?: Partial<DatabaseUpkeepOptions>;
   } = {},
 ): Promise<TestApp> {
   const smtp = await startSmtpCapture();
@@ -100,6 +102,7 @@ export async function startTestApp(
       // Off unless a test asks: a whole suite on two cores stalls the event loop now and then
       // (embedded PostgreSQL runs in this process), and a shed request would fail an unrelated test.
       overload: options.overload ?? { maxEventLoopDelayMs: 0 },
+      ...(options.databaseUpkeep ? { databaseUpkeep: options.databaseUpkeep } : {}),
     });
     try {
       await app.listen({ port, host: '127.0.0.1' });

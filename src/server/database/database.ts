@@ -17,6 +17,11 @@ export interface Database {
   /** Settings for a connection of its own outside the pool (the change feed's LISTEN). */
   clientConfig: pg.ClientConfig;
   availability: DatabaseAvailability;
+  /**
+   * True for the embedded database (PGlite): one session with no background processes, so
+   * no autovacuum and no checkpointer; the app does that upkeep itself (database-upkeep.ts).
+   */
+  embedded: boolean;
   close(): Promise<void>;
 }
 
@@ -150,6 +155,7 @@ export async function openDatabase(options: {
     connectionString,
     clientConfig,
     availability,
+    embedded: embedded !== undefined,
     async close() {
       await Promise.all([pool.end(), intakePool.end()]);
       await embedded?.stop();

@@ -1,0 +1,141 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { analyzeTable, checkpoint, readTableActivity, vacuumTable, type TableActivity } from './database-upkeep-queries.ts';
+
+/**
+ * The upkeep a PostgreSQL server does by itself and the embedded one does not
+ * (docs/decisions/0033-steady-for-hours.md). PGlite is one session in one thread: no
+ * autovacuum launcher and no checkpointer. Without them every update and delete leaves its
+ * dead row for good (tables and their indexes grow, and each scan walks the dead), the
+ * planner's figures stay those of an empty database, and the write-ahead log is never
+ * recycled (it grew by about 40 MB a minute under a steady 40 events a second).
+ *
+ * On a server PostgreSQL its own autovacuum and checkpointer do this, better placed, and
+ * this does nothing.
+ */
+export interface DatabaseUpkeepOptions {
+  /** How often the tables' statistics are read and the ones that need it vacuumed. */
+  intervalMs: number;
+  /** How often a checkpoint is taken. */
+  checkpointIntervalMs: number;
+  /** Tables vacuumed or analyzed in one pass at most, the ones with the most dead rows first. */
+  maxTablesPerPass: number;
+  /** A table is vacuumed when its dead rows exceed this many plus `vacuumShare` of its live rows. */
+  vacuumBaseRows: number;
+  vacuumShare: number;
+  /** A table is analyzed when the rows changed since its last analyze exceed this many plus `analyzeShare` of its live rows. */
+  analyzeBaseRows: number;
+  analyzeShare: number;
+}
+
+/**
+ * Eager beside a server's autovacuum (50 rows + 20 %): with nothing else cleaning up, a
+ * table small and vacuumed often is cheap to vacuum, and pgboss.job, which sees every job
+ * inserted and deleted, stays a few pages long.
+ */
+export const defaultDatabaseUpkeepOptions: DatabaseUpkeepOptions = {
+  intervalMs: 30_000,
+  checkpointIntervalMs: 5 * 60_000,
+  maxTablesPerPass: 8,
+  vacuumBaseRows: 200,
+  vacuumShare: 0.05,
+  analyzeBaseRows: 500,
+  analyzeShare: 0.1,
+};
+
+export type UpkeepTask = 'vacuum' | 'analyze' | 'checkpoint';
+
+export interface UpkeepPass {
+  vacuumed: string[];
+  analyzed: string[];
+  checkpointed: boolean;
+}
+
+export interface DatabaseUpkeep {
+  start(): void;
+  stop(): Promise<void>;
+  /** One pass now; `checkpoint` forces a checkpoint whether or not one is due. */
+  runOnce(options?: { checkpoint?: boolean }): Promise<UpkeepPass>;
+}
+
+/** Which tables a pass works on, and how, from their statistics. */
+export function planUpkeep(tables: TableActivity[], options: Pick<DatabaseUpkeepOptions, 'maxTablesPerPass' | 'vacuumBaseRows' | 'vacuumShare' | 'analyzeBaseRows' | 'analyzeShare'>) {
+  const vacuum: TableActivity[] = [];
+  const analyze: TableActivity[] = [];
+  const byDeadRows = [...tables].sort((a, b) => b.deadRows - a.deadRows);
+  for (const table of byDeadRows) {
+    if (vacuum.length + analyze.length >= options.maxTablesPerPass) break;
+    if (table.deadRows > options.vacuumBaseRows + options.vacuumShare * table.liveRows) vacuum.push(table);
+    else if (table.modifiedSinceAnalyze > options.analyzeBaseRows + options.analyzeShare * table.liveRows) analyze.push(table);
+  }
+  return { vacuum, analyze };
+}
+
+export function createDatabaseUpkeep(dependencies: {
+  pool: pg.Pool;
+  embedded: boolean;
+  logger: Logger;
+  options?: Partial<DatabaseUpkeepOptions>;
+  /** Each statement's duration (for /metrics). */
+  onStatement?: (task: UpkeepTask, durationMs: number) => void;
+}): DatabaseUpkeep {
+  const options = { ...defaultDatabaseUpkeepOptions, ...dependencies.options };
+  const logger = dependencies.logger.child({ module: 'database-upkeep' });
+  const { pool } = dependencies;
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> | null = null;
+  let lastCheckpointAt = Date.now();
+
+  const timed = async (task: UpkeepTask, table: string | null, work: () => Promise<void>) => {
+    const started = performance.now();
+    await work();
+    const durationMs = performance.now() - started;
+    dependencies.onStatement?.(task, durationMs);
+    // The embedded database runs one statement at a time: a long one held everything up.
+    if (durationMs > 1_000) logger.warn({ task, table, durationMs: Math.round(durationMs) }, 'database upkeep: a statement took over a second');
+  };
+
+  const runOnce = async (request: { checkpoint?: boolean } = {}): Promise<UpkeepPass> => {
+    const pass: UpkeepPass = { vacuumed: [], analyzed: [], checkpointed: false };
+    const plan = planUpkeep(await readTableActivity(pool), options);
+    // One table per statement, so the intake's statements get their turns in between.
+    for (const table of plan.vacuum) {
+      const analyze = table.modifiedSinceAnalyze > options.analyzeBaseRows + options.analyzeShare * table.liveRows;
+      await timed('vacuum', table.name, () => vacuumTable(pool, table.qualifiedName, { analyze }));
+      pass.vacuumed.push(table.name);
+      if (analyze) pass.analyzed.push(table.name);
+    }
+    for (const table of plan.analyze) {
+      await timed('analyze', table.name, () => analyzeTable(pool, table.qualifiedName));
+      pass.analyzed.push(table.name);
+    }
+    if (request.checkpoint || Date.now() - lastCheckpointAt >= options.checkpointIntervalMs) {
+      await timed('checkpoint', null, () => checkpoint(pool));
+      lastCheckpointAt = Date.now();
+      pass.checkpointed = true;
+    }
+    return pass;
+  };
+
+  const tick = () => {
+    // Never two passes at once: a tick that comes while one runs is skipped.
+    if (running) return;
+    running = runOnce()
+      .catch((error: unknown) => logger.warn({ err: error }, 'database upkeep pass failed; trying again at the next'))
+      .finally(() => (running = null));
+  };
+
+  return {
+    start() {
+      if (!dependencies.embedded || timer) return;
+      timer = setInterval(tick, options.intervalMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+    runOnce,
+  };
+}

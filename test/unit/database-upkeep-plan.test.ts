@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { defaultDatabaseUpkeepOptions, planUpkeep } from '../../src/server/database/database-upkeep.ts';
+import type { TableActivity } from '../../src/server/database/database-upkeep-queries.ts';
+
+function table(name: string, liveRows: number, deadRows: number, modifiedSinceAnalyze = 0): TableActivity {
+  return { name, qualifiedName: `"${name}"`, liveRows, deadRows, modifiedSinceAnalyze };
+}
+
+describe('which tables an upkeep pass works on', () => {
+  it('vacuums a table whose dead rows pass 200 plus 5 % of its live rows, and leaves one below', () => {
+    const plan = planUpkeep([table('events', 100_000, 5_199), table('pgboss.job', 50, 251), table('flows', 10, 200)], defaultDatabaseUpkeepOptions);
+    expect(plan.vacuum.map((each) => each.name)).toEqual(['pgboss.job']);
+    expect(planUpkeep([table('events', 100_000, 5_201)], defaultDatabaseUpkeepOptions).vacuum.map((each) => each.name)).toEqual(['events']);
+  });
+
+  it('analyzes a table that grew without dead rows, past 500 plus 10 % of its rows changed', () => {
+    const plan = planUpkeep([table('event_generations', 10_000, 0, 1_501), table('event_deliveries', 10_000, 0, 1_499)], defaultDatabaseUpkeepOptions);
+    expect(plan.vacuum).toEqual([]);
+    expect(plan.analyze.map((each) => each.name)).toEqual(['event_generations']);
+  });
+
+  it('takes the tables with the most dead rows first, and no more than a pass may take', () => {
+    const tables = Array.from({ length: 12 }, (_, index) => table(`t${index}`, 0, 1_000 + index * 100));
+    const plan = planUpkeep(tables, { ...defaultDatabaseUpkeepOptions, maxTablesPerPass: 3 });
+    expect(plan.vacuum.map((each) => each.name)).toEqual(['t11', 't10', 't9']);
+    expect(plan.analyze).toEqual([]);
+  });
+});
