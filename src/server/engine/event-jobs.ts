@@ -72,13 +72,19 @@ export class EventJobs {
   async start(): Promise<void> {
     if (this.started) return;
     await this.boss.start();
-    await this.boss.createQueue(PROCESS_EVENT_QUEUE, {
+    const queue = {
       retryLimit: this.options.retryLimit,
       retryDelay: this.options.retryDelaySeconds,
       retryBackoff: true,
       heartbeatSeconds: this.options.heartbeatSeconds,
       expireInSeconds: 60 * 60,
-    });
+      // Jobs that ended failed (a handler that crashed on every try) are kept a day for a
+      // look, then pg-boss's maintenance deletes them; finished jobs are deleted at once.
+      deleteAfterSeconds: 24 * 60 * 60,
+    };
+    await this.boss.createQueue(PROCESS_EVENT_QUEUE, queue);
+    // createQueue leaves an existing queue as it was; a database from an earlier version gets these settings too.
+    await this.boss.updateQueue(PROCESS_EVENT_QUEUE, queue);
     // pg-boss looks a queue up in its cache before sending, and fills a miss from the pool.
     // Inside the intake transaction that second connection would wait behind the first on
     // the single-session embedded database, for ever; so the cache is filled here, once.
@@ -218,7 +224,11 @@ class JobPump {
     const done = (async () => {
       try {
         await this.handler(job, controller.signal);
-        await this.boss.complete(PROCESS_EVENT_QUEUE, job);
+        // A finished job is deleted, not kept as `completed`: the event row is the record of
+        // what happened, and kept jobs made every pass of pg-boss's queue statistics count
+        // a week of them (docs/decisions/0033-steady-for-hours.md). Fenced on the attempt,
+        // so a worker whose job was handed to another (a lapsed heartbeat) deletes nothing.
+        await this.boss.deleteJob(PROCESS_EVENT_QUEUE, job);
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         if (!controller.signal.aborted) this.logger.warn({ err: error, eventId: job.data.eventId }, 'event job failed; it will be retried');
