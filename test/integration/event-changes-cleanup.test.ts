@@ -1,11 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/server/database/database.ts';
-import { deleteOldChanges } from '../../src/server/realtime/event-change-queries.ts';
-import { createTestDatabase } from '../support/test-database.ts';
+import { createLogger } from '../../src/server/logger.ts';
+import { ChangeFeed } from '../../src/server/realtime/change-feed.ts';
+import { deleteOldChanges, listChangesAfter } from '../../src/server/realtime/event-change-queries.ts';
+import { insertEventOnce, setEventStatus } from '../../src/server/events/event-queries.ts';
+import { createTestDatabase, genericCartEvent, insertOwnerWithFlow } from '../support/test-database.ts';
 
 /**
- * The change log keeps a day (streams resume within one); the cleanup walks it oldest
- * first along its primary key, in slices, since the table has no index on its time.
+ * The change log keeps 15 minutes (what a stream resumes across); the cleanup walks it
+ * oldest first along its primary key, in slices, since the table has no index on its
+ * time, and it runs whether or not a console is open (docs/decisions/0033).
  */
 let database: Database;
 beforeAll(async () => {
@@ -15,14 +20,14 @@ afterAll(async () => {
   await database?.close();
 });
 
-/** Changes written in this order, each `hoursAgo` old. */
-async function changesAged(hoursAgo: number[]): Promise<string[]> {
+/** Changes written in this order, each `minutesAgo` old. */
+async function changesAged(minutesAgo: number[]): Promise<string[]> {
   const ids: string[] = [];
-  for (const [index, hours] of hoursAgo.entries()) {
+  for (const [index, minutes] of minutesAgo.entries()) {
     const { rows } = await database.pool.query<{ id: string }>(
       `INSERT INTO event_changes (user_id, flow_id, event_id, status, created_at)
-       VALUES ('cleanup-owner', 'cleanup-flow', $1, 'received', now() - make_interval(hours => $2)) RETURNING id::text`,
-      [`event-${index}`, hours],
+       VALUES ('cleanup-owner', 'cleanup-flow', $1, 'received', now() - make_interval(mins => $2)) RETURNING id::text`,
+      [`event-${index}`, minutes],
     );
     ids.push(rows[0]!.id);
   }
@@ -35,8 +40,8 @@ async function remainingIds(): Promise<string[]> {
 }
 
 describe('the change log cleanup', () => {
-  it('drops the changes older than a day, slice after slice, and keeps the rest', async () => {
-    const ids = await changesAged([50, 49, 30, 26, 25, 23, 2, 0]);
+  it('drops the changes older than 15 minutes, slice after slice, and keeps the rest', async () => {
+    const ids = await changesAged([50, 49, 30, 26, 16, 14, 2, 0]);
     expect(await deleteOldChanges(database.pool, 2)).toBe(5);
     expect(await remainingIds()).toEqual(ids.slice(5));
     expect(await deleteOldChanges(database.pool, 2)).toBe(0);
@@ -44,11 +49,43 @@ describe('the change log cleanup', () => {
     await database.pool.query("DELETE FROM event_changes WHERE flow_id = 'cleanup-flow'");
   });
 
-  it('stops at the first change of the last day, leaving an older one written after it for a later cleanup', async () => {
+  it('stops at the first change of the kept window, leaving an older one written after it for a later cleanup', async () => {
     // A transaction that began a moment earlier can commit its change after a younger one.
-    const ids = await changesAged([30, 20, 26]);
+    const ids = await changesAged([30, 10, 20]);
     expect(await deleteOldChanges(database.pool, 2)).toBe(1);
     expect(await remainingIds()).toEqual(ids.slice(1));
     await database.pool.query("DELETE FROM event_changes WHERE flow_id = 'cleanup-flow'");
+  });
+
+  it('runs on its interval with no stream open (a shop whose owner never opens a console)', async () => {
+    // Before the fix the feed pruned only while a stream was open, so the log grew for good.
+    const feed = new ChangeFeed({ pool: database.pool, clientConfig: database.clientConfig, logger: createLogger('silent'), options: { cleanupIntervalMs: 50 } });
+    try {
+      const [old, young] = await changesAged([20, 1]);
+      expect(feed.openStreams()).toBe(0);
+      feed.startCleanup();
+      await expect.poll(remainingIds, { timeout: 5_000, interval: 50 }).toEqual([young]);
+      expect(old).toBeDefined();
+    } finally {
+      await feed.stop();
+      await database.pool.query("DELETE FROM event_changes WHERE flow_id = 'cleanup-flow'");
+    }
+  });
+
+  it("says which change is an event's arrival even once its earlier changes are pruned", async () => {
+    const owner = { userId: randomUUID(), flowId: randomUUID(), name: 'Cleanup Owner' };
+    await insertOwnerWithFlow(database, owner);
+    const event = genericCartEvent(owner);
+    await insertEventOnce(database.pool, event);
+    expect(await setEventStatus(database.pool, event.id, 1, 'generating')).toBe(true);
+    const changes = await listChangesAfter(database.pool, new Map([[owner.flowId, '0']]), 10);
+    expect(changes.map((change) => [change.status, change.arrival])).toEqual([
+      ['received', true],
+      ['generating', false],
+    ]);
+    // The arrival pruned, as the cleanup does after 15 minutes (a waiting event's wait is longer).
+    await database.pool.query("DELETE FROM event_changes WHERE event_id = $1 AND status = 'received'", [event.id]);
+    const later = await listChangesAfter(database.pool, new Map([[owner.flowId, '0']]), 10);
+    expect(later.map((change) => [change.status, change.arrival])).toEqual([['generating', false]]);
   });
 });

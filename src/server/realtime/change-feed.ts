@@ -17,7 +17,7 @@ export interface ChangeSubscription {
 export interface ChangeFeedOptions {
   /** The poll that finds changes when no notification comes (always, on embedded PGlite). */
   pollIntervalMs: number;
-  /** How often old changes are deleted. */
+  /** How often old changes are deleted (whether or not a stream is open). */
   cleanupIntervalMs: number;
   /** Most changes read per query; a full batch is followed at once by the next. */
   batchSize: number;
@@ -27,7 +27,7 @@ export interface ChangeFeedOptions {
 const RELISTEN_FIRST_DELAY_MS = 1_000;
 const RELISTEN_MAX_DELAY_MS = 30_000;
 
-export const defaultChangeFeedOptions: ChangeFeedOptions = { pollIntervalMs: 500, cleanupIntervalMs: 3_600_000, batchSize: 500 };
+export const defaultChangeFeedOptions: ChangeFeedOptions = { pollIntervalMs: 500, cleanupIntervalMs: 60_000, batchSize: 500 };
 
 /**
  * One per server process: finds new rows of the change log for every open stream of the
@@ -44,6 +44,7 @@ export class ChangeFeed {
   private readonly options: ChangeFeedOptions;
   private pollTimer: NodeJS.Timeout | null = null;
   private cleanupTimer: NodeJS.Timeout | null = null;
+  private cleaning: Promise<void> | null = null;
   private listener: pg.Client | null = null;
   private relistenTimer: NodeJS.Timeout | null = null;
   private relistenDelayMs = RELISTEN_FIRST_DELAY_MS;
@@ -72,9 +73,22 @@ export class ChangeFeed {
     return this.subscriptions.size;
   }
 
-  /** Closes every stream and stops polling and listening. */
+  /**
+   * Deletes old changes every `cleanupIntervalMs` from now on, streams or none: every event
+   * adds changes, and a shop whose owner never opens a console must not keep them all.
+   */
+  startCleanup(): void {
+    if (this.stopped || this.cleanupTimer) return;
+    this.cleanupTimer = setInterval(() => void this.cleanup(), this.options.cleanupIntervalMs);
+    this.cleanupTimer.unref();
+  }
+
+  /** Closes every stream and stops polling, listening and the cleanup. */
   async stop(): Promise<void> {
     this.stopped = true;
+    if (this.cleanupTimer) clearInterval(this.cleanupTimer);
+    this.cleanupTimer = null;
+    await this.cleaning;
     for (const subscription of [...this.subscriptions]) subscription.close();
     this.subscriptions.clear();
     this.idle();
@@ -85,18 +99,13 @@ export class ChangeFeed {
     if (this.stopped || this.pollTimer) return;
     this.pollTimer = setInterval(() => this.requestPoll(), this.options.pollIntervalMs);
     this.pollTimer.unref();
-    this.cleanupTimer = setInterval(() => void this.cleanup(), this.options.cleanupIntervalMs);
-    this.cleanupTimer.unref();
-    void this.cleanup();
     void this.listen();
   }
 
   private idle(): void {
     if (this.pollTimer) clearInterval(this.pollTimer);
-    if (this.cleanupTimer) clearInterval(this.cleanupTimer);
     if (this.relistenTimer) clearTimeout(this.relistenTimer);
     this.pollTimer = null;
-    this.cleanupTimer = null;
     this.relistenTimer = null;
     this.relistenDelayMs = RELISTEN_FIRST_DELAY_MS;
     const listener = this.listener;
@@ -153,12 +162,13 @@ export class ChangeFeed {
     this.relistenTimer.unref();
   }
 
-  private async cleanup(): Promise<void> {
-    try {
-      await deleteOldChanges(this.pool);
-    } catch (error) {
-      this.logger.warn({ err: error }, 'change feed: could not delete old changes');
-    }
+  /** One cleanup at a time; a tick that comes while one runs is skipped. */
+  private cleanup(): Promise<void> {
+    this.cleaning ??= deleteOldChanges(this.pool)
+      .then(() => undefined)
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'change feed: could not delete old changes'))
+      .finally(() => (this.cleaning = null));
+    return this.cleaning;
   }
 
   /** Polls now, or right after the poll under way (one query at a time per process). */

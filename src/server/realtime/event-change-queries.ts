@@ -69,7 +69,7 @@ export async function listChangesAfter(db: Queryable, cursors: ReadonlyMap<strin
   const { rows } = await db.query<ChangeRow>(
     `SELECT c.id::text AS change_id, c.flow_id, c.event_id, c.status, c.created_at,
             e.flow_type, e.source, e.dry_run, e.received_at, e.raw_body, e.error, e.attempt,
-            NOT EXISTS (SELECT 1 FROM event_changes p WHERE p.flow_id = c.flow_id AND p.id < c.id AND p.event_id = c.event_id) AS arrival
+            c.arrival
        FROM unnest($1::text[], $2::bigint[]) AS s(flow_id, after)
        JOIN event_changes c ON c.flow_id = s.flow_id AND c.id > s.after
        JOIN events e ON e.id = c.event_id
@@ -118,21 +118,29 @@ async function listGeneratedTexts(db: Queryable, keys: Array<{ eventId: string; 
 }
 
 /**
- * Streams resume within a day at most; older changes are dropped so the table stays small.
- * In slices, oldest first along the primary key, so that a day of heavy traffic is never one
- * statement longer than the statement timeout. Each slice reads only the `sliceSize` oldest
- * rows (the table has no index on created_at: migration 026), and the cleanup stops at the
- * first slice that is not all old. Ids grow with time; a row written by a transaction that
- * started a little before a younger one's is left for the next cleanup, seconds late.
+ * How long the change log keeps a change: what a stream can resume across (a laptop lid
+ * closed for a while). A console away for longer starts again from its page's list. Every
+ * event leaves four or five changes, so a day of them was most of the database under a
+ * steady load (docs/decisions/0033-steady-for-hours.md).
  */
-export async function deleteOldChanges(db: Queryable, sliceSize = 5_000): Promise<number> {
+export const CHANGE_LOG_KEEP_MINUTES = 15;
+
+/**
+ * Drops the changes older than `keepMinutes`, in slices, oldest first along the primary
+ * key, so that no statement holds the (embedded, one-session) database for long. Each
+ * slice reads only the `sliceSize` oldest rows (the table has no index on created_at:
+ * migration 026), and the cleanup stops at the first slice that is not all old. Ids grow
+ * with time; a row written by a transaction that started a little before a younger one's
+ * is left for the next cleanup, seconds late.
+ */
+export async function deleteOldChanges(db: Queryable, sliceSize = 1_000, keepMinutes = CHANGE_LOG_KEEP_MINUTES): Promise<number> {
   let deleted = 0;
   for (;;) {
     const result = await db.query(
       `DELETE FROM event_changes WHERE id IN (
          SELECT id FROM (SELECT id, created_at FROM event_changes ORDER BY id LIMIT $1) AS oldest
-          WHERE created_at < now() - interval '1 day')`,
-      [sliceSize],
+          WHERE created_at < now() - make_interval(mins => $2))`,
+      [sliceSize, keepMinutes],
     );
     deleted += result.rowCount ?? 0;
     if ((result.rowCount ?? 0) < sliceSize) return deleted;

@@ -66,12 +66,13 @@ export function sseMessage(change: EventChange): string {
  */
 
 /**
- * /api/stream/{flowType}, in the signed-in context. Its change feed is started with the
- * first stream and closed before the server.
+ * /api/stream/{flowType}, in the signed-in context. Its change feed polls while a stream is
+ * open, prunes the change log from the start, and is closed before the server.
  */
 export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = async (app, options) => {
   const { pool, clientConfig } = app.database;
   const feed = new ChangeFeed({ pool, clientConfig, logger: app.log, options: options.feed });
+  app.addHook('onReady', async () => feed.startCleanup());
   // preClose: open streams would otherwise keep the server from closing.
   app.addHook('preClose', () => feed.stop());
 
