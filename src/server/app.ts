@@ -32,6 +32,8 @@ import { observabilityRoutes } from './observability/observability-routes.ts';
 import { defaultOverloadLimits, registerOverloadGuard, type OverloadLimits } from './observability/overload.ts';
 import { registerApiDescription } from './observability/api-description.ts';
 import { findEventJobBacklog } from './engine/event-job-queries.ts';
+import { findEventsBehind } from './events/event-log-queries.ts';
+import { findDatabaseBytes, listLargestTables } from './database/database-size-queries.ts';
 import { observeServiceCalls } from './integrations/service-http.ts';
 import { eventRoutes } from './events/event-routes.ts';
 import { attributionRoutes } from './attribution/attribution-routes.ts';
@@ -120,7 +122,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // before a request costs anything.
   await registerApiDescription(app);
   await registerOverloadGuard(app, { ...defaultOverloadLimits, ...deps.overload });
-  const metrics = new AppMetrics({ pool: database.pool, backlog: () => findEventJobBacklog(database.pool).catch(() => null) });
+  const metrics = new AppMetrics({
+    pool: database.pool,
+    backlog: () => findEventJobBacklog(database.pool).catch(() => null),
+    eventsBehind: () => findEventsBehind(database.pool, clock.now()).catch(() => null),
+    databaseBytes: () => findDatabaseBytes(database.pool).catch(() => null),
+    largestTables: () => listLargestTables(database.pool).catch(() => null),
+  });
   app.decorate('metrics', metrics);
 
   const auth = createAuthLibrary({

@@ -7,7 +7,7 @@ import { expectNoA11yViolations, expectNoBrowserErrors, launchBrowser, openPage,
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
-import { setupSteps } from '../../src/shared/dashboard/dashboard-messages.ts';
+import { processingMessages, setupSteps } from '../../src/shared/dashboard/dashboard-messages.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
@@ -83,6 +83,78 @@ describe('the dashboard', () => {
     expect(view.status).toBe(202);
     await checklist.waitFor({ state: 'detached', timeout: 30_000 });
     await page.getByRole('heading', { name: 'Getting Started' }).waitFor();
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it('says plainly when nothing is behind, counts an event while it is processed, and past five minutes warns with what to do, at phone width too', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const webhookUrl = saved.json.flow.webhookUrl as string;
+
+    await page.goto('/dashboard');
+    const processing = page.getByTestId('processing');
+    await processing.waitFor();
+    const figure = (id: string) => processing.getByTestId(`processing-${id}`);
+    expect(await processing.getAttribute('data-late')).toBe('false');
+    expect(await figure('summary').textContent()).toBe(processingMessages.nothingBehind);
+    expect(await figure('behind').textContent()).toBe('0');
+    expect(await figure('oldest').textContent()).toBe(processingMessages.noOldest);
+    expect(await figure('arrived').textContent()).toBe('0');
+    expect(await figure('finished').textContent()).toBe('0');
+    expect(await figure('database-size').textContent()).toMatch(/^\d+(\.\d)? (KB|MB|GB) \(embedded\)$/);
+    expect(await processing.getByRole('alert').count()).toBe(0);
+
+    // OpenAI answers slowly: the event is behind while its texts are written, then done.
+    services.openai.setLatency(10_000);
+    try {
+      const sent = await fetch(webhookUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(sampleEvent('abandoned_cart', { email: 'behind@example.com' })),
+      });
+      expect(sent.status).toBeLessThan(300);
+      await figure('behind').filter({ hasText: /^1$/ }).waitFor({ timeout: 10_000 });
+      expect(await figure('summary').textContent()).toMatch(/^1 event is due and not finished; the oldest has waited \d+ s\.$/);
+      expect(await figure('arrived').textContent()).toBe('1');
+      expect(await processing.getAttribute('data-late')).toBe('false');
+    } finally {
+      services.openai.setLatency(0);
+    }
+    // Delivered: refreshed by the live stream, at most 10 seconds after the change.
+    await figure('finished').filter({ hasText: /^1$/ }).waitFor({ timeout: 40_000 });
+    expect(await figure('behind').textContent()).toBe('0');
+    expect(await figure('summary').textContent()).toBe(processingMessages.nothingBehind);
+
+    // Past five minutes, which a test cannot sit through: the server's own answer, with
+    // the oldest event's wait moved to 20 minutes.
+    await page.route('**/api/dashboard', async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      await route.fulfill({ response, json: { ...body, processing: { ...body.processing, behind: 3, oldestBehindSeconds: 20 * 60 } } });
+    });
+    await page.reload();
+    await page.locator('[data-testid="processing"][data-late="true"]').waitFor();
+    const warning = processing.getByRole('alert');
+    expect(await warning.textContent()).toBe(`${processingMessages.lateTitle}${processingMessages.lateAdvice.embedded}`);
+    expect(await figure('summary').textContent()).toBe('3 events are due and not finished; the oldest has waited 20 min.');
+    expect(await figure('oldest').textContent()).toBe('20 min');
+    expect(await figure('oldest').getAttribute('class')).toContain('text-amber-800');
+    await expectNoA11yViolations(page);
+    await saveScreenshot(page, 'dashboard-processing-late');
+
+    // At a phone's width the section, warning included, fits without scrolling sideways.
+    await page.setViewportSize({ width: 390, height: 844 });
+    const fits = await page.evaluate(() => {
+      const section = document.querySelector('[data-testid="processing"]')!.getBoundingClientRect();
+      return { page: document.documentElement.scrollWidth <= document.documentElement.clientWidth, section: section.left >= 0 && section.right <= document.documentElement.clientWidth };
+    });
+    expect(fits).toEqual({ page: true, section: true });
+    await saveScreenshot(page, 'dashboard-processing-late-phone');
+    await page.unroute('**/api/dashboard');
     expectNoBrowserErrors(errors);
     await context.close();
   });

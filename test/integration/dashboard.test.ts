@@ -5,11 +5,12 @@ import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScena
 import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { EventStreamReader } from '../support/event-stream.ts';
-import type { DashboardResponse } from '../../src/shared/dashboard/dashboard-schemas.ts';
+import { isProcessingLate, type DashboardResponse } from '../../src/shared/dashboard/dashboard-schemas.ts';
+import { insertEventOnce, newEvent, setEventStatus, type NewEventFields } from '../../src/server/events/event-queries.ts';
 
 /**
- * GET /api/dashboard: the setup checklist and each flow's state, counted from the
- * owner's own events only.
+ * GET /api/dashboard: the setup checklist, each flow's state and how processing keeps
+ * up, counted from the owner's own events only.
  */
 let scenario: EngineScenario;
 beforeAll(async () => {
@@ -154,5 +155,63 @@ describe('the dashboard', () => {
     }
     const refused = await fetch(`${scenario.testApp.baseUrl}/api/stream`);
     expect(refused.status).toBe(401);
+  });
+
+  it("shows the owner's events behind, the oldest one's wait and the last hour's arrivals and finishes, and none of another owner's", async () => {
+    const owner = await ownerWithFlows(scenario, {});
+    const other = await ownerWithFlows(scenario, {});
+    const databaseKind = scenario.testApp.config.databaseUrl ? 'server' : 'embedded';
+    const fresh = (await dashboardOf(owner.client)).processing;
+    expect(fresh).toMatchObject({ behind: 0, oldestBehindSeconds: null, arrivedLastHour: 0, finishedLastHour: 0, database: { kind: databaseKind } });
+    expect(fresh.database.sizeBytes).toBeGreaterThan(1024 * 1024);
+    expect(isProcessingLate(fresh)).toBe(false);
+
+    // Stored directly, without jobs: the running worker leaves them as they are.
+    const ago = (seconds: number) => new Date(scenario.testApp.clock.now().getTime() - seconds * 1000);
+    const store = async (of: Owner, receivedSecondsAgo: number, fields: Partial<NewEventFields> = {}) => {
+      const event = newEvent({
+        id: randomUUID(),
+        flowId: of.flows.abandoned_cart.id,
+        userId: of.userId,
+        flowType: 'abandoned_cart',
+        source: 'generic',
+        status: 'received',
+        receivedAt: ago(receivedSecondsAgo),
+        ...fields,
+      });
+      expect((await insertEventOnce(db(), event)).inserted).toBe(true);
+      return event.id;
+    };
+    // The owner's: received 3 min ago, generating since 10 s, a timer not yet due, a
+    // rejected request, one skipped on arrival 10 min ago and one two hours ago.
+    await store(owner, 180);
+    const generating = await store(owner, 10);
+    expect(await setEventStatus(db(), generating, 1, 'generating')).toBe(true);
+    await store(owner, 60, { status: 'waiting', processAfter: new Date(scenario.testApp.clock.now().getTime() + 30 * 60_000) });
+    await store(owner, 30, { status: 'rejected' });
+    await store(owner, 600, { status: 'skipped' });
+    await store(owner, 7200, { status: 'skipped' });
+    // The other owner's, older and more of them.
+    await store(other, 1200);
+    await store(other, 900);
+    await store(other, 20, { status: 'skipped' });
+
+    let processing = (await dashboardOf(owner.client)).processing;
+    expect(processing).toMatchObject({ behind: 2, oldestBehindSeconds: 180, arrivedLastHour: 4, finishedLastHour: 1 });
+    expect(isProcessingLate(processing)).toBe(false);
+    expect((await dashboardOf(other.client)).processing).toMatchObject({ behind: 2, oldestBehindSeconds: 1200, arrivedLastHour: 3, finishedLastHour: 1 });
+
+    // The generating one is delivered (finished on the app's clock, as the worker's now).
+    expect(await setEventStatus(db(), generating, 1, 'delivering')).toBe(true);
+    expect(await setEventStatus(db(), generating, 1, 'delivered')).toBe(true);
+    await db().query('UPDATE events SET finished_at = $2 WHERE id = $1', [generating, scenario.testApp.clock.now()]);
+    processing = (await dashboardOf(owner.client)).processing;
+    expect(processing).toMatchObject({ behind: 1, oldestBehindSeconds: 180, arrivedLastHour: 4, finishedLastHour: 2 });
+
+    // Three minutes on, the oldest has waited six: past five, a warning.
+    scenario.testApp.clock.advance(3 * 60_000);
+    processing = (await dashboardOf(owner.client)).processing;
+    expect(processing).toMatchObject({ behind: 1, oldestBehindSeconds: 360 });
+    expect(isProcessingLate(processing)).toBe(true);
   });
 });

@@ -1,10 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { flowTypes } from '../../shared/flows/flow-types.ts';
-import { dashboardResponseSchema, type DashboardFlow, type FlowHealth } from '../../shared/dashboard/dashboard-schemas.ts';
+import { dashboardResponseSchema, type DashboardFlow, type DashboardProcessing, type FlowHealth } from '../../shared/dashboard/dashboard-schemas.ts';
 import { findSetupFacts, listFlowFacts, type FlowFacts } from './dashboard-queries.ts';
+import { countArrivedAndFinished, findOwnerEventsBehind } from '../events/event-log-queries.ts';
+import { findDatabaseBytes } from '../database/database-size-queries.ts';
 
-const DAY_MS = 24 * 60 * 60 * 1000;
+const HOUR_MS = 60 * 60 * 1000;
+const DAY_MS = 24 * HOUR_MS;
 
 /**
  * A flow's health from its events (docs/decisions/0027-dashboard-and-narrow-screens.md):
@@ -16,13 +19,26 @@ export function flowHealth(facts: Pick<FlowFacts, 'lastEvent' | 'lastOutcome'>):
   return facts.lastOutcome === 'failed' ? 'failing' : 'working';
 }
 
-/** GET /api/dashboard, in the signed-in context: the owner's checklist and flows, nobody else's. */
+/**
+ * GET /api/dashboard, in the signed-in context: the owner's checklist, flows and
+ * processing, counted from nobody else's events. The database's size is the one figure
+ * not the owner's own: it is what the disk holds, for whoever runs the app.
+ */
 export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
+  const databaseKind: DashboardProcessing['database']['kind'] = app.appConfig.databaseUrl ? 'server' : 'embedded';
   app.get('/', { schema: { response: { 200: dashboardResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
     const userId = request.user.id;
-    const since = new Date(app.clock.now().getTime() - DAY_MS);
-    const [setup, flows] = await Promise.all([findSetupFacts(pool, userId), listFlowFacts(pool, userId, since)]);
+    const now = app.clock.now();
+    const since = new Date(now.getTime() - DAY_MS);
+    const [setup, flows, behind, lastHour, databaseBytes] = await Promise.all([
+      findSetupFacts(pool, userId),
+      listFlowFacts(pool, userId, since),
+      findOwnerEventsBehind(pool, userId, now),
+      countArrivedAndFinished(pool, userId, new Date(now.getTime() - HOUR_MS)),
+      // A size that cannot be read is shown as unknown, not as a failed dashboard.
+      findDatabaseBytes(pool).catch(() => null),
+    ]);
     const byType = new Map(flows.map((flow) => [flow.flowType, flow]));
     return {
       setup: [
@@ -44,6 +60,13 @@ export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
           failures24h: facts.failures,
         };
       }),
+      processing: {
+        behind: behind.count,
+        oldestBehindSeconds: behind.oldestSeconds,
+        arrivedLastHour: lastHour.arrived,
+        finishedLastHour: lastHour.finished,
+        database: { kind: databaseKind, sizeBytes: databaseBytes },
+      },
       since: since.toISOString(),
     };
   });

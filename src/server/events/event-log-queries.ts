@@ -3,7 +3,10 @@ import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { EventListItem, EventStatus, FlowActivity } from '../../shared/events/event-schemas.ts';
 import type { EventRecord } from './event-queries.ts';
 
-/** The owner's event log: pages of events, newest first, and the last day per flow. */
+/**
+ * The owner's event log: pages of events, newest first, and the last day per flow; and
+ * what is behind, for the dashboard and /metrics.
+ */
 interface EventListRow {
   id: string;
   flow_type: FlowType;
@@ -114,4 +117,67 @@ export async function activitySince(db: Queryable, userId: string, since: Date):
     rejected: row.rejected,
     tokens: Number(row.tokens),
   }));
+}
+
+/** Events due and not finished, and how long the oldest of them has been due. */
+export interface EventsBehind {
+  count: number;
+  /** Whole seconds; null when nothing is behind. */
+  oldestSeconds: number | null;
+}
+
+/**
+ * Behind: received, generating or delivering, or waiting past its time. The status list is
+ * the predicate of the partial index `events_unfinished` (migration 030), word for word, so
+ * the count reads only unfinished events however much history is kept.
+ *
+ * Due since: a waiting event's time; a replay (a later attempt without a time) the moment it
+ * was replayed, not when the event first arrived; otherwise the time a timer or a retry
+ * waited for, which stays set after the event is released (else a just-released hour-long
+ * timer would read as an hour behind), or else its arrival. Never later than now: the
+ * sandbox releases its sample timers early.
+ */
+const behindCondition = `status IN ('received', 'waiting', 'generating', 'delivering') AND (status <> 'waiting' OR process_after <= $1)`;
+const dueSince = `CASE WHEN status = 'waiting' THEN process_after
+                       WHEN attempt > 1 AND process_after IS NULL THEN least(updated_at, $1)
+                       ELSE least(coalesce(process_after, received_at), $1) END`;
+
+function toEventsBehind(row: { behind: number; oldest_seconds: number | null } | undefined): EventsBehind {
+  if (!row || row.behind === 0) return { count: 0, oldestSeconds: null };
+  return { count: row.behind, oldestSeconds: Math.max(0, Math.floor(row.oldest_seconds ?? 0)) };
+}
+
+/** What is behind for all owners (GET /metrics), as of `now`. */
+export async function findEventsBehind(db: Queryable, now: Date): Promise<EventsBehind> {
+  const { rows } = await db.query<{ behind: number; oldest_seconds: number | null }>(
+    `SELECT count(*)::int AS behind, extract(epoch FROM $1::timestamptz - min(${dueSince}))::float8 AS oldest_seconds
+       FROM events WHERE ${behindCondition}`,
+    [now],
+  );
+  return toEventsBehind(rows[0]);
+}
+
+/** What is behind of one owner's events (the dashboard), as of `now`. */
+export async function findOwnerEventsBehind(db: Queryable, userId: string, now: Date): Promise<EventsBehind> {
+  const { rows } = await db.query<{ behind: number; oldest_seconds: number | null }>(
+    `SELECT count(*)::int AS behind, extract(epoch FROM $1::timestamptz - min(${dueSince}))::float8 AS oldest_seconds
+       FROM events WHERE user_id = $2 AND ${behindCondition}`,
+    [now, userId],
+  );
+  return toEventsBehind(rows[0]);
+}
+
+/**
+ * Arrivals against deliveries for one owner since `since`: events accepted (all but the
+ * rejected), and events that reached a final status (delivered, skipped or failed; one
+ * skipped on arrival counts in both). Finishing is not indexed: the second count reads
+ * the owner's events through `events_user_received`, as the flows' daily figures do.
+ */
+export async function countArrivedAndFinished(db: Queryable, userId: string, since: Date): Promise<{ arrived: number; finished: number }> {
+  const { rows } = await db.query<{ arrived: number; finished: number }>(
+    `SELECT (SELECT count(*)::int FROM events WHERE user_id = $1 AND received_at >= $2 AND status <> 'rejected') AS arrived,
+            (SELECT count(*)::int FROM events WHERE user_id = $1 AND finished_at >= $2 AND status IN ('delivered', 'skipped', 'failed')) AS finished`,
+    [userId, since],
+  );
+  return { arrived: rows[0]?.arrived ?? 0, finished: rows[0]?.finished ?? 0 };
 }

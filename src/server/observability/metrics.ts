@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type pg from 'pg';
 import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import type { TableSize } from '../database/database-size-queries.ts';
 
 /**
  * What can be watched from outside, in Prometheus' text format (GET /metrics). One
@@ -14,6 +15,22 @@ export interface MetricsSources {
   pool: pg.Pool;
   /** Due jobs not yet taken, and the age of the oldest; null when the database cannot say. */
   backlog(): Promise<{ queued: number; oldestDueSeconds: number } | null>;
+  /** Events due and not finished, and how long the oldest has been due; null when the database cannot say. */
+  eventsBehind(): Promise<{ count: number; oldestSeconds: number | null } | null>;
+  /** The database's size on disk; null when it cannot be read. */
+  databaseBytes(): Promise<number | null>;
+  /** The largest tables (a small fixed set of names); null when they cannot be read. */
+  largestTables(): Promise<TableSize[] | null>;
+}
+
+/**
+ * One read of the database per scrape, however many gauges show parts of it: the first
+ * gauge collected starts it, the others of the same scrape share it, and the next scrape
+ * reads again.
+ */
+function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
+  let pending: Promise<T> | null = null;
+  return () => (pending ??= read().finally(() => setTimeout(() => (pending = null), 0).unref()));
 }
 
 export class AppMetrics {
@@ -85,12 +102,9 @@ export class AppMetrics {
         this.set({ state: 'busy' }, pool.totalCount - pool.idleCount);
       },
     });
-    // Read once per scrape by whichever gauge is collected first.
-    let backlog: Promise<{ queued: number; oldestDueSeconds: number } | null> | null = null;
-    const readBacklog = () => {
-      backlog ??= sources.backlog().finally(() => setTimeout(() => (backlog = null), 0).unref());
-      return backlog;
-    };
+    // A read that fails sets nothing (no figure is made up): a gauge keeps its last
+    // value, and the tables' series are left out.
+    const readBacklog = oncePerScrape(() => sources.backlog());
     new Gauge({
       name: 'flowsmith_queue_jobs_due',
       help: 'Event jobs due and not yet taken by a worker.',
@@ -109,6 +123,58 @@ export class AppMetrics {
         if (read) this.set(read.oldestDueSeconds);
       },
     });
+    // The events behind, from the events themselves: what owners wait for, where the
+    // queue's figures say only what the workers have not yet taken.
+    const readBehind = oncePerScrape(() => sources.eventsBehind());
+    new Gauge({
+      name: 'flowsmith_events_behind',
+      help: 'Events due and not finished: received, generating or delivering, or waiting past their time.',
+      registers: [this.registry],
+      async collect() {
+        const read = await readBehind();
+        if (read) this.set(read.count);
+      },
+    });
+    new Gauge({
+      name: 'flowsmith_events_behind_oldest_seconds',
+      help: 'How long the oldest event behind has been due (0 when none is).',
+      registers: [this.registry],
+      async collect() {
+        const read = await readBehind();
+        if (read) this.set(read.oldestSeconds ?? 0);
+      },
+    });
+    const readDatabaseBytes = oncePerScrape(() => sources.databaseBytes());
+    new Gauge({
+      name: 'flowsmith_db_size_bytes',
+      help: 'The database on disk (pg_database_size).',
+      registers: [this.registry],
+      async collect() {
+        const read = await readDatabaseBytes();
+        if (read !== null) this.set(read);
+      },
+    });
+    const readTables = oncePerScrape(() => sources.largestTables());
+    // The ten largest change as tables grow: each scrape shows only this scrape's ten.
+    const tableGauge = (name: string, help: string, value: (table: TableSize) => number) =>
+      new Gauge({
+        name,
+        help,
+        labelNames: ['table'] as const,
+        registers: [this.registry],
+        async collect() {
+          const read = await readTables();
+          this.reset();
+          for (const table of read ?? []) this.set({ table: table.table }, value(table));
+        },
+      });
+    tableGauge(
+      'flowsmith_db_table_bytes',
+      'The 10 largest tables of the app and pg-boss on disk, indexes and TOAST included, partitions under their table.',
+      (table) => table.bytes,
+    );
+    tableGauge('flowsmith_db_table_live_rows', "Live rows of those tables, as PostgreSQL's statistics estimate them.", (table) => table.liveRows);
+    tableGauge('flowsmith_db_table_dead_rows', "Dead rows of those tables that vacuum has not yet removed (PostgreSQL's statistics).", (table) => table.deadRows);
   }
 
   eventAccepted(source: EventSource): void {

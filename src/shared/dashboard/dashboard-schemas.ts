@@ -28,10 +28,40 @@ export const dashboardFlowSchema = z.object({
 });
 export type DashboardFlow = z.infer<typeof dashboardFlowSchema>;
 
-/** GET /api/dashboard: the owner's setup checklist and each flow's state. */
+/**
+ * Past this, the oldest event behind is a warning: a few seconds behind is an event being
+ * processed, minutes behind are workers that cannot keep up (or none running).
+ */
+export const PROCESSING_LATE_AFTER_SECONDS = 5 * 60;
+
+/** How the owner's events are getting through (docs/decisions/0027-dashboard-and-narrow-screens.md). */
+export const dashboardProcessingSchema = z.object({
+  /** The owner's events due and not finished: received, generating, delivering, or waiting past their time. */
+  behind: z.number().int(),
+  /** How long the oldest of them has been due, in seconds; null when none is behind. */
+  oldestBehindSeconds: z.number().int().nullable(),
+  /** The owner's events accepted in the last hour (all but the rejected). */
+  arrivedLastHour: z.number().int(),
+  /** The owner's events that ended delivered, skipped or failed in the last hour. */
+  finishedLastHour: z.number().int(),
+  database: z.object({
+    /** Embedded PGlite (the default) or a PostgreSQL server (DATABASE_URL): the advice when late differs. */
+    kind: z.enum(['embedded', 'server']),
+    /** The whole database on disk; null when it could not be read. */
+    sizeBytes: z.number().nullable(),
+  }),
+});
+export type DashboardProcessing = z.infer<typeof dashboardProcessingSchema>;
+
+export function isProcessingLate(processing: Pick<DashboardProcessing, 'oldestBehindSeconds'>): boolean {
+  return (processing.oldestBehindSeconds ?? 0) > PROCESSING_LATE_AFTER_SECONDS;
+}
+
+/** GET /api/dashboard: the owner's setup checklist, each flow's state, and how processing keeps up. */
 export const dashboardResponseSchema = z.object({
   setup: z.array(z.object({ id: z.enum(setupStepIds), done: z.boolean() })),
   flows: z.array(dashboardFlowSchema),
+  processing: dashboardProcessingSchema,
   /** The start of the 24-hour window the figures count. */
   since: z.string(),
 });

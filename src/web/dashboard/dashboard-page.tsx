@@ -9,6 +9,7 @@ import { dashboardMessages } from '../../shared/dashboard/dashboard-messages.ts'
 import { DashboardCosts } from './dashboard-costs.tsx';
 import { RevenuePanel } from '../attribution/revenue-panel.tsx';
 import { FlowCard } from './flow-card.tsx';
+import { ProcessingPanel } from './processing-panel.tsx';
 import { SetupChecklist } from './setup-checklist.tsx';
 import { useDashboard } from './use-dashboard.ts';
 import { useDashboardLive } from './use-dashboard-live.ts';
@@ -22,7 +23,8 @@ const gettingStartedSteps = [
 
 /**
  * SPEC.md "Dashboard": a greeting by full name (or "User"), the four flows, and getting
- * started; with what is left to set up, how each flow is doing, and what it cost.
+ * started; with what is left to set up, how each flow is doing, whether processing keeps
+ * up, and what it cost.
  */
 export function DashboardPage() {
   const { user } = useAuth();
@@ -58,6 +60,8 @@ export function DashboardPage() {
           ))}
         </ul>
       </section>
+
+      {dashboard.data ? <ProcessingPanel processing={dashboard.data.processing} /> : null}
 
       <RevenuePanel />
 

@@ -1,0 +1,11 @@
+-- What is behind (docs/decisions/0018-observability.md): /metrics and the dashboard count
+-- the events due and not finished, and find the oldest, on every scrape and refresh. The
+-- events table keeps each owner's whole retention period, nearly all of it finished; this
+-- index holds only the unfinished events, so the count reads a few rows however much
+-- history is kept. The queries repeat its predicate word for word
+-- (events/event-log-queries.ts), so the planner can use it. Writes pay little: a status
+-- change is never a HOT update anyway (status is in the waiting indexes' predicates), and
+-- this index gets an entry only for the row versions that are unfinished.
+-- Built inside the migration's transaction: writes to events wait while it reads the
+-- table once, at the upgrade.
+CREATE INDEX events_unfinished ON events (user_id, received_at) WHERE status IN ('received', 'waiting', 'generating', 'delivering');
