@@ -188,6 +188,8 @@ interface Sample {
   rssBytes: number;
   dataBytes: number;
   tables: string;
+  /** The embedded database's upkeep this minute: statements, their seconds, and those over 0.25 s. */
+  upkeep: { statements: number; seconds: number; over250ms: number };
 }
 
 const mb = (bytes: number) => formatNumber(bytes / 1024 / 1024, 0);
@@ -230,7 +232,7 @@ async function soak(kind: 'embedded' | 'server'): Promise<void> {
   const startBytes = await dataSize();
   const buckets: MinuteLoad[] = [];
   const samples: Sample[] = [];
-  let previous = { accepted: 0, finished: 0 };
+  let previous = { accepted: 0, finished: 0, upkeepCount: 0, upkeepSum: 0, upkeepQuick: 0 };
   console.log(`\n${kind === 'embedded' ? 'Embedded PostgreSQL (npm start as shipped)' : 'Server PostgreSQL'}: ${rate} events/s for ${minutes} min, ROLE=all, OpenAI answering in 300 ms, Klaviyo's limits enforced`);
   console.log('  min   p50 ms   p99 ms  sent  2xx  non-2xx/err  arrived delivered  backlog oldest s   rss MB  data MB');
   const sampleMinute = async (minute: number) => {
@@ -242,6 +244,9 @@ async function soak(kind: 'embedded' | 'server'): Promise<void> {
     const accepted = metric(text, 'flowsmith_events_accepted_total') ?? previous.accepted;
     const finished = metric(text, 'flowsmith_events_finished_total') ?? previous.finished;
     const bucket = buckets[minute] ?? newMinute();
+    const upkeepCount = metric(text, 'flowsmith_db_upkeep_duration_seconds_count') ?? previous.upkeepCount;
+    const upkeepSum = metric(text, 'flowsmith_db_upkeep_duration_seconds_sum') ?? previous.upkeepSum;
+    const upkeepQuick = [...text.matchAll(/^flowsmith_db_upkeep_duration_seconds_bucket\{le="0\.25",[^}]*\} (\S+)$/gm)].reduce((sum, match) => sum + Number(match[1]), 0);
     const behind = metric(text, 'flowsmith_events_behind');
     const sizes = metricByLabel(text, 'flowsmith_db_table_bytes', 'table');
     const dead = metricByLabel(text, 'flowsmith_db_table_dead_rows', 'table');
@@ -265,12 +270,16 @@ async function soak(kind: 'embedded' | 'server'): Promise<void> {
       rssBytes: await residentBytes(app.child.pid!),
       dataBytes: await dataSize(),
       tables,
+      upkeep: { statements: upkeepCount - previous.upkeepCount, seconds: upkeepSum - previous.upkeepSum, over250ms: upkeepCount - upkeepQuick - (previous.upkeepCount - previous.upkeepQuick) },
     };
-    previous = { accepted, finished };
+    previous = { accepted, finished, upkeepCount, upkeepSum, upkeepQuick };
     samples.push(sample);
     console.log(
       `  ${String(sample.minute).padStart(3)} ${formatNumber(sample.p50, 0).padStart(8)} ${formatNumber(sample.p99, 0).padStart(8)} ${formatNumber(sample.sent).padStart(5)} ${formatNumber(sample.accepted).padStart(4)} ${formatNumber(sample.refused + sample.failed).padStart(12)} ${formatNumber(sample.arrivals).padStart(8)} ${formatNumber(sample.deliveries).padStart(9)} ${formatNumber(sample.backlog ?? NaN).padStart(8)} ${formatNumber(sample.oldestSeconds ?? NaN, 0).padStart(8)} ${mb(sample.rssBytes).padStart(8)} ${mb(sample.dataBytes).padStart(8)}`,
     );
+    if (sample.upkeep.statements > 0) {
+      console.log(`        upkeep: ${sample.upkeep.statements} statements, ${formatNumber(sample.upkeep.seconds, 2)} s in all, ${sample.upkeep.over250ms} over 0.25 s`);
+    }
     if (tables && (minute % 5 === 4 || minute === minutes - 1)) console.log(`        largest tables: ${tables}`);
   };
   try {
@@ -308,6 +317,9 @@ async function soak(kind: 'embedded' | 'server'): Promise<void> {
     const finishedByStatus = metricByLabel(finalText, 'flowsmith_events_finished_total', 'status');
     const endBytes = await dataSize();
     const perEvent = (endBytes - startBytes) / Math.max(1, accepted);
+    const walBytes = serverDatabase ? null : await directorySize(path.join(dataDir, 'pgdata', 'pg_wal')).catch(() => null);
+    const databaseBytes = metric(finalText, 'flowsmith_db_size_bytes');
+    const upkeep = samples.reduce((sum, sample) => ({ statements: sum.statements + sample.upkeep.statements, seconds: sum.seconds + sample.upkeep.seconds, over: sum.over + sample.upkeep.over250ms }), { statements: 0, seconds: 0, over: 0 });
     const ratio = (a: number, b: number) => `${formatNumber(a / b, 2)}×`;
     const verdict = (met: boolean) => (met ? 'met' : 'NOT met');
     const memoryDrift = (rssEnd - rssAfterFirst) / rssAfterFirst;
@@ -323,6 +335,9 @@ async function soak(kind: 'embedded' | 'server'): Promise<void> {
       `  After the load: ${drained ? `every accepted event finished within ${formatNumber(drainSeconds, 0)} s` : `NOT drained in ${drainMinutes} min`}; accepted ${formatNumber(accepted)}, finished ${[...finishedByStatus].map(([status, count]) => `${status} ${formatNumber(count)}`).join(', ')}`,
     );
     console.log(`  Disk: ${mb(startBytes)} → ${mb(endBytes)} MB, ${formatNumber(perEvent / 1024, 2)} KB per accepted event`);
+    if (walBytes !== null) console.log(`    of which write-ahead log ${mb(walBytes)} MB (recycled at each checkpoint, so it stays about this size)`);
+    if (databaseBytes !== null) console.log(`    database (tables, indexes, catalogue) ${mb(databaseBytes)} MB at the end`);
+    if (upkeep.statements > 0) console.log(`  Upkeep: ${formatNumber(upkeep.statements)} statements, ${formatNumber(upkeep.seconds, 1)} s in all, ${upkeep.over} over 0.25 s`);
     const targets = [
       kind === 'embedded' ? `p99 last ${window} min ≤ 200 ms ${verdict(lastP99 <= 200)}` : null,
       `p99 ≤ 1.5× first ${verdict(lastP99 <= 1.5 * firstP99)}`,

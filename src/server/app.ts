@@ -204,7 +204,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onClose', () => engine.stop());
   startRetention(app, deps.logger);
   // With the database, not the role: whichever process holds the embedded database keeps it.
-  const databaseUpkeep = createDatabaseUpkeep({ pool: database.pool, embedded: database.embedded, logger: deps.logger, options: deps.databaseUpkeep });
+  const databaseUpkeep = createDatabaseUpkeep({
+    pool: database.pool,
+    embedded: database.embedded,
+    logger: deps.logger,
+    options: deps.databaseUpkeep,
+    onStatement: (task, durationMs) => metrics.upkeepStatement(task, durationMs),
+  });
   app.decorate('databaseUpkeep', databaseUpkeep);
   app.addHook('onReady', async () => databaseUpkeep.start());
   app.addHook('onClose', () => databaseUpkeep.stop());

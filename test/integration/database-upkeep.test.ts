@@ -13,7 +13,7 @@ import { testDatabaseKind } from '../support/test-database.ts';
 describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep', () => {
   let scenario: EngineScenario;
   beforeAll(async () => {
-    scenario = await startEngineScenario({ databaseUpkeep: { intervalMs: 200, checkpointIntervalMs: 60 * 60_000 } });
+    scenario = await startEngineScenario({ databaseUpkeep: { intervalMs: 200, checkpointIntervalMs: 60 * 60_000, minAnalyzeIntervalMs: 0 } });
   });
   afterAll(async () => {
     await scenario?.close();

@@ -26,21 +26,28 @@ export interface DatabaseUpkeepOptions {
   /** A table is analyzed when the rows changed since its last analyze exceed this many plus `analyzeShare` of its live rows. */
   analyzeBaseRows: number;
   analyzeShare: number;
+  /** A table is analyzed at most this often: ANALYZE reads a sample of 30,000 rows however small the change. */
+  minAnalyzeIntervalMs: number;
 }
 
 /**
- * Eager beside a server's autovacuum (50 rows + 20 %): with nothing else cleaning up, a
- * table small and vacuumed often is cheap to vacuum, and pgboss.job, which sees every job
- * inserted and deleted, stays a few pages long.
+ * A server's autovacuum thresholds (50 rows + 20 %, analyze 50 + 10 %), with a larger base:
+ * a small, busy table (pgboss.job, the change log, the per-flow counters) is vacuumed
+ * within a pass or two, and a large one in proportion to its size. Vacuuming the events
+ * every pass (5 %) held the embedded session for longer as the kept history grew (each
+ * vacuum reads all of a table's indexes) and took the acknowledgements' p99 from 34 to
+ * 290 ms within 12 minutes (docs/decisions/0033-steady-for-hours.md). Checkpoints every
+ * minute keep the write-ahead log that PostgreSQL holds for recycling near its minimum.
  */
 export const defaultDatabaseUpkeepOptions: DatabaseUpkeepOptions = {
   intervalMs: 30_000,
-  checkpointIntervalMs: 5 * 60_000,
+  checkpointIntervalMs: 60_000,
   maxTablesPerPass: 8,
   vacuumBaseRows: 200,
-  vacuumShare: 0.05,
+  vacuumShare: 0.2,
   analyzeBaseRows: 500,
   analyzeShare: 0.1,
+  minAnalyzeIntervalMs: 10 * 60_000,
 };
 
 export type UpkeepTask = 'vacuum' | 'analyze' | 'checkpoint';
@@ -58,15 +65,24 @@ export interface DatabaseUpkeep {
   runOnce(options?: { checkpoint?: boolean }): Promise<UpkeepPass>;
 }
 
-/** Which tables a pass works on, and how, from their statistics. */
-export function planUpkeep(tables: TableActivity[], options: Pick<DatabaseUpkeepOptions, 'maxTablesPerPass' | 'vacuumBaseRows' | 'vacuumShare' | 'analyzeBaseRows' | 'analyzeShare'>) {
-  const vacuum: TableActivity[] = [];
+/**
+ * Which tables a pass works on, and how, from their statistics: a vacuum where dead rows
+ * passed the threshold (analyzing too when due), else an analyze where changes did.
+ * `mayAnalyze` says whether a table's last analyze is long enough ago.
+ */
+export function planUpkeep(
+  tables: TableActivity[],
+  options: Pick<DatabaseUpkeepOptions, 'maxTablesPerPass' | 'vacuumBaseRows' | 'vacuumShare' | 'analyzeBaseRows' | 'analyzeShare'>,
+  mayAnalyze: (table: string) => boolean = () => true,
+): { vacuum: Array<TableActivity & { analyze: boolean }>; analyze: TableActivity[] } {
+  const vacuum: Array<TableActivity & { analyze: boolean }> = [];
   const analyze: TableActivity[] = [];
   const byDeadRows = [...tables].sort((a, b) => b.deadRows - a.deadRows);
   for (const table of byDeadRows) {
     if (vacuum.length + analyze.length >= options.maxTablesPerPass) break;
-    if (table.deadRows > options.vacuumBaseRows + options.vacuumShare * table.liveRows) vacuum.push(table);
-    else if (table.modifiedSinceAnalyze > options.analyzeBaseRows + options.analyzeShare * table.liveRows) analyze.push(table);
+    const analyzeDue = table.modifiedSinceAnalyze > options.analyzeBaseRows + options.analyzeShare * table.liveRows && mayAnalyze(table.name);
+    if (table.deadRows > options.vacuumBaseRows + options.vacuumShare * table.liveRows) vacuum.push({ ...table, analyze: analyzeDue });
+    else if (analyzeDue) analyze.push(table);
   }
   return { vacuum, analyze };
 }
@@ -85,6 +101,8 @@ export function createDatabaseUpkeep(dependencies: {
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> | null = null;
   let lastCheckpointAt = Date.now();
+  const lastAnalyzedAt = new Map<string, number>();
+  const mayAnalyze = (table: string) => Date.now() - (lastAnalyzedAt.get(table) ?? -Infinity) >= options.minAnalyzeIntervalMs;
 
   const timed = async (task: UpkeepTask, table: string | null, work: () => Promise<void>) => {
     const started = performance.now();
@@ -97,17 +115,20 @@ export function createDatabaseUpkeep(dependencies: {
 
   const runOnce = async (request: { checkpoint?: boolean } = {}): Promise<UpkeepPass> => {
     const pass: UpkeepPass = { vacuumed: [], analyzed: [], checkpointed: false };
-    const plan = planUpkeep(await readTableActivity(pool), options);
+    const plan = planUpkeep(await readTableActivity(pool), options, mayAnalyze);
     // One table per statement, so the intake's statements get their turns in between.
     for (const table of plan.vacuum) {
-      const analyze = table.modifiedSinceAnalyze > options.analyzeBaseRows + options.analyzeShare * table.liveRows;
-      await timed('vacuum', table.name, () => vacuumTable(pool, table.qualifiedName, { analyze }));
+      await timed('vacuum', table.name, () => vacuumTable(pool, table.qualifiedName, { analyze: table.analyze }));
       pass.vacuumed.push(table.name);
-      if (analyze) pass.analyzed.push(table.name);
+      if (table.analyze) {
+        pass.analyzed.push(table.name);
+        lastAnalyzedAt.set(table.name, Date.now());
+      }
     }
     for (const table of plan.analyze) {
       await timed('analyze', table.name, () => analyzeTable(pool, table.qualifiedName));
       pass.analyzed.push(table.name);
+      lastAnalyzedAt.set(table.name, Date.now());
     }
     if (request.checkpoint || Date.now() - lastCheckpointAt >= options.checkpointIntervalMs) {
       await timed('checkpoint', null, () => checkpoint(pool));

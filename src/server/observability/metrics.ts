@@ -79,6 +79,13 @@ export class AppMetrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
     registers: [this.registry],
   });
+  private readonly upkeepSeconds = new Histogram({
+    name: 'flowsmith_db_upkeep_duration_seconds',
+    help: 'Time of one statement of the embedded database upkeep (vacuum, analyze, checkpoint): the embedded database runs nothing else meanwhile.',
+    labelNames: ['task'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10],
+    registers: [this.registry],
+  });
 
   constructor(sources: MetricsSources) {
     // Event-loop lag (nodejs_eventloop_lag_seconds), heap, GC and handles.
@@ -195,6 +202,10 @@ export class AppMetrics {
     // Of the input, what OpenAI's prompt cache served (billed at the cached price).
     if (result.cachedInputTokens > 0) this.generationTokens.inc({ kind: 'cached_input' }, result.cachedInputTokens);
     if (result.outputTokens > 0) this.generationTokens.inc({ kind: 'output' }, result.outputTokens);
+  }
+
+  upkeepStatement(task: 'vacuum' | 'analyze' | 'checkpoint', durationMs: number): void {
+    this.upkeepSeconds.observe({ task }, durationMs / 1000);
   }
 
   serviceCall(call: { service: ServiceName; outcome: string; durationMs: number }): void {
