@@ -50,11 +50,11 @@ export async function listFlowFacts(db: Queryable, userId: string, since: Date):
   }>(
     `SELECT f.flow_type, f.is_active, last.received_at AS last_received_at, last.status AS last_status,
             (SELECT e.status FROM events e
-              WHERE e.flow_id = f.id AND e.status IN ('delivered', 'failed') AND e.updated_at >= $2
-              ORDER BY e.updated_at DESC, e.id DESC LIMIT 1) AS last_outcome,
+              WHERE e.user_id = $1 AND e.flow_id = f.id AND e.status IN ('delivered', 'failed') AND e.finished_at >= $2
+              ORDER BY e.finished_at DESC, e.id DESC LIMIT 1) AS last_outcome,
             (SELECT count(*)::int FROM event_deliveries d JOIN events e ON e.id = d.event_id
               WHERE e.flow_id = f.id AND d.status = 'delivered' AND d.updated_at >= $2) AS deliveries,
-            (SELECT count(*)::int FROM events e WHERE e.flow_id = f.id AND e.status = 'failed' AND e.updated_at >= $2) AS failures
+            (SELECT count(*)::int FROM events e WHERE e.user_id = $1 AND e.flow_id = f.id AND e.status = 'failed' AND e.finished_at >= $2) AS failures
        FROM flows f
        LEFT JOIN LATERAL (
          SELECT e.received_at, e.status FROM events e WHERE e.flow_id = f.id ORDER BY e.received_at DESC, e.id DESC LIMIT 1

@@ -26,7 +26,7 @@ export function flowHealth(facts: Pick<FlowFacts, 'lastEvent' | 'lastOutcome'>):
  */
 export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
-  const databaseKind: DashboardProcessing['database']['kind'] = app.appConfig.databaseUrl ? 'server' : 'embedded';
+  const databaseKind: DashboardProcessing['database']['kind'] = app.database.embedded ? 'embedded' : 'server';
   app.get('/', { schema: { response: { 200: dashboardResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
     const userId = request.user.id;
     const now = app.clock.now();

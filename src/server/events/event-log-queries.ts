@@ -170,8 +170,8 @@ export async function findOwnerEventsBehind(db: Queryable, userId: string, now: 
 /**
  * Arrivals against deliveries for one owner since `since`: events accepted (all but the
  * rejected), and events that reached a final status (delivered, skipped or failed; one
- * skipped on arrival counts in both). Finishing is not indexed: the second count reads
- * the owner's events through `events_user_received`, as the flows' daily figures do.
+ * skipped on arrival counts in both). Each count reads only its window, through
+ * `events_user_received` and `events_user_finished` (migration 032).
  */
 export async function countArrivedAndFinished(db: Queryable, userId: string, since: Date): Promise<{ arrived: number; finished: number }> {
   const { rows } = await db.query<{ arrived: number; finished: number }>(
