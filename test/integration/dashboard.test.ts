@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { testDatabaseKind } from '../support/test-database.ts';
 import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { EventStreamReader } from '../support/event-stream.ts';
@@ -160,7 +161,7 @@ describe('the dashboard', () => {
   it("shows the owner's events behind, the oldest one's wait and the last hour's arrivals and finishes, and none of another owner's", async () => {
     const owner = await ownerWithFlows(scenario, {});
     const other = await ownerWithFlows(scenario, {});
-    const databaseKind = scenario.testApp.config.databaseUrl ? 'server' : 'embedded';
+    const databaseKind = testDatabaseKind();
     const fresh = (await dashboardOf(owner.client)).processing;
     expect(fresh).toMatchObject({ behind: 0, oldestBehindSeconds: null, arrivedLastHour: 0, finishedLastHour: 0, database: { kind: databaseKind } });
     expect(fresh.database.sizeBytes).toBeGreaterThan(1024 * 1024);
