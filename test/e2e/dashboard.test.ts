@@ -22,14 +22,19 @@ afterAll(async () => {
   await services?.stop();
 });
 
+/** A signed-in owner with saved keys and an active abandoned-cart flow, and its webhook URL. */
+async function ownerWithActiveCartFlow(context: Parameters<typeof createSignedInUser>[1]) {
+  const user = await createSignedInUser(server, context);
+  expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+  expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+  const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+  return { user, webhookUrl: saved.json.flow.webhookUrl as string };
+}
+
 describe('the dashboard', () => {
   it('lists what is left to set up with links to where it is done, follows events live without a reload, and drops the list once all is done', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
-    const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
-    const webhookUrl = saved.json.flow.webhookUrl as string;
+    const { user, webhookUrl } = await ownerWithActiveCartFlow(context);
 
     await page.goto('/dashboard');
     const checklist = page.getByTestId('setup-checklist');
@@ -89,11 +94,7 @@ describe('the dashboard', () => {
 
   it('says plainly when nothing is behind, counts an event while it is processed, and past five minutes warns with what to do, at phone width too', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
-    const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
-    const webhookUrl = saved.json.flow.webhookUrl as string;
+    const { webhookUrl } = await ownerWithActiveCartFlow(context);
 
     await page.goto('/dashboard');
     const processing = page.getByTestId('processing');
