@@ -1,7 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, type EngineScenario } from '../fakes/engine-scenario.ts';
-import { readTableActivity } from '../../src/server/database/database-upkeep-queries.ts';
-import { testDatabaseKind } from '../support/test-database.ts';
+import pg from 'pg';
+import pino from 'pino';
+import { createDatabaseUpkeep } from '../../src/server/database/database-upkeep.ts';
+import { readAutovacuumEnabled, readTableActivity } from '../../src/server/database/database-upkeep-queries.ts';
+import type { Queryable } from '../../src/server/database/database.ts';
+import { createTestDatabase, testDatabaseKind } from '../support/test-database.ts';
+
+/** `count` changes written and deleted again: dead rows in the change log. */
+async function deadChanges(db: Queryable, count: number): Promise<void> {
+  await db.query(
+    `INSERT INTO event_changes (user_id, flow_id, event_id, status)
+     SELECT 'upkeep-owner', 'upkeep-flow', 'event-' || n, 'received' FROM generate_series(1, $1::int) AS n`,
+    [count],
+  );
+  await db.query("DELETE FROM event_changes WHERE flow_id = 'upkeep-flow'");
+}
+
+const changeLogActivity = async (db: Queryable) => (await readTableActivity(db)).find((table) => table.name === 'public.event_changes')!;
 
 /**
  * The embedded database's upkeep (docs/decisions/0033-steady-for-hours.md): PGlite has no
@@ -19,21 +35,16 @@ describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep',
     await scenario?.close();
   });
   const db = () => scenario.testApp.database.pool;
+  const changeLog = () => changeLogActivity(db());
 
-  /** `count` changes written and deleted again: dead rows in the change log. */
-  async function deadChanges(count: number): Promise<void> {
-    await db().query(
-      `INSERT INTO event_changes (user_id, flow_id, event_id, status)
-       SELECT 'upkeep-owner', 'upkeep-flow', 'event-' || n, 'received' FROM generate_series(1, $1::int) AS n`,
-      [count],
-    );
-    await db().query("DELETE FROM event_changes WHERE flow_id = 'upkeep-flow'");
-  }
-
-  const changeLog = async () => (await readTableActivity(db())).find((table) => table.name === 'public.event_changes')!;
+  it('runs PostgreSQL with small shared buffers: PGlite keeps them in a heap that never shrinks', async () => {
+    const { rows } = await db().query("SELECT current_setting('shared_buffers') AS buffers, current_setting('maintenance_work_mem') AS vacuum_memory");
+    expect(rows[0]).toEqual({ buffers: '32MB', vacuum_memory: '16MB' });
+    expect(await scenario.testApp.app.databaseUpkeep.mode()).toBe('embedded');
+  });
 
   it('vacuums on its own, on its interval, the tables that gathered dead rows', async () => {
-    await deadChanges(3_000);
+    await deadChanges(db(), 3_000);
     expect((await changeLog()).deadRows).toBeGreaterThanOrEqual(3_000);
     await expect.poll(async () => (await changeLog()).deadRows, { timeout: 10_000, interval: 100 }).toBe(0);
     const { rows } = await db().query("SELECT last_vacuum IS NOT NULL AS vacuumed FROM pg_stat_user_tables WHERE schemaname = 'public' AND relname = 'event_changes'");
@@ -42,7 +53,7 @@ describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep',
 
   it('vacuums and analyzes one table per statement, and takes a checkpoint that moves the redo point', async () => {
     await scenario.testApp.app.databaseUpkeep.stop();
-    await deadChanges(2_000);
+    await deadChanges(db(), 2_000);
     const before = (await db().query<{ redo: string }>('SELECT redo_lsn::text AS redo FROM pg_control_checkpoint()')).rows[0]!.redo;
     const pass = await scenario.testApp.app.databaseUpkeep.runOnce({ checkpoint: true });
     expect(pass.vacuumed).toContain('public.event_changes');
@@ -57,7 +68,7 @@ describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep',
 
   it('lets webhooks through while it vacuums: every one answered 202, none 503', async () => {
     const owner = await ownerWithFlows(scenario, { post_purchase: {} });
-    await deadChanges(20_000);
+    await deadChanges(db(), 20_000);
     let passes = 0;
     let sending = true;
     const upkeep = (async () => {
@@ -77,3 +88,58 @@ describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep',
     expect(statuses.every((status) => status === 202)).toBe(true);
   });
 });
+
+/**
+ * On a server: nothing where its autovacuum runs; where it is off (as on some managed and
+ * hand-configured servers, and this project's CI machine), vacuum and analyze of the app's
+ * tables, checkpoints left to the server, one process at a time.
+ */
+describe.skipIf(testDatabaseKind() === 'embedded')('the upkeep on a server PostgreSQL', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await database?.close();
+  });
+  const upkeep = () => createDatabaseUpkeep({ pool: database.pool, embedded: false, logger: pino({ level: 'silent' }), options: { minAnalyzeIntervalMs: 0 } });
+
+  it("follows the server's autovacuum setting: vacuums dead rows when it is off, and never takes a checkpoint", async () => {
+    const autovacuum = await readAutovacuumEnabled(database.pool);
+    expect(await upkeep().mode()).toBe(autovacuum ? 'none' : 'vacuum-only');
+    await deadChanges(database.pool, 3_000);
+    // A server's sessions report their statistics on their own, within seconds.
+    await expect.poll(async () => (await changeLogActivity(database.pool)).deadRows, { timeout: 20_000, interval: 250 }).toBeGreaterThanOrEqual(3_000);
+    const pass = await upkeep().runOnce({ checkpoint: true });
+    expect(pass.checkpointed).toBe(false);
+    if (autovacuum) {
+      expect(pass).toEqual({ vacuumed: [], analyzed: [], checkpointed: false });
+    } else {
+      expect(pass.vacuumed).toContain('public.event_changes');
+      await expect.poll(async () => (await changeLogActivity(database.pool)).deadRows, { timeout: 20_000, interval: 250 }).toBe(0);
+    }
+  });
+
+  it('lets one process work at a time, and gives its connection back as it found it', async () => {
+    // One connection, so the checks below read the very connection the passes used.
+    const single = new pg.Pool({ ...database.clientConfig, max: 1 });
+    const other = await database.pool.connect();
+    try {
+      const passOnSingle = () => createDatabaseUpkeep({ pool: single, embedded: false, logger: pino({ level: 'silent' }) }).runOnce();
+      await other.query("SELECT pg_advisory_lock(hashtext('flowsmith.database-upkeep'))");
+      await deadChanges(database.pool, 1_000);
+      expect(await passOnSingle()).toEqual({ vacuumed: [], analyzed: [], checkpointed: false });
+      const setting = async () => (await single.query<{ timeout: string }>("SELECT current_setting('statement_timeout') AS timeout")).rows[0]!.timeout;
+      expect(await setting()).toBe('2500ms');
+      await other.query("SELECT pg_advisory_unlock(hashtext('flowsmith.database-upkeep'))");
+      await passOnSingle();
+      expect(await setting()).toBe('2500ms');
+      const held = await single.query<{ count: string }>("SELECT count(*)::text AS count FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()");
+      expect(held.rows[0]!.count).toBe('0');
+    } finally {
+      other.release();
+      await single.end();
+    }
+  });
+});
+

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDatabaseUpkeepOptions, planUpkeep } from '../../src/server/database/database-upkeep.ts';
+import { defaultDatabaseUpkeepOptions, planUpkeep, upkeepMode } from '../../src/server/database/database-upkeep.ts';
 import type { TableActivity } from '../../src/server/database/database-upkeep-queries.ts';
 
 function table(name: string, liveRows: number, deadRows: number, modifiedSinceAnalyze = 0): TableActivity {
@@ -36,3 +36,16 @@ describe('which tables an upkeep pass works on', () => {
     expect(plan.analyze).toEqual([]);
   });
 });
+
+describe('what the app keeps up itself', () => {
+  it('everything on the embedded database, whatever its autovacuum setting says', () => {
+    expect(upkeepMode({ embedded: true, autovacuumEnabled: true })).toBe('embedded');
+    expect(upkeepMode({ embedded: true, autovacuumEnabled: false })).toBe('embedded');
+  });
+
+  it("vacuum and analyze on a server without autovacuum, nothing on one with it", () => {
+    expect(upkeepMode({ embedded: false, autovacuumEnabled: false })).toBe('vacuum-only');
+    expect(upkeepMode({ embedded: false, autovacuumEnabled: true })).toBe('none');
+  });
+});
+

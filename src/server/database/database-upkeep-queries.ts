@@ -1,6 +1,52 @@
 import type pg from 'pg';
 import type { Queryable } from './database.ts';
 
+/**
+ * How long one upkeep statement may take. A server cancels the app's statements after a
+ * few seconds (database.ts), which suits a request and not a vacuum of a large table.
+ */
+const UPKEEP_STATEMENT_TIMEOUT_MS = 10 * 60_000;
+
+/** Whether the server runs its autovacuum: some are configured without it. */
+export async function readAutovacuumEnabled(db: Queryable): Promise<boolean> {
+  const { rows } = await db.query<{ enabled: boolean }>("SELECT current_setting('autovacuum')::boolean AS enabled");
+  return rows[0]!.enabled;
+}
+
+/**
+ * A connection for one upkeep pass: its statements may run long, and only one process
+ * at a time works (a server may have several web and worker processes, each with its
+ * upkeep). Null when another process holds the pass's lock.
+ */
+export async function beginUpkeepSession(pool: pg.Pool): Promise<pg.PoolClient | null> {
+  const client = await pool.connect();
+  try {
+    await client.query(`SET statement_timeout = ${UPKEEP_STATEMENT_TIMEOUT_MS}`);
+    const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock(hashtext('flowsmith.database-upkeep')) AS locked");
+    if (rows[0]!.locked) return client;
+    await client.query('RESET statement_timeout');
+    client.release();
+    return null;
+  } catch (error) {
+    client.release(error instanceof Error ? error : true);
+    throw error;
+  }
+}
+
+/** Gives the pass's connection back as it found it. */
+export async function endUpkeepSession(client: pg.PoolClient): Promise<void> {
+  try {
+    await client.query("SELECT pg_advisory_unlock(hashtext('flowsmith.database-upkeep'))");
+    await client.query('RESET statement_timeout');
+    client.release();
+  } catch (error) {
+    // A connection that cannot be reset is not handed to a request with our settings.
+    client.release(error instanceof Error ? error : true);
+  }
+}
+
+const longStatement = (text: string): pg.QueryConfig => ({ text, query_timeout: UPKEEP_STATEMENT_TIMEOUT_MS }) as pg.QueryConfig;
+
 /** What PostgreSQL's statistics say of one table since its last vacuum and analyze. */
 export interface TableActivity {
   /** Schema-qualified and quoted, ready for a statement. */
@@ -41,21 +87,21 @@ function quoteIdentifier(name: string): string {
 
 /**
  * VACUUM (with ANALYZE when asked) of one table. VACUUM cannot run in a transaction
- * block, so it goes on a connection of its own, as one statement.
+ * block, so it goes as one statement of its own.
  */
-export async function vacuumTable(pool: pg.Pool, qualifiedName: string, options: { analyze: boolean }): Promise<void> {
-  await pool.query(`VACUUM ${options.analyze ? '(ANALYZE) ' : ''}${qualifiedName}`);
+export async function vacuumTable(client: pg.PoolClient, qualifiedName: string, options: { analyze: boolean }): Promise<void> {
+  await client.query(longStatement(`VACUUM ${options.analyze ? '(ANALYZE) ' : ''}${qualifiedName}`));
 }
 
 /** ANALYZE alone: the planner's figures of a table that grows without dead rows. */
-export async function analyzeTable(pool: pg.Pool, qualifiedName: string): Promise<void> {
-  await pool.query(`ANALYZE ${qualifiedName}`);
+export async function analyzeTable(client: pg.PoolClient, qualifiedName: string): Promise<void> {
+  await client.query(longStatement(`ANALYZE ${qualifiedName}`));
 }
 
 /**
  * A checkpoint: writes the changed pages to the data files, after which the write-ahead
  * log before it is no longer needed and PostgreSQL recycles or removes its segments.
  */
-export async function checkpoint(pool: pg.Pool): Promise<void> {
-  await pool.query('CHECKPOINT');
+export async function checkpoint(client: pg.PoolClient): Promise<void> {
+  await client.query(longStatement('CHECKPOINT'));
 }

@@ -1,6 +1,15 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { analyzeTable, checkpoint, readTableActivity, vacuumTable, type TableActivity } from './database-upkeep-queries.ts';
+import {
+  analyzeTable,
+  beginUpkeepSession,
+  checkpoint,
+  endUpkeepSession,
+  readAutovacuumEnabled,
+  readTableActivity,
+  vacuumTable,
+  type TableActivity,
+} from './database-upkeep-queries.ts';
 
 /**
  * The upkeep a PostgreSQL server does by itself and the embedded one does not
@@ -11,7 +20,9 @@ import { analyzeTable, checkpoint, readTableActivity, vacuumTable, type TableAct
  * recycled (it grew by about 40 MB a minute under a steady 40 events a second).
  *
  * On a server PostgreSQL its own autovacuum and checkpointer do this, better placed, and
- * this does nothing.
+ * this does nothing, unless the server runs with `autovacuum = off` (some are configured
+ * so): then it vacuums and analyzes the app's tables as on the embedded database, and
+ * leaves checkpoints to the server's checkpointer, which runs whatever the setting.
  */
 export interface DatabaseUpkeepOptions {
   /** How often the tables' statistics are read and the ones that need it vacuumed. */
@@ -52,6 +63,17 @@ export const defaultDatabaseUpkeepOptions: DatabaseUpkeepOptions = {
 
 export type UpkeepTask = 'vacuum' | 'analyze' | 'checkpoint';
 
+/**
+ * What the app does itself: everything on the embedded database, vacuum and analyze on a
+ * server without autovacuum, nothing on a server that keeps its own tables.
+ */
+export type UpkeepMode = 'embedded' | 'vacuum-only' | 'none';
+
+export function upkeepMode(database: { embedded: boolean; autovacuumEnabled: boolean }): UpkeepMode {
+  if (database.embedded) return 'embedded';
+  return database.autovacuumEnabled ? 'none' : 'vacuum-only';
+}
+
 export interface UpkeepPass {
   vacuumed: string[];
   analyzed: string[];
@@ -59,10 +81,16 @@ export interface UpkeepPass {
 }
 
 export interface DatabaseUpkeep {
-  start(): void;
+  /** Starts the passes on their interval, where the database needs them (see upkeepMode). */
+  start(): Promise<void>;
   stop(): Promise<void>;
-  /** One pass now; `checkpoint` forces a checkpoint whether or not one is due. */
+  /**
+   * One pass now, of what this database needs; `checkpoint` forces a checkpoint whether or
+   * not one is due (never on a server: its checkpointer does them).
+   */
   runOnce(options?: { checkpoint?: boolean }): Promise<UpkeepPass>;
+  /** What the app does itself on this database. */
+  mode(): Promise<UpkeepMode>;
 }
 
 /**
@@ -113,27 +141,47 @@ export function createDatabaseUpkeep(dependencies: {
     if (durationMs > 1_000) logger.warn({ task, table, durationMs: Math.round(durationMs) }, 'database upkeep: a statement took over a second');
   };
 
+  let knownMode: Promise<UpkeepMode> | null = null;
+  const mode = () => {
+    knownMode ??= (dependencies.embedded ? Promise.resolve(true) : readAutovacuumEnabled(pool)).then(
+      (autovacuumEnabled) => upkeepMode({ embedded: dependencies.embedded, autovacuumEnabled }),
+      (error: unknown) => {
+        knownMode = null; // asked again at the next pass
+        throw error;
+      },
+    );
+    return knownMode;
+  };
+
   const runOnce = async (request: { checkpoint?: boolean } = {}): Promise<UpkeepPass> => {
     const pass: UpkeepPass = { vacuumed: [], analyzed: [], checkpointed: false };
-    const plan = planUpkeep(await readTableActivity(pool), options, mayAnalyze);
-    // One table per statement, so the intake's statements get their turns in between.
-    for (const table of plan.vacuum) {
-      await timed('vacuum', table.name, () => vacuumTable(pool, table.qualifiedName, { analyze: table.analyze }));
-      pass.vacuumed.push(table.name);
-      if (table.analyze) {
+    const current = await mode();
+    if (current === 'none') return pass;
+    const session = await beginUpkeepSession(pool);
+    if (!session) return pass; // another process of the app is at it
+    try {
+      const plan = planUpkeep(await readTableActivity(session), options, mayAnalyze);
+      // One table per statement, so the intake's statements get their turns in between.
+      for (const table of plan.vacuum) {
+        await timed('vacuum', table.name, () => vacuumTable(session, table.qualifiedName, { analyze: table.analyze }));
+        pass.vacuumed.push(table.name);
+        if (table.analyze) {
+          pass.analyzed.push(table.name);
+          lastAnalyzedAt.set(table.name, Date.now());
+        }
+      }
+      for (const table of plan.analyze) {
+        await timed('analyze', table.name, () => analyzeTable(session, table.qualifiedName));
         pass.analyzed.push(table.name);
         lastAnalyzedAt.set(table.name, Date.now());
       }
-    }
-    for (const table of plan.analyze) {
-      await timed('analyze', table.name, () => analyzeTable(pool, table.qualifiedName));
-      pass.analyzed.push(table.name);
-      lastAnalyzedAt.set(table.name, Date.now());
-    }
-    if (request.checkpoint || Date.now() - lastCheckpointAt >= options.checkpointIntervalMs) {
-      await timed('checkpoint', null, () => checkpoint(pool));
-      lastCheckpointAt = Date.now();
-      pass.checkpointed = true;
+      if (current === 'embedded' && (request.checkpoint || Date.now() - lastCheckpointAt >= options.checkpointIntervalMs)) {
+        await timed('checkpoint', null, () => checkpoint(session));
+        lastCheckpointAt = Date.now();
+        pass.checkpointed = true;
+      }
+    } finally {
+      await endUpkeepSession(session);
     }
     return pass;
   };
@@ -147,8 +195,18 @@ export function createDatabaseUpkeep(dependencies: {
   };
 
   return {
-    start() {
-      if (!dependencies.embedded || timer) return;
+    async start() {
+      if (timer) return;
+      let current: UpkeepMode;
+      try {
+        current = await mode();
+      } catch (error) {
+        // The database cannot be asked now: passes start, and each asks again until it answers.
+        logger.warn({ err: error }, 'database upkeep: could not read the server settings; asking again at the next pass');
+        current = 'vacuum-only';
+      }
+      if (current === 'none') return;
+      if (current === 'vacuum-only') logger.info("database upkeep: the server's autovacuum is off, so the app vacuums and analyzes its own tables");
       timer = setInterval(tick, options.intervalMs);
       timer.unref();
     },
@@ -158,5 +216,6 @@ export function createDatabaseUpkeep(dependencies: {
       await running;
     },
     runOnce,
+    mode,
   };
 }
