@@ -37,9 +37,9 @@ describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep',
   const db = () => scenario.testApp.database.pool;
   const changeLog = () => changeLogActivity(db());
 
-  it('runs PostgreSQL with small shared buffers: PGlite keeps them in a heap that never shrinks', async () => {
+  it('runs PostgreSQL with bounded memory: PGlite keeps what it once took in a heap that never shrinks', async () => {
     const { rows } = await db().query("SELECT current_setting('shared_buffers') AS buffers, current_setting('maintenance_work_mem') AS vacuum_memory");
-    expect(rows[0]).toEqual({ buffers: '32MB', vacuum_memory: '16MB' });
+    expect(rows[0]).toEqual({ buffers: '64MB', vacuum_memory: '16MB' });
     expect(await scenario.testApp.app.databaseUpkeep.mode()).toBe('embedded');
   });
 

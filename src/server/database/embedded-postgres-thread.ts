@@ -20,15 +20,16 @@ export interface EmbeddedThreadStart {
 export type EmbeddedThreadMessage = { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'stopped' };
 
 /**
- * PostgreSQL's memory settings for the embedded database. PGlite keeps its shared buffers
- * in the WebAssembly heap, which grows as pages are first used and never gives memory
- * back: with the default 128 MB the process grew by about 95 MB over the first half hour
- * of a steady load, as the data outgrew the buffers (docs/decisions/0033-steady-for-hours.md).
- * The data files are read through the operating system's page cache anyway, so a smaller
- * pool costs a copy on a miss, not a disk read: the same look-ups took as long with 32 MB.
- * Vacuum's memory for dead rows is bounded the same way (it is taken as needed).
+ * PostgreSQL's memory settings for the embedded database. PGlite lives in a WebAssembly
+ * heap that grows as memory is first used and never gives it back, so what PostgreSQL
+ * takes once it keeps for good: the process grew by about 95 MB over the first half hour
+ * of a steady load (docs/decisions/0033-steady-for-hours.md). Vacuum's memory for dead
+ * rows (64 MB by default, taken as a table's dead rows need it) rose with the tables;
+ * 16 MB holds about three million of them, more than a pass meets. Shared buffers of
+ * 64 MB instead of 128 MB are filled within a few minutes of a steady load rather than
+ * after half an hour; 32 MB cost a fifth of bench:ingest's burst.
  */
-const embeddedMemorySettings = ['shared_buffers=32MB', 'maintenance_work_mem=16MB'];
+const embeddedMemorySettings = ['shared_buffers=64MB', 'maintenance_work_mem=16MB'];
 
 const start = workerData as EmbeddedThreadStart;
 const port = parentPort!;
