@@ -78,14 +78,14 @@ describe('the change log cleanup', () => {
     const event = genericCartEvent(owner);
     await insertEventOnce(database.pool, event);
     expect(await setEventStatus(database.pool, event.id, 1, 'generating')).toBe(true);
-    const changes = await listChangesAfter(database.pool, new Map([[owner.flowId, '0']]), 10);
+    const changes = await listChangesAfter(database.pool, new Map([[owner.flowId, { tx: 0n, id: 0n }]]), 10);
     expect(changes.map((change) => [change.status, change.arrival])).toEqual([
       ['received', true],
       ['generating', false],
     ]);
     // The arrival pruned, as the cleanup does after 15 minutes (a waiting event's wait is longer).
     await database.pool.query("DELETE FROM event_changes WHERE event_id = $1 AND status = 'received'", [event.id]);
-    const later = await listChangesAfter(database.pool, new Map([[owner.flowId, '0']]), 10);
+    const later = await listChangesAfter(database.pool, new Map([[owner.flowId, { tx: 0n, id: 0n }]]), 10);
     expect(later.map((change) => [change.status, change.arrival])).toEqual([['generating', false]]);
   });
 });

@@ -167,10 +167,11 @@ describe('the live stream of a flow', () => {
     for (const eventId of [firstId, ...more]) await waitForEvent(db(), eventId);
 
     const resumed = await StreamReader.open(second.baseUrl, owner.client, 'post_purchase', resumeFrom);
-    const { rows } = await db().query<{ change_id: string }>('SELECT id::text AS change_id FROM event_changes WHERE flow_id = $1 AND id > $2 ORDER BY id', [
-      owner.flows.post_purchase.id,
-      resumeFrom,
-    ]);
+    const [afterTx, afterId] = resumeFrom.split('-');
+    const { rows } = await db().query<{ change_id: string }>(
+      "SELECT tx || '-' || id AS change_id FROM event_changes WHERE flow_id = $1 AND (tx, id) > ($2::xid8, $3::bigint) ORDER BY tx, id",
+      [owner.flows.post_purchase.id, afterTx, afterId],
+    );
     expect(rows.length).toBeGreaterThanOrEqual(6);
     await expect.poll(() => resumed.changes.map((change) => change.changeId), { timeout: 10_000, interval: 20 }).toEqual(rows.map((row) => row.change_id));
     expect([...stream.changes, ...resumed.changes].map((change) => change.changeId)).toEqual([...new Set([...stream.changes, ...resumed.changes].map((change) => change.changeId))]);

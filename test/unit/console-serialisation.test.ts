@@ -6,7 +6,8 @@ import { streamMessages } from '../../src/shared/messages.ts';
 
 function change(payload: unknown): EventChange {
   return {
-    changeId: '42',
+    changeId: '900-42',
+    cursor: { tx: 900n, id: 42n },
     flowId: 'flow-1',
     eventId: 'event-1',
     arrival: true,
@@ -35,7 +36,7 @@ function nested(depth: number): string {
 describe('what the live console sends of an event', () => {
   it('sends a small JSON payload as parsed JSON', () => {
     const message = sseMessage(change(payloadOf('{"event_id":"evt_1","total":12.5}')));
-    expect(message.startsWith('id: 42\nevent: change\n')).toBe(true);
+    expect(message.startsWith('id: 900-42\nevent: change\n')).toBe(true);
     expect(dataOf(message).payload).toEqual({ event_id: 'evt_1', total: 12.5 });
   });
 
@@ -67,7 +68,7 @@ describe('what the live console sends of an event', () => {
     for (const payload of [root, { id: 10n }]) {
       let message = '';
       expect(() => (message = sseMessage(change(payload)))).not.toThrow();
-      expect(message.startsWith('id: 42\nevent: change\n')).toBe(true);
+      expect(message.startsWith('id: 900-42\nevent: change\n')).toBe(true);
       expect(dataOf(message).payload).toBe(streamMessages.changeUnreadable);
     }
   });

@@ -1,14 +1,14 @@
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
-import { deleteOldChanges, listChangesAfter, type EventChange } from './event-change-queries.ts';
+import { compareChangeCursors, deleteOldChanges, listChangesAfter, type ChangeCursor, type EventChange } from './event-change-queries.ts';
 
 /** The channel the trigger of migration 007 notifies with the changed flow's id. */
 export const EVENT_CHANGES_CHANNEL = 'flowsmith_event_changes';
 
 export interface ChangeSubscription {
   flowId: string;
-  /** The last change id this stream has sent (its SSE `id:`). */
-  after: string;
+  /** The last change this stream has sent (its SSE `id:`), or where it started. */
+  after: ChangeCursor;
   send(changes: EventChange[]): void;
   /** Ends the stream (the server is shutting down). */
   close(): void;
@@ -190,10 +190,10 @@ export class ChangeFeed {
   }
 
   private async poll(): Promise<void> {
-    const cursors = new Map<string, string>();
+    const cursors = new Map<string, ChangeCursor>();
     for (const subscription of this.subscriptions) {
       const current = cursors.get(subscription.flowId);
-      if (current === undefined || BigInt(subscription.after) < BigInt(current)) cursors.set(subscription.flowId, subscription.after);
+      if (current === undefined || compareChangeCursors(subscription.after, current) < 0) cursors.set(subscription.flowId, subscription.after);
     }
     let changes: EventChange[];
     try {
@@ -204,9 +204,9 @@ export class ChangeFeed {
     }
     if (changes.length === 0) return;
     for (const subscription of this.subscriptions) {
-      const mine = changes.filter((change) => change.flowId === subscription.flowId && BigInt(change.changeId) > BigInt(subscription.after));
+      const mine = changes.filter((change) => change.flowId === subscription.flowId && compareChangeCursors(change.cursor, subscription.after) > 0);
       if (mine.length === 0) continue;
-      subscription.after = mine[mine.length - 1]!.changeId;
+      subscription.after = mine[mine.length - 1]!.cursor;
       try {
         subscription.send(mine);
       } catch (error) {

@@ -3,16 +3,18 @@ import { JsonTextError, parseJsonText, storableText } from '../platform/json-tex
 import { streamMessages } from '../../shared/messages.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
-import type { GeneratedText, StreamChange } from '../../shared/webhooks/webhook-schemas.ts';
+import { changeIdPattern, type GeneratedText, type StreamChange } from '../../shared/webhooks/webhook-schemas.ts';
 
 /**
  * The change log of migration 007: one row per event received and per status change,
- * written by a trigger on `events`. Ids are bigserial; within one flow they become
- * visible in id order (the trigger's per-flow lock), which is what lets a stream resume
- * from "everything after id N" without gaps.
+ * written by a trigger on `events`, with its transaction's id (migration 034). A stream's
+ * cursor is a change's (transaction, id), written `<tx>-<id>`: it reads the changes after
+ * it in that order, and only those of transactions older than every one still running,
+ * so a change committed later can never land behind a cursor that has passed it.
  */
 interface ChangeRow {
   change_id: string;
+  tx: string;
   flow_id: string;
   event_id: string;
   status: EventStatus;
@@ -29,6 +31,8 @@ interface ChangeRow {
 
 export interface EventChange extends StreamChange {
   flowId: string;
+  /** `changeId`, parsed: where a stream that has sent this change stands. */
+  cursor: ChangeCursor;
 }
 
 /** Statuses after which the flow's assistants have run (or were meant to). */
@@ -54,33 +58,62 @@ export function payloadOf(rawBody: string | null): unknown {
   return `${streamMessages.payloadTruncated(shown, rawBody.length)}\n${storableText(rawBody.slice(0, shown))}`;
 }
 
-/** The newest change of a flow, "0" when it has none: where a fresh stream starts. */
-export async function latestChangeId(db: Queryable, flowId: string): Promise<string> {
-  const { rows } = await db.query<{ id: string }>('SELECT COALESCE(MAX(id), 0)::text AS id FROM event_changes WHERE flow_id = $1', [flowId]);
-  return rows[0]!.id;
+/** Where a stream stands in the change log: after the change `id` of transaction `tx`. */
+export interface ChangeCursor {
+  tx: bigint;
+  id: bigint;
+}
+
+export const formatChangeCursor = (cursor: ChangeCursor): string => `${cursor.tx}-${cursor.id}`;
+
+/** A cursor from a browser's Last-Event-ID; null for anything else (a stream then starts afresh). */
+export function parseChangeCursor(text: string): ChangeCursor | null {
+  const match = changeIdPattern.exec(text);
+  return match ? { tx: BigInt(match[1]!), id: BigInt(match[2]!) } : null;
+}
+
+export function compareChangeCursors(a: ChangeCursor, b: ChangeCursor): number {
+  if (a.tx !== b.tx) return a.tx < b.tx ? -1 : 1;
+  return a.id === b.id ? 0 : a.id < b.id ? -1 : 1;
+}
+
+/**
+ * Where a fresh stream starts: before every change of the transactions still running and
+ * those to come. Changes of transactions already over are history, shown by the page's list.
+ */
+export async function streamStartCursor(db: Queryable): Promise<ChangeCursor> {
+  const { rows } = await db.query<{ tx: string }>('SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS tx');
+  return { tx: BigInt(rows[0]!.tx), id: 0n };
 }
 
 /**
  * The changes after each flow's cursor, oldest first, in one query for all the streams
  * of a process, with what the console shows of each event.
  */
-export async function listChangesAfter(db: Queryable, cursors: ReadonlyMap<string, string>, limit: number): Promise<EventChange[]> {
+export async function listChangesAfter(db: Queryable, cursors: ReadonlyMap<string, ChangeCursor>, limit: number): Promise<EventChange[]> {
   if (cursors.size === 0) return [];
+  const after = [...cursors.values()];
+  // The horizon is read in the same statement, so every transaction below it is over
+  // for this statement's snapshot too.
   const { rows } = await db.query<ChangeRow>(
-    `SELECT c.id::text AS change_id, c.flow_id, c.event_id, c.status, c.created_at,
+    `SELECT c.id::text AS change_id, c.tx::text AS tx, c.flow_id, c.event_id, c.status, c.created_at,
             e.flow_type, e.source, e.dry_run, e.received_at, e.raw_body, e.error, e.attempt,
             c.arrival
-       FROM unnest($1::text[], $2::bigint[]) AS s(flow_id, after)
-       JOIN event_changes c ON c.flow_id = s.flow_id AND c.id > s.after
+       FROM unnest($1::text[], $2::xid8[], $3::bigint[]) AS s(flow_id, after_tx, after_id)
+       JOIN event_changes c ON c.flow_id = s.flow_id AND (c.tx, c.id) > (s.after_tx, s.after_id)
        JOIN events e ON e.id = c.event_id
-      ORDER BY c.id
-      LIMIT $3`,
-    [[...cursors.keys()], [...cursors.values()], limit],
+      WHERE c.tx < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY c.tx, c.id
+      LIMIT $4`,
+    [[...cursors.keys()], after.map((cursor) => cursor.tx.toString()), after.map((cursor) => cursor.id.toString()), limit],
   );
   const needTexts = rows.filter((row) => generatedStatuses.has(row.status));
   const texts = await listGeneratedTexts(db, needTexts.map((row) => ({ eventId: row.event_id, attempt: row.attempt })));
-  return rows.map((row) => ({
-    changeId: row.change_id,
+  return rows.map((row) => {
+    const cursor = { tx: BigInt(row.tx), id: BigInt(row.change_id) };
+    return {
+    changeId: formatChangeCursor(cursor),
+    cursor,
     flowId: row.flow_id,
     eventId: row.event_id,
     arrival: row.arrival,
@@ -93,7 +126,8 @@ export async function listChangesAfter(db: Queryable, cursors: ReadonlyMap<strin
     payload: payloadOf(row.raw_body),
     error: row.status === 'failed' || row.status === 'skipped' || row.status === 'rejected' ? row.error : null,
     generations: generatedStatuses.has(row.status) ? (texts.get(`${row.event_id}:${row.attempt}`) ?? []) : [],
-  }));
+    };
+  });
 }
 
 async function listGeneratedTexts(db: Queryable, keys: Array<{ eventId: string; attempt: number }>): Promise<Map<string, GeneratedText[]>> {

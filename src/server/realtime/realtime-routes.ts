@@ -5,11 +5,10 @@ import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
 import { findFlowByWebhookKey, findFlowForUser, listFlowsForUser } from '../flows/flow-queries.ts';
 import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
-import { latestChangeId, type EventChange } from './event-change-queries.ts';
+import { formatChangeCursor, parseChangeCursor, streamStartCursor, type ChangeCursor, type EventChange } from './event-change-queries.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages, streamMessages } from '../../shared/messages.ts';
 import {
-  changeIdPattern,
   consoleParamsSchema,
   streamChangeEventName,
   streamQuerySchema,
@@ -46,7 +45,7 @@ export interface TestSendRoutesOptions {
  * of its payload and texts, so the stream, and the process, carry on.
  */
 export function sseMessage(change: EventChange): string {
-  const { flowId: _flowId, ...data } = change;
+  const { flowId: _flowId, cursor: _cursor, ...data } = change;
   const frame = (json: string) => `id: ${change.changeId}\nevent: ${streamChangeEventName}\ndata: ${json}\n\n`;
   try {
     return frame(JSON.stringify(data));
@@ -81,39 +80,47 @@ export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = 
     if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
     // The header is what EventSource sends on its own reconnects; the query parameter is
     // for a stream the console opens again after the browser gave up on one.
-    const header = request.headers['last-event-id'];
-    const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : request.query.lastEventId;
-    const resumeFrom = lastEventId && changeIdPattern.test(lastEventId) ? lastEventId : null;
+    const resumeFrom = resumeCursor(request.headers['last-event-id'], request.query.lastEventId);
     // HEAD asks whether the stream is there: its headers, and no stream to hold open.
     if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
-    const after = resumeFrom ?? (await latestChangeId(pool, flow.id));
-    openStream(reply, [{ flowId: flow.id, after }], after);
+    const after = resumeFrom ?? (await streamStartCursor(pool));
+    openStream(reply, [flow.id], after);
   });
 
   /**
    * /api/stream: the changes of all the owner's flows in one stream, for the dashboard,
    * which would otherwise hold one connection per flow (browsers allow six per host).
-   * Change ids are one sequence across flows, so one cursor resumes every flow.
+   * Cursors are one order across flows, so one cursor resumes every flow.
    */
   app.get('/', { schema: { querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
-    const header = request.headers['last-event-id'];
-    const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : request.query.lastEventId;
-    const resumeFrom = lastEventId && changeIdPattern.test(lastEventId) ? lastEventId : null;
+    const resumeFrom = resumeCursor(request.headers['last-event-id'], request.query.lastEventId);
     if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
     const flows = await listFlowsForUser(pool, request.user.id);
-    const cursors = await Promise.all(flows.map(async (flow) => ({ flowId: flow.id, after: resumeFrom ?? (await latestChangeId(pool, flow.id)) })));
-    const newest = cursors.reduce((max, cursor) => (BigInt(cursor.after) > BigInt(max) ? cursor.after : max), resumeFrom ?? '0');
-    openStream(reply, cursors, newest);
+    openStream(
+      reply,
+      flows.map((flow) => flow.id),
+      resumeFrom ?? (await streamStartCursor(pool)),
+    );
   });
 
-  /** Holds the response open as an SSE stream of the given flows' changes after their cursors. */
-  function openStream(reply: FastifyReply, cursors: Array<{ flowId: string; after: string }>, firstId: string): void {
+  /**
+   * Where a stream resumes: the header is what EventSource sends on its own reconnects;
+   * the query parameter is for a stream the console opens again after the browser gave up
+   * on one. Anything else (an earlier version's bare change id) starts afresh.
+   */
+  function resumeCursor(header: string | string[] | undefined, query: string | undefined): ChangeCursor | null {
+    const lastEventId = typeof header === 'string' && header.trim() ? header.trim() : query;
+    return lastEventId ? parseChangeCursor(lastEventId) : null;
+  }
+
+  /** Holds the response open as an SSE stream of the given flows' changes after `after`. */
+  function openStream(reply: FastifyReply, flowIds: string[], after: ChangeCursor): void {
     reply.hijack();
     const raw = reply.raw;
     raw.writeHead(200, { ...streamHeaders, connection: 'keep-alive' });
     // The first id tells the browser where it is, so even a reconnect before any event
     // resumes from here rather than from "now".
-    raw.write(`retry: ${RECONNECT_MS}\nid: ${firstId}\nevent: ready\ndata: {}\n\n`);
+    raw.write(`retry: ${RECONNECT_MS}\nid: ${formatChangeCursor(after)}\nevent: ready\ndata: {}\n\n`);
     const heartbeat = setInterval(() => {
       if (!raw.writableEnded && !raw.destroyed) raw.write(': heartbeat\n\n');
     }, HEARTBEAT_MS);
@@ -124,7 +131,7 @@ export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = 
       for (const unsubscribe of unsubscribes) unsubscribe();
       unsubscribes = [];
     };
-    unsubscribes = cursors.map(({ flowId, after }) =>
+    unsubscribes = flowIds.map((flowId) =>
       feed.subscribe({
         flowId,
         after,

@@ -11,9 +11,10 @@ export const MAX_TEST_PAYLOAD_CHARS = 1_048_576;
 /** GET /api/stream/:flowType (server-sent events) and POST /api/test-webhooks/:flowType. */
 export const consoleParamsSchema = z.object({ flowType: flowTypeSchema });
 
-/** A change id (the SSE `id:`): a bigserial, as digits. */
-export const changeIdPattern = /^\d{1,18}$/;
-export const streamQuerySchema = z.object({ lastEventId: z.string().regex(changeIdPattern).optional() });
+/** A change's place in the log (the SSE `id:`): its transaction's id and its own, `<tx>-<id>`. */
+export const changeIdPattern = /^(\d{1,20})-(\d{1,19})$/;
+/** A bare number is the change id of an earlier version's stream: accepted, and the stream starts afresh. */
+export const streamQuerySchema = z.object({ lastEventId: z.string().regex(/^\d{1,20}(?:-\d{1,19})?$/).optional() });
 
 export const generatedTextSchema = z.object({
   assistantName: z.string(),
