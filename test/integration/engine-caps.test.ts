@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { inTransaction, type Queryable } from '../../src/server/database/database.ts';
 import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
 import { generationsOnDay, reserveGenerationCaps } from '../../src/server/engine/generation-cap-queries.ts';
+import { recordFlowSpend } from '../../src/server/engine/flow-spend-queries.ts';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import {
@@ -184,6 +185,29 @@ describe('the caps under concurrency', () => {
     const passed = ids.slice(0, 12).filter((_, index) => daily[index] === null);
     expect(await Promise.all(passed.map((id, index) => place(id, `racer-${index}@example.com`)))).toEqual(Array(5).fill(null));
     expect(await generationsOnDay(db(), flowId, now)).toBe(5);
+  });
+
+  it("commits without waiting for its flush, and leaves the pooled connection's setting as it was", async () => {
+    // The day's row is locked until the commit; waiting for the flush queued a busy flow's
+    // workers behind each other (docs/decisions/0033). The setting is the transaction's only.
+    const owner = await ownerWithFlows(scenario, {});
+    const flowId = owner.flows.post_purchase.id;
+    const now = new Date(Date.UTC(2031, 0, 3, 12));
+    const [eventId] = await storedEvents(owner, 1);
+    const client = await db().connect();
+    try {
+      const setting = async () => (await client.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]!.synchronous_commit;
+      const before = await setting();
+      expect(await reserveGenerationCaps(client, { eventId: eventId!, attempt: 1, flowId, shopperEmail: null, shopperCooldownHours: 24, dailyGenerationCap: 5, now })).toBeNull();
+      await recordFlowSpend(client, { flowId, at: now, costUsd: 0.001, estimated: false, inputTokens: 10, cachedInputTokens: 0, outputTokens: 5 });
+      expect(before).toBe('on');
+      expect(await setting()).toBe('on');
+      expect(await generationsOnDay(db(), flowId, now)).toBe(1);
+      const spend = await db().query<{ calls: number }>('SELECT calls FROM flow_daily_spend WHERE flow_id = $1 AND day = $2::date', [flowId, '2031-01-03']);
+      expect(spend.rows[0]!.calls).toBe(1);
+    } finally {
+      client.release();
+    }
   });
 
   it("takes a place in one statement, so the day's count is never locked across a round trip to a busy worker, and a refusal leaves nothing taken", async () => {

@@ -32,10 +32,19 @@ export function spendDay(at: Date): string {
   return at.toISOString().slice(0, 10);
 }
 
+/**
+ * Adds one call to the flow's day. Every call of a flow updates the same row, so the row
+ * stays locked until the commit: the commit does not wait for its WAL flush
+ * (synchronous_commit off for this transaction only), or a busy flow's calls would queue
+ * behind each other's flushes (docs/decisions/0033-steady-for-hours.md). The caller's
+ * next write, the texts themselves, commits synchronously, and its flush carries this
+ * commit too: WAL is written in order, so a crash never keeps the texts without their cost.
+ */
 export async function recordFlowSpend(db: Queryable, spend: CallSpend): Promise<void> {
   await db.query(
-    `INSERT INTO flow_daily_spend (flow_id, day, cost_usd, calls, estimated_calls, input_tokens, cached_input_tokens, output_tokens)
-     VALUES ($1, $2::date, $3, 1, $7, $4, $5, $6)
+    `WITH unflushed AS (SELECT set_config('synchronous_commit', 'off', true))
+     INSERT INTO flow_daily_spend (flow_id, day, cost_usd, calls, estimated_calls, input_tokens, cached_input_tokens, output_tokens)
+     SELECT $1, $2::date, $3, 1, $7, $4, $5, $6 FROM unflushed
      ON CONFLICT (flow_id, day) DO UPDATE SET
        cost_usd = flow_daily_spend.cost_usd + EXCLUDED.cost_usd,
        calls = flow_daily_spend.calls + 1,

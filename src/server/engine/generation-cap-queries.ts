@@ -39,19 +39,26 @@ export function utcDay(now: Date): string {
  * Takes the event's place under the caps; null when it passed (now or on an earlier try),
  * else which cap refused it. One statement (migration 024): the day's counter is one row
  * per flow that every generating event updates, and a client transaction held its lock
- * across round trips to this process, so a backlog's jobs queued on it.
+ * across round trips to this process, so a backlog's jobs queued on it. For the same
+ * reason its commit does not wait for the WAL flush (synchronous_commit off for this
+ * transaction only): the caller's next write, the event's status, commits synchronously
+ * before any OpenAI call, and its flush carries this commit with it (WAL is written in
+ * order), so a crash can lose a reservation only together with everything after it.
  */
 export async function reserveGenerationCaps(db: Queryable, request: CapRequest): Promise<CapRefusal | null> {
-  const { rows } = await db.query<{ refusal: CapRefusal['rule'] | null }>('SELECT reserve_generation_caps($1, $2, $3, $4, $5, $6, $7, $8::date) AS refusal', [
+  const { rows } = await db.query<{ refusal: CapRefusal['rule'] | null }>(
+    "SELECT set_config('synchronous_commit', 'off', true), reserve_generation_caps($1, $2, $3, $4, $5, $6, $7, $8::date) AS refusal",
+    [
     request.eventId,
     request.attempt,
     request.now,
     request.flowId,
     request.shopperEmail ? shopperKey(request.shopperEmail) : null,
     request.shopperCooldownHours,
-    request.dailyGenerationCap,
-    utcDay(request.now),
-  ]);
+      request.dailyGenerationCap,
+      utcDay(request.now),
+    ],
+  );
   const refusal = rows[0]?.refusal ?? null;
   if (refusal === 'shopper') return { rule: 'shopper', hours: request.shopperCooldownHours };
   if (refusal === 'daily') return { rule: 'daily', cap: request.dailyGenerationCap };

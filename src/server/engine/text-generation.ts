@@ -277,9 +277,9 @@ async function writeGroup(
       error: texts[index]!.text ? null : answer.incomplete ? m.answerCutOff(pending.assistant.name, answer.incomplete) : m.noText(pending.assistant.name, texts[index]!.reason),
     }),
   );
-  // Stored the moment they arrive, before any delivery: a crash from here on never pays for these texts again.
+  // Stored the moment they arrive, before any delivery: a crash from here on never pays for
+  // these texts again. The cost first: its commit is not flushed on its own, the texts' is.
   const now = context.clock.now();
-  await saveGenerations(context.pool, generations, now);
   await recordFlowSpend(context.pool, {
     flowId: flow.id,
     at: now,
@@ -289,6 +289,7 @@ async function writeGroup(
     cachedInputTokens: answer.usage.cachedInputTokens,
     outputTokens: answer.usage.outputTokens,
   });
+  await saveGenerations(context.pool, generations, now);
   context.observer?.generation({
     succeeded: generations.every((generation) => generation.status === 'succeeded'),
     durationMs,
