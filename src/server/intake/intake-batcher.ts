@@ -18,9 +18,10 @@ export interface JobSender {
  * Each request still gets its 2xx only after its own event and job are committed; what is
  * shared is the statement, which stores a batch's events and their jobs in one round trip
  * (docs/decisions/0031-one-statement-intake.md). While one batch commits, the requests
- * arriving meanwhile gather into the next, so under load a commit (and the per-flow lock
- * the event-change trigger takes, docs/decisions/0009-live-stream.md) is paid once per
- * batch instead of once per request; a lone request is written at once. If a batch
+ * arriving meanwhile gather into the next, so under load a commit (with its flush, and the
+ * arrivals trigger's notification, which PostgreSQL commits one at a time:
+ * docs/decisions/0009-live-stream.md) is paid once per batch instead of once per request;
+ * a lone request is written at once. If a batch
  * fails, each of its events is tried alone, so one event the database refuses cannot
  * fail its neighbours.
  */
@@ -131,8 +132,8 @@ export class IntakeBatcher {
 
   /**
    * One statement: the events, then the jobs of those that were not duplicates. No client
-   * round trip falls inside it, so the per-flow lock its trigger takes is held only while
-   * the database works.
+   * round trip falls inside it, so the locks it takes (the rows it writes, its
+   * notification's at commit) are held only while the database works.
    */
   private async commit(batch: Pending[]): Promise<Set<string>> {
     const jobs = batch
