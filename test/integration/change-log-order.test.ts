@@ -48,6 +48,16 @@ describe('change cursors', () => {
     expect(parseChangeCursor('1-2-3')).toBeNull();
   });
 
+  it("refuses a cursor beyond the database's types, which would fail the feed's one query for every stream of the process", async () => {
+    const { flowId } = await flowWithEvents(1);
+    expect(parseChangeCursor('99999999999999999999-1')).toBeNull();
+    expect(parseChangeCursor('1-9999999999999999999')).toBeNull();
+    // The largest cursor accepted is one the query takes.
+    const largest = parseChangeCursor('18446744073709551615-9223372036854775807');
+    expect(largest).not.toBeNull();
+    await expect(changesOf(flowId, largest!)).resolves.toEqual([]);
+  });
+
   // On a server a fresh stream may start a little earlier: before the changes of any
   // transaction younger than the oldest one running anywhere on the server, never later.
   it.skipIf(testDatabaseKind() === 'server')('a fresh stream starts after the changes already committed', async () => {

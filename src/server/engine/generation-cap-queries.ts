@@ -49,12 +49,12 @@ export async function reserveGenerationCaps(db: Queryable, request: CapRequest):
   const { rows } = await db.query<{ refusal: CapRefusal['rule'] | null }>(
     "SELECT set_config('synchronous_commit', 'off', true), reserve_generation_caps($1, $2, $3, $4, $5, $6, $7, $8::date) AS refusal",
     [
-    request.eventId,
-    request.attempt,
-    request.now,
-    request.flowId,
-    request.shopperEmail ? shopperKey(request.shopperEmail) : null,
-    request.shopperCooldownHours,
+      request.eventId,
+      request.attempt,
+      request.now,
+      request.flowId,
+      request.shopperEmail ? shopperKey(request.shopperEmail) : null,
+      request.shopperCooldownHours,
       request.dailyGenerationCap,
       utcDay(request.now),
     ],

@@ -66,10 +66,16 @@ export interface ChangeCursor {
 
 export const formatChangeCursor = (cursor: ChangeCursor): string => `${cursor.tx}-${cursor.id}`;
 
+/** The largest xid8 and bigint: a cursor beyond them would fail the feed's one query for every stream. */
+const MAX_TX = 2n ** 64n - 1n;
+const MAX_ID = 2n ** 63n - 1n;
+
 /** A cursor from a browser's Last-Event-ID; null for anything else (a stream then starts afresh). */
 export function parseChangeCursor(text: string): ChangeCursor | null {
   const match = changeIdPattern.exec(text);
-  return match ? { tx: BigInt(match[1]!), id: BigInt(match[2]!) } : null;
+  if (!match) return null;
+  const cursor = { tx: BigInt(match[1]!), id: BigInt(match[2]!) };
+  return cursor.tx <= MAX_TX && cursor.id <= MAX_ID ? cursor : null;
 }
 
 export function compareChangeCursors(a: ChangeCursor, b: ChangeCursor): number {
@@ -112,20 +118,20 @@ export async function listChangesAfter(db: Queryable, cursors: ReadonlyMap<strin
   return rows.map((row) => {
     const cursor = { tx: BigInt(row.tx), id: BigInt(row.change_id) };
     return {
-    changeId: formatChangeCursor(cursor),
-    cursor,
-    flowId: row.flow_id,
-    eventId: row.event_id,
-    arrival: row.arrival,
-    flowType: row.flow_type,
-    status: row.status,
-    source: row.source,
-    dryRun: row.dry_run,
-    receivedAt: row.received_at.toISOString(),
-    changedAt: row.created_at.toISOString(),
-    payload: payloadOf(row.raw_body),
-    error: row.status === 'failed' || row.status === 'skipped' || row.status === 'rejected' ? row.error : null,
-    generations: generatedStatuses.has(row.status) ? (texts.get(`${row.event_id}:${row.attempt}`) ?? []) : [],
+      changeId: formatChangeCursor(cursor),
+      cursor,
+      flowId: row.flow_id,
+      eventId: row.event_id,
+      arrival: row.arrival,
+      flowType: row.flow_type,
+      status: row.status,
+      source: row.source,
+      dryRun: row.dry_run,
+      receivedAt: row.received_at.toISOString(),
+      changedAt: row.created_at.toISOString(),
+      payload: payloadOf(row.raw_body),
+      error: row.status === 'failed' || row.status === 'skipped' || row.status === 'rejected' ? row.error : null,
+      generations: generatedStatuses.has(row.status) ? (texts.get(`${row.event_id}:${row.attempt}`) ?? []) : [],
     };
   });
 }

@@ -78,8 +78,6 @@ export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = 
   app.get('/:flowType', { schema: { params: consoleParamsSchema, querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
     const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
     if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
-    // The header is what EventSource sends on its own reconnects; the query parameter is
-    // for a stream the console opens again after the browser gave up on one.
     const resumeFrom = resumeCursor(request.headers['last-event-id'], request.query.lastEventId);
     // HEAD asks whether the stream is there: its headers, and no stream to hold open.
     if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
