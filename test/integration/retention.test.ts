@@ -97,10 +97,12 @@ describe('the retention job', () => {
     expect(new Set(briefEvents.map((event) => event.receivedAt)).size).toBe(3);
 
     // Finished bulk jobs hold no shopper data but name the owner; an old one goes, a new one stays.
+    // The open one's lease runs far ahead: with an expired lease the app's own batch worker
+    // would take it over and finish it (an empty batch) before the retention runs.
     await db().query(
       `INSERT INTO klaviyo_batches (id, user_id, status, lease_until, created_at) VALUES
-         ('batch-old', $1, 'done', $2, $2), ('batch-new', $1, 'done', $3, $3), ('batch-open', $1, 'importing', $2, $2)`,
-      [brief.userId, new Date(briefEvents[0]!.receivedAt - 1), new Date(briefEvents[2]!.receivedAt)],
+         ('batch-old', $1, 'done', $2, $2), ('batch-new', $1, 'done', $3, $3), ('batch-open', $1, 'importing', $4, $2)`,
+      [brief.userId, new Date(briefEvents[0]!.receivedAt - 1), new Date(briefEvents[2]!.receivedAt), new Date('2100-01-01T00:00:00Z')],
     );
     const all = (events: Array<{ id: string }>) => events.map((event) => event.id).sort();
     const before = await rowsOf([...all(keeperEvents), ...all(briefEvents)]);
