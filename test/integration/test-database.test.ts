@@ -1,6 +1,7 @@
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { createTestDatabase, testDatabaseKind } from '../support/test-database.ts';
+import { findPendingMigrations } from '../../src/server/database/migrate.ts';
 
 /**
  * The harness's own promise: a server test database is dropped when its test closes it,
@@ -21,6 +22,24 @@ describe('a test database', () => {
       expect(rows).toHaveLength(0);
     } finally {
       await admin.end();
+    }
+  });
+
+  it("starts from the run's migrated snapshot, fully migrated, and apart from every other test database", async () => {
+    const snapshot = inject('testDatabaseSnapshot');
+    expect(testDatabaseKind() === 'embedded' ? snapshot.embeddedFile : snapshot.serverTemplate).toBeTruthy();
+    const first = await createTestDatabase();
+    const second = await createTestDatabase();
+    try {
+      expect(await findPendingMigrations(first.pool)).toEqual([]);
+      // pg-boss's schema came with the snapshot, so an app's first start does not make it.
+      const { rows } = await first.pool.query<{ found: boolean }>("SELECT to_regclass('pgboss.job') IS NOT NULL AS found");
+      expect(rows[0]!.found).toBe(true);
+      await first.pool.query("INSERT INTO users (id, full_name, email) VALUES ('snapshot-owner', 'Snap Shot', 'snap@example.com')");
+      const { rowCount } = await second.pool.query("SELECT 1 FROM users WHERE id = 'snapshot-owner'");
+      expect(rowCount).toBe(0);
+    } finally {
+      await Promise.all([first.close(), second.close()]);
     }
   });
 });

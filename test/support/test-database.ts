@@ -1,20 +1,24 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { providedOrNull } from './provided.ts';
 import { openDatabase, type Database } from '../../src/server/database/database.ts';
 import { newEvent, type NewEvent } from '../../src/server/events/event-queries.ts';
 
 /**
  * A fresh, migrated database per test file. Embedded PGlite (in memory) by default; with
  * FLOWSMITH_TEST_DB=server a new database on the server named by TEST_DATABASE_URL,
- * dropped again on close. The same tests thus run on both engines.
+ * dropped again on close. The same tests thus run on both engines. Each starts from the
+ * run's migrated snapshot where the project's global set-up made one
+ * (test-database-setup.ts); its migrations then find nothing left to apply.
  */
 export function testDatabaseKind(): 'embedded' | 'server' {
   return process.env.FLOWSMITH_TEST_DB === 'server' ? 'server' : 'embedded';
 }
 
 export async function createTestDatabase(): Promise<Database & { kind: 'embedded' | 'server' }> {
+  const snapshot = providedOrNull('testDatabaseSnapshot');
   if (testDatabaseKind() === 'embedded') {
-    const database = await openDatabase({ databaseUrl: undefined, dataDir: null });
+    const database = await openDatabase({ databaseUrl: undefined, dataDir: null, ...(snapshot?.embeddedFile ? { embeddedSnapshotFile: snapshot.embeddedFile } : {}) });
     return { ...database, kind: 'embedded' };
   }
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -22,7 +26,7 @@ export async function createTestDatabase(): Promise<Database & { kind: 'embedded
   const name = `flowsmith_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(snapshot?.serverTemplate ? `CREATE DATABASE ${name} TEMPLATE ${snapshot.serverTemplate}` : `CREATE DATABASE ${name}`);
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;

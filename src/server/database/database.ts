@@ -121,8 +121,16 @@ export async function openDatabase(options: {
   poolSize?: number;
   /** Where failures of idle connections are reported (they are otherwise silent). */
   logger?: Pick<Logger, 'warn'>;
+  /**
+   * An in-memory embedded database starts from this `dumpDataDir` file rather than an
+   * empty cluster; the migrations then apply only what it lacks. Tests start every
+   * database from one migrated snapshot (test/support/test-database-snapshot.ts).
+   */
+  embeddedSnapshotFile?: string;
 }): Promise<Database> {
-  const embedded = options.databaseUrl ? undefined : await startEmbeddedPostgres(options.dataDir ?? undefined);
+  const embedded = options.databaseUrl
+    ? undefined
+    : await startEmbeddedPostgres(options.dataDir ?? undefined, options.embeddedSnapshotFile ? { snapshotFile: options.embeddedSnapshotFile } : {});
   const connectionString = options.databaseUrl ?? embedded!.connectionString;
   const clientConfig = connectionSettings(connectionString, embedded !== undefined);
   const pool = new pg.Pool({ ...clientConfig, max: options.poolSize ?? 10 });

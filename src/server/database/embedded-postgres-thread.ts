@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,6 +13,11 @@ import { serveEmbeddedDatabase } from './embedded-wire-server.ts';
  */
 export interface EmbeddedThreadStart {
   dataDir: string | null;
+  /**
+   * For an in-memory database: a file written by PGlite's `dumpDataDir` to start from
+   * instead of an empty cluster (tests start each database from one migrated snapshot).
+   */
+  snapshotFile?: string | null;
   /** The port to listen on (a restarted thread takes its predecessor's, so pooled clients find it). */
   port: number;
 }
@@ -41,6 +46,8 @@ async function run(): Promise<void> {
     const directory = path.join(start.dataDir, 'pgdata');
     await mkdir(directory, { recursive: true });
     database = await PGlite.create({ dataDir: directory, startParams });
+  } else if (start.snapshotFile) {
+    database = await PGlite.create({ startParams, loadDataDir: new Blob([await readFile(start.snapshotFile)]) });
   } else {
     database = await PGlite.create({ startParams });
   }

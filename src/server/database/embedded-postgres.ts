@@ -25,11 +25,11 @@ export interface EmbeddedPostgres {
  */
 export async function startEmbeddedPostgres(
   dataDir: string | undefined,
-  options: { onThreadExit?: (message: string) => void } = {},
+  options: { onThreadExit?: (message: string) => void; snapshotFile?: string } = {},
 ): Promise<EmbeddedPostgres> {
   let stopping = false;
   let restarts = 0;
-  let current = await startThread({ dataDir: dataDir ?? null, port: 0 });
+  let current = await startThread({ dataDir: dataDir ?? null, snapshotFile: dataDir ? null : (options.snapshotFile ?? null), port: 0 });
   const port = current.port;
 
   // Back off when it keeps dying, but never give up: the app stays up answering 503.
