@@ -2,7 +2,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 import type { DatabaseUpkeepOptions } from '../../src/server/database/database-upkeep.ts';
 import { expect } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from './fake-klaviyo.ts';
@@ -127,9 +128,7 @@ export async function ownerWithFlows(
   setups: Partial<Record<FlowType, FlowSetup>>,
   options: { withCredentials?: boolean } = {},
 ): Promise<Owner> {
-  const { client } = await signUpAndVerify(scenario.testApp, 'Ada Owner', uniqueEmail('engine'));
-  const session = await client.get('/api/account/session');
-  const userId = session.json.user.id as string;
+  const { client, userId } = await insertSignedInOwner(scenario.testApp, { email: uniqueEmail('engine') });
   if (options.withCredentials ?? true) {
     const saved = await client.put('/api/credentials', credentialsInput());
     expect(saved.status, saved.text).toBe(200);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { signUpAndVerify } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 
 // Regression: on the embedded database, concurrent requests of one owner once got other
 // requests' rows, empty answers or 500s ("portal does not exist") because connections
@@ -14,8 +14,8 @@ afterAll(async () => {
 });
 
 it('answers many concurrent requests of two owners each with their own data', async () => {
-  const ada = await signUpAndVerify(testApp, 'Ada Owner');
-  const bob = await signUpAndVerify(testApp, 'Bob Owner');
+  const ada = await insertSignedInOwner(testApp, { fullName: 'Ada Owner' });
+  const bob = await insertSignedInOwner(testApp, { fullName: 'Bob Owner' });
   await ada.client.post('/api/flows/initialize');
   await bob.client.post('/api/flows/initialize');
   const requests = Array.from({ length: 24 }, (_unused, index) => {

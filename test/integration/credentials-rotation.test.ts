@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { signUpAndVerify } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 async function ownerWithCredentials() {
-  const { client } = await signUpAndVerify(testApp);
+  const { client } = await insertSignedInOwner(testApp);
   const userId = (await client.get('/api/account/session')).json.user.id as string;
   const saved = await client.put('/api/credentials', {
     klaviyoApiKey: 'pk_rotation_0123456789',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { signUpAndVerify } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { defaultGrantedScopes, startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
@@ -84,7 +84,7 @@ function freshKlaviyoKey(): string {
 }
 
 async function owner() {
-  const { client, email } = await signUpAndVerify(testApp);
+  const { client, email } = await insertSignedInOwner(testApp);
   const session = await client.get('/api/account/session');
   return { client, email, userId: session.json.user.id as string };
 }

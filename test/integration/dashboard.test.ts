@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { testDatabaseKind } from '../support/test-database.ts';
-import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { EventStreamReader } from '../support/event-stream.ts';
 import { isProcessingLate, type DashboardResponse } from '../../src/shared/dashboard/dashboard-schemas.ts';
@@ -41,7 +42,7 @@ async function sendAndSettle(owner: Owner, flowType: 'abandoned_cart' | 'post_pu
 
 describe('the dashboard', () => {
   it('shows a new owner everything left to set up and four flows without events', async () => {
-    const { client } = await signUpAndVerify(scenario.testApp, 'New Owner', uniqueEmail('dash-new'));
+    const { client } = await insertSignedInOwner(scenario.testApp, { fullName: 'New Owner', email: uniqueEmail('dash-new') });
     const dashboard = await dashboardOf(client);
     expect(dashboard.setup).toEqual([
       { id: 'keys', done: false },

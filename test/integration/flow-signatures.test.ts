@@ -15,7 +15,8 @@ import {
   type Owner,
 } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
-import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
 import { rejectionReasons } from '../../src/shared/events/event-messages.ts';
 import {
@@ -329,7 +330,7 @@ describe('a secret that cannot be decrypted', () => {
 
 describe('owners', () => {
   it("never reach another owner's flow signature", async () => {
-    const { client: stranger } = await signUpAndVerify(scenario.testApp, 'Bob Other', uniqueEmail('other'));
+    const { client: stranger } = await insertSignedInOwner(scenario.testApp, { fullName: 'Bob Other', email: uniqueEmail('other') });
     // Without flows of their own, every signature route is 404 for them.
     for (const [method, path] of [
       ['GET', signaturePath('abandoned_cart')],

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { signUpAndVerify } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
 import { isBusyError, retryDelayFor, retryWhenBusy, type ApiRequestError } from '../../src/web/app/api-client.ts';
@@ -56,13 +56,13 @@ function recordingNotifier() {
 }
 
 async function owner() {
-  const { client } = await signUpAndVerify(testApp);
+  const { client } = await insertSignedInOwner(testApp);
   return { client, userId: (await client.get('/api/account/session')).json.user.id as string };
 }
 
 describe('loading flows in the browser', () => {
   it('initialises the defaults for a new owner without any toast', async () => {
-    const { client } = await signUpAndVerify(testApp);
+    const { client } = await insertSignedInOwner(testApp);
     const { notes, notifier } = recordingNotifier();
     const flows = await asBrowser(client, () => loadFlows(notifier));
     expect(flows.map((flow) => flow.flowType)).toEqual([...flowTypes]);
@@ -70,7 +70,7 @@ describe('loading flows in the browser', () => {
   });
 
   it('announces outdated webhook URLs for 5 seconds, fixes them and reports the count', async () => {
-    const { client } = await signUpAndVerify(testApp);
+    const { client } = await insertSignedInOwner(testApp);
     const flows = await asBrowser(client, () => loadFlows(recordingNotifier().notifier));
     for (const flowType of ['abandoned_cart', 'post_purchase']) {
       const saved = await client.put(`/api/flows/${flowType}`, { isActive: true, assistants: flows[0]!.assistants });
@@ -111,7 +111,7 @@ describe('loading flows in the browser', () => {
   });
 
   it("says 'Error initializing flow configurations: {msg}' when the defaults cannot be created", async () => {
-    const { client } = await signUpAndVerify(testApp);
+    const { client } = await insertSignedInOwner(testApp);
     const { notes, notifier } = recordingNotifier();
     const refused = () => new Response(JSON.stringify({ error: 'internal', message: requestMessages.internal }), { status: 500 });
     await expect(asBrowser(client, () => loadFlows(notifier), { 'POST /api/flows/initialize': refused })).rejects.toThrow(flowMessages.initializeError(requestMessages.internal));
@@ -119,7 +119,7 @@ describe('loading flows in the browser', () => {
   });
 
   it("says 'Error updating flow: {msg}' when the fix-up is refused, and still shows the flows", async () => {
-    const { client } = await signUpAndVerify(testApp);
+    const { client } = await insertSignedInOwner(testApp);
     const flows = await asBrowser(client, () => loadFlows(recordingNotifier().notifier));
     await client.put('/api/flows/abandoned_cart', { isActive: true, assistants: flows[0]!.assistants });
     const cart = flows.find((flow) => flow.flowType === 'abandoned_cart')!;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { HttpClient } from '../support/http-client.ts';
-import { signUpAndVerify } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
 import { findFlowById } from '../../src/server/flows/flow-queries.ts';
 import { flowMessages, flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';
@@ -26,7 +26,7 @@ const configuration = {
 
 /** An owner whose abandoned cart flow is saved and active: its URL takes events. */
 async function ownerWithActiveCartFlow() {
-  const { client } = await signUpAndVerify(testApp);
+  const { client } = await insertSignedInOwner(testApp);
   expect((await client.post('/api/flows/initialize')).status).toBe(200);
   const saved = await client.put('/api/flows/abandoned_cart', configuration);
   expect(saved.status).toBe(200);
@@ -119,7 +119,7 @@ describe('Rotate URL', () => {
   });
 
   it('gives a flow never saved a new key but still no stored URL', async () => {
-    const { client } = await signUpAndVerify(testApp);
+    const { client } = await insertSignedInOwner(testApp);
     const initialized = (await client.post('/api/flows/initialize')).json.flows.find((candidate: any) => candidate.flowType === 'abandoned_cart');
     const rotated = await rotate(client, 0);
     expect(rotated.json.flow.webhookUrl).toBeNull();
@@ -146,7 +146,7 @@ describe('Rotate URL', () => {
     expect(anonymous.json.message).toBe(authMessages.notSignedIn);
 
     // Bob addresses flows by type within his own account: he can reach only his.
-    const bob = await signUpAndVerify(testApp);
+    const bob = await insertSignedInOwner(testApp);
     const withoutFlows = await rotate(bob.client, 0);
     expect(withoutFlows.status).toBe(404);
     expect(withoutFlows.json.message).toBe(flowMessages.flowNotFound);

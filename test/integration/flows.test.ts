@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { HttpClient } from '../support/http-client.ts';
-import { signUpAndVerify } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { flowTypes, type FlowType } from '../../src/shared/flows/flow-types.ts';
 import { defaultAssistant } from '../../src/shared/flows/flow-schemas.ts';
 import { flowMessages, flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';
@@ -36,7 +36,7 @@ const configuration = (overrides: Record<string, unknown> = {}) => ({
 });
 
 async function owner() {
-  const { client, email } = await signUpAndVerify(testApp);
+  const { client, email } = await insertSignedInOwner(testApp);
   const session = await client.get('/api/account/session');
   return { client, email, userId: session.json.user.id as string };
 }

@@ -6,7 +6,8 @@ import { sampleProducts } from '../../src/server/sandbox/sample-shop.ts';
 import { startSandboxListener } from '../../src/server/sandbox/sandbox-listener.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { credentialsInput, startEngineScenario, validOpenAIKey, waitForEvents, type EngineScenario } from '../fakes/engine-scenario.ts';
-import { signUpAndVerify, uniqueEmail } from '../support/accounts.ts';
+import { uniqueEmail } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import type { HttpClient } from '../support/http-client.ts';
 
 /**
@@ -30,7 +31,7 @@ function requestsToRealServices() {
 }
 
 async function sandboxOwner(): Promise<HttpClient> {
-  const { client } = await signUpAndVerify(scenario.testApp, 'Sam Sandbox', uniqueEmail('sandbox'));
+  const { client } = await insertSignedInOwner(scenario.testApp, { fullName: 'Sam Sandbox', email: uniqueEmail('sandbox') });
   const started = await client.post('/api/sandbox/start');
   expect(started.status, started.text).toBe(200);
   expect(started.json).toMatchObject({ active: true, tried: true, writer: 'sample', canUseRealServices: false });

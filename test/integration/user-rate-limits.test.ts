@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { signUpAndVerify } from '../support/accounts.ts';
+import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
 import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
@@ -21,7 +21,7 @@ afterAll(async () => {
 beforeEach(() => testApp.clock.advance(61_000));
 
 async function owner() {
-  const { client } = await signUpAndVerify(testApp);
+  const { client } = await insertSignedInOwner(testApp);
   const userId = (await client.get('/api/account/session')).json.user.id as string;
   expect((await client.post('/api/flows/initialize')).status).toBe(200);
   return { client, userId };

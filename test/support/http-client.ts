@@ -9,6 +9,11 @@ export class HttpClient {
     this.baseUrl = baseUrl;
   }
 
+  /** Holds a cookie as if the server had set it (test builders sign owners in directly). */
+  setCookie(name: string, value: string): void {
+    this.cookies.set(name, value);
+  }
+
   cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   }
