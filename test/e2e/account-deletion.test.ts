@@ -1,32 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
 import { credentialsInput, defaultAssistants } from '../fakes/engine-scenario.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPageForEachTest, toastOf, type BrowserErrors } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type BrowserErrors } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { accountDeletionMessages } from '../../src/shared/auth/account-deletion.ts';
 import { retentionMessages } from '../../src/shared/retention/retention-schemas.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
 /** The settings page's retention period and danger zone (docs/decisions/0029-retention-and-account-deletion.md). */
-let services: E2EWithServices;
 let server: E2EServer;
-let browser: Browser;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
-
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
+useE2ESuite((started) => ({ server } = started), (opened) => ({ context, page, errors } = opened));
 
 const heading = (name: string) => page.getByRole('heading', { name, exact: true });
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, type BrowserErrors, fieldErrorOf, openPageForEachTest, toastOf } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, type BrowserErrors, fieldErrorOf, toastOf } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { strongPassword, uniqueEmail } from '../support/accounts.ts';
@@ -9,22 +9,14 @@ import { authMessages, validationMessages } from '../../src/shared/messages.ts';
 import { IDLE_SIGN_OUT_MS, LOGIN_LOCKOUT_ATTEMPTS, LOGIN_LOCKOUT_SECONDS } from '../../src/shared/constants.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { accountPageMessages } from '../../src/web/auth/auth-messages.ts';
+import { useE2EServerSuite } from '../support/e2e-suite.ts';
 
 let server: E2EServer;
 let browser: Browser;
-beforeAll(async () => {
-  server = await startE2EServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
-
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
+useE2EServerSuite((started) => ({ server, browser } = started), (opened) => ({ context, page, errors } = opened));
 
 const toast = (text: string) => toastOf(page, text);
 const field = (label: string) => page.getByLabel(label, { exact: true });

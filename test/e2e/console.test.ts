@@ -1,10 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, toastOf } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, toastOf } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
@@ -13,22 +12,14 @@ import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages as m, webhookHandlerMessages } from '../../src/shared/webhooks/webhook-messages.ts';
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
 import { eventLogMessages } from '../../src/shared/events/event-messages.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
 const run = promisify(execFile);
 
-let services: E2EWithServices;
 let server: E2EServer;
 let browser: Browser;
 let klaviyo: FakeKlaviyo;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server, klaviyo } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
+useE2ESuite((started) => ({ server, klaviyo, browser } = started));
 
 const entries = (page: Page) => page.getByTestId('webhook-event');
 const entry = (page: Page, eventIdInPayload: string) => entries(page).filter({ hasText: eventIdInPayload });

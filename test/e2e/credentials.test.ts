@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, type BrowserErrors, fieldErrorOf, openPageForEachTest, toastOf, dismissToasts } from '../support/browser.ts';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import type { E2EServer } from '../support/e2e-server.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors, fieldErrorOf, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
-import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
-import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
+import type { FakeOpenAI } from '../fakes/fake-openai.ts';
+import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
 import { credentialCheckMessages, credentialMessages, credentialValidationMessages } from '../../src/shared/credentials/credential-messages.ts';
 
@@ -19,30 +19,19 @@ const keys = {
 
 let openai: FakeOpenAI;
 let klaviyo: FakeKlaviyo;
-let shopify: FakeShopify;
 let server: E2EServer;
-let browser: Browser;
-beforeAll(async () => {
-  openai = await startFakeOpenAI({ validKeys: [keys.openai, keys.openaiNext], models: ['gpt-5-mini', 'gpt-5', 'text-embedding-3-small'] });
-  klaviyo = await startFakeKlaviyo({ validKeys: [keys.klaviyo] });
-  shopify = await startFakeShopify({ clientId: keys.clientId, clientSecret: keys.clientSecret });
-  server = await startE2EServer({
-    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl },
-  });
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  await openai?.close();
-  await klaviyo?.close();
-  await shopify?.close();
-});
-
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
+useE2ESuite(
+  (started) => ({ server, openai, klaviyo } = started),
+  (opened) => ({ context, page, errors } = opened),
+  {
+    openai: { validKeys: [keys.openai, keys.openaiNext], models: ['gpt-5-mini', 'gpt-5', 'text-embedding-3-small'] },
+    klaviyo: { validKeys: [keys.klaviyo] },
+    shopify: { clientId: keys.clientId, clientSecret: keys.clientSecret },
+  },
+);
 
 const toast = (text: string) => toastOf(page, text);
 const field = (label: string) => page.getByLabel(label, { exact: true });

@@ -1,25 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoA11yViolations, expectNoBrowserErrors, launchBrowser, openPage, saveScreenshot } from '../support/browser.ts';
+import type { E2EWithServices } from '../support/e2e-services.ts';
+import { expectNoA11yViolations, expectNoBrowserErrors, openPage, saveScreenshot } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { processingMessages, setupSteps } from '../../src/shared/dashboard/dashboard-messages.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
 let browser: Browser;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
+useE2ESuite((started) => {
+  services = started;
+  ({ server, browser } = started);
 });
 
 /** A signed-in owner with saved keys and an active abandoned-cart flow, and its webhook URL. */

@@ -1,25 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoSeriousA11yViolations, launchBrowser, openPage } from '../support/browser.ts';
+import type { E2EWithServices } from '../support/e2e-services.ts';
+import { expectNoSeriousA11yViolations, openPage } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
 import { estimatedCostNote, estimatedCostReason } from '../../src/shared/flows/flow-costs.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
 let browser: Browser;
 let klaviyo: FakeKlaviyo;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server, klaviyo } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
+useE2ESuite((started) => {
+  services = started;
+  ({ server, klaviyo, browser } = started);
 });
 
 describe('event log and dashboard figures', () => {

@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, type BrowserErrors, openPageForEachTest, toastOf, dismissToasts } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, postEvent, postSignedEvent, sampleEvent } from '../fakes/engine-scenario.ts';
 import { curlSignatureComment, curlSignatureNote, flowSignatureMessages as m } from '../../src/shared/flows/flow-signature-messages.ts';
 import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
-let services: E2EWithServices;
 let server: E2EServer;
-let browser: Browser;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
-
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
+useE2ESuite((started) => ({ server } = started), (opened) => ({ context, page, errors } = opened));
 
 const toast = (text: string) => toastOf(page, text);
 

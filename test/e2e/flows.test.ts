@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPage, toastOf, dismissToasts } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowCapMessages, flowMessages, flowValidationMessages, webhookUrlRotationMessages as rotation } from '../../src/shared/flows/flow-messages.ts';
@@ -10,19 +9,11 @@ import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../
 import { requestMessages } from '../../src/shared/messages.ts';
 import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
 import { klaviyoPropertyWarnings } from '../../src/shared/flows/klaviyo-property-tags.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
-let services: E2EWithServices;
 let server: E2EServer;
 let browser: Browser;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
+useE2ESuite((started) => ({ server, browser } = started));
 
 const saveButton = (page: Page) => page.getByRole('button', { name: 'Save Configuration' });
 const badge = (page: Page) => page.getByTestId('flow-status-badge');

@@ -1,14 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoA11yViolations, expectNoBrowserErrors, launchBrowser, openPage, saveScreenshot, type BrowserErrors } from '../support/browser.ts';
+import { expectNoA11yViolations, expectNoBrowserErrors, openPage, saveScreenshot, type BrowserErrors } from '../support/browser.ts';
 import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowSignatureMessages as signatureMessages } from '../../src/shared/flows/flow-signature-messages.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
 /**
  * Every page at a phone's size (390 × 844): nothing makes the page scroll sideways, axe
@@ -16,19 +16,10 @@ import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
  */
 const phone = { width: 390, height: 844 };
 
-let services: E2EWithServices;
 let server: E2EServer;
 let browser: Browser;
 let klaviyo: FakeKlaviyo;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server, klaviyo } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
+useE2ESuite((started) => ({ server, klaviyo, browser } = started));
 
 interface Overflow {
   scrollWidth: number;

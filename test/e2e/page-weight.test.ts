@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, fieldErrorOf, launchBrowser, openPage } from '../support/browser.ts';
+import { type E2EServer } from '../support/e2e-server.ts';
+import { expectNoBrowserErrors, fieldErrorOf, openPage } from '../support/browser.ts';
 import { measureFirstLoad } from '../support/page-weight.ts';
 import { pageRoutes } from '../../src/shared/routes.ts';
 import { validationMessages } from '../../src/shared/messages.ts';
 import { pageFrameMessages } from '../../src/web/app/page-frame.tsx';
+import { useE2EServerSuite } from '../support/e2e-suite.ts';
 
 /**
  * What the sign-in page costs a first-time visitor, measured in the browser as
@@ -17,14 +18,7 @@ const signInPageJsBudgetBytes = 120 * 1024;
 
 let server: E2EServer;
 let browser: Browser;
-beforeAll(async () => {
-  server = await startE2EServer();
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+useE2EServerSuite((started) => ({ server, browser } = started));
 
 it('loads the sign-in page with compressed JavaScript within its budget, and no other page\'s code', async () => {
   const { context, page, errors } = await openPage(browser, server.baseUrl);

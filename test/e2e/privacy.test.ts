@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPageForEachTest, type BrowserErrors } from '../support/browser.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors } from '../support/browser.ts';
+import type { E2EWithServices } from '../support/e2e-services.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
@@ -14,21 +15,17 @@ import { uniqueEmail } from '../support/accounts.ts';
  */
 let services: E2EWithServices;
 let server: E2EServer;
-let browser: Browser;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  server = services.server;
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
 
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
+useE2ESuite(
+  (started) => {
+    services = started;
+    ({ server } = started);
+  },
+  (opened) => ({ context, page, errors } = opened),
+);
 
 describe('the privacy page', () => {
   it('finds a shopper, exports what is kept, erases it and lists the erasure', async () => {

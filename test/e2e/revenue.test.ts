@@ -1,26 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { dismissToasts, expectNoA11yViolations, expectNoBrowserErrors, fieldErrorOf, launchBrowser, openPage, saveScreenshot, toastOf } from '../support/browser.ts';
+import { dismissToasts, expectNoA11yViolations, expectNoBrowserErrors, fieldErrorOf, openPage, saveScreenshot, toastOf } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { attributionMessages } from '../../src/shared/attribution/attribution-messages.ts';
 import type { RevenueResponse } from '../../src/shared/attribution/attribution-schemas.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
-let services: E2EWithServices;
 let server: E2EServer;
 let browser: Browser;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
+useE2ESuite((started) => ({ server, browser } = started));
 
 const phone = { width: 390, height: 844 };
 

@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPageForEachTest, toastOf, type BrowserErrors } from '../support/browser.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type BrowserErrors } from '../support/browser.ts';
+import type { E2EWithServices } from '../support/e2e-services.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput } from '../fakes/engine-scenario.ts';
 import { strongPassword, uniqueEmail } from '../support/accounts.ts';
@@ -19,23 +20,19 @@ import { sampleShoppers } from '../../src/server/sandbox/sample-shop.ts';
  */
 let services: E2EWithServices;
 let server: E2EServer;
-let browser: Browser;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  server = services.server;
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
 
 const requestsToRealServices = () => services.openai.requests.length + services.klaviyo.requests.length + services.shopify.requests.length;
 
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
+useE2ESuite(
+  (started) => {
+    services = started;
+    ({ server } = started);
+  },
+  (opened) => ({ context, page, errors } = opened),
+);
 
 const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 const field = (label: string) => page.getByLabel(label, { exact: true });

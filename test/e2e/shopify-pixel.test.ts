@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { startE2EServerWithServices, type E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, type BrowserErrors, openPageForEachTest, toastOf, dismissToasts } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeShopify } from '../fakes/fake-shopify.ts';
 import { credentialsInput, defaultAssistants } from '../fakes/engine-scenario.ts';
@@ -15,25 +14,14 @@ import { pixelMessages } from '../../src/shared/shopify-pixel/pixel-messages.ts'
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
 import { flowWebhookTopics } from '../../src/shared/shopify-connect/shopify-connect-schemas.ts';
 import { checkPixelType } from '../contracts/shopify-definition.ts';
+import { useE2ESuite } from '../support/e2e-suite.ts';
 
-let services: E2EWithServices;
 let server: E2EServer;
 let shopify: FakeShopify;
-let browser: Browser;
-beforeAll(async () => {
-  services = await startE2EServerWithServices();
-  ({ server, shopify } = services);
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-  await services?.stop();
-});
-
 let context: BrowserContext;
 let page: Page;
 let errors: BrowserErrors;
-openPageForEachTest(() => browser, () => server.baseUrl, (opened) => ({ context, page, errors } = opened));
+useE2ESuite((started) => ({ server, shopify } = started), (opened) => ({ context, page, errors } = opened));
 
 const toast = (text: string) => toastOf(page, text);
 

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { providedOrNull } from './provided.ts';
 import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
 
 const repositoryRoot = path.resolve(import.meta.dirname, '../..');
@@ -35,6 +36,10 @@ export async function startE2EServer(options: { env?: Record<string, string>; re
   }
   const smtp = await startSmtpCapture();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-e2e-'));
+  // The run's migrated database, where the project's set-up made one (e2e-setup.ts): the
+  // server then starts as on an owner's second start, its migrations finding nothing to do.
+  const migrated = providedOrNull('e2eDataDirectory');
+  if (migrated && !options.env?.DATABASE_URL) await cp(migrated, path.join(dataDir, 'pgdata'), { recursive: true });
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   // Only what a process needs plus the app's own settings: a developer's DATABASE_URL or
