@@ -8,7 +8,7 @@ export interface StoredFunction {
   /** The function's name, as the runner records it. */
   name: string;
   /**
-   * One `CREATE OR REPLACE FUNCTION` statement. It keeps the function's arguments and
+   * One statement that creates or replaces the function. It keeps the function's arguments and
    * result type: PostgreSQL replaces a function of the same arguments only, and never
    * changes its result type, so a change of either drops the old function in a migration.
    */
