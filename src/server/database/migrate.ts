@@ -37,6 +37,7 @@ const definitionHash = (definition: string) => createHash('sha256').update(defin
  *
  * On a connection of its own, without the statement timeouts of the app's pool: a
  * migration may rightly take long, and so may waiting for another process's migrations.
+ * `functions` are the app's own unless a test hands others (a changed text, say).
  */
 export async function runMigrations(settings: pg.ClientConfig, functions: readonly StoredFunction[] = storedFunctions): Promise<string[]> {
   const client = new pg.Client({ ...settings, statement_timeout: undefined, query_timeout: undefined, idle_in_transaction_session_timeout: undefined });
