@@ -75,6 +75,19 @@ async function serverSources(root: string): Promise<{ file: string; text: string
   return Promise.all(files.sort().map(async (file) => ({ file, text: await readFile(path.join(root, file), 'utf8') })));
 }
 
+/**
+ * Stored functions' texts live in `*-functions.ts` modules beside the queries that call
+ * them, where the migration runner applies them (docs/decisions/0034). They are SQL the
+ * runner applies, not SQL a module runs, so they are not queries modules: the scan of SQL
+ * run holds them to running none, and the scan of events writers reads them like any
+ * other file, so a function text outside the events module that writes events is caught.
+ */
+const definesFunction = /\bcreate\s+(?:or\s+replace\s+)?function\b/i;
+
+async function functionTextsOutsideFunctionModules(root: string): Promise<string[]> {
+  return (await serverSources(root)).filter(({ file, text }) => !file.endsWith('-functions.ts') && definesFunction.test(text)).map(({ file }) => file);
+}
+
 async function eventsWritersOutsideEvents(root: string): Promise<string[]> {
   return (await serverSources(root)).filter(({ file, text }) => !file.startsWith('src/server/events/') && eventsWrite.test(text)).map(({ file }) => file);
 }
@@ -87,7 +100,15 @@ async function sqlOutsideQueries(root: string): Promise<string[]> {
 
 describe('the SQL scans', () => {
   it('find a write to events outside the events module, in any case and across line breaks', async () => {
-    expect(await eventsWritersOutsideEvents(path.join(fixtures, 'violating'))).toEqual(['src/server/engine/event-writer.ts', 'src/server/engine/timer-queries.ts']);
+    expect(await eventsWritersOutsideEvents(path.join(fixtures, 'violating'))).toEqual([
+      'src/server/engine/event-stamp-functions.ts',
+      'src/server/engine/event-writer.ts',
+      'src/server/engine/timer-queries.ts',
+    ]);
+  });
+
+  it('find a stored function defined outside a functions module', async () => {
+    expect(await functionTextsOutsideFunctionModules(path.join(fixtures, 'violating'))).toEqual(['src/server/engine/retry-schedule.ts']);
   });
 
   it('find SQL run outside a queries module', async () => {
@@ -97,6 +118,7 @@ describe('the SQL scans', () => {
   it('pass a tree whose events module writes events, whose queries modules run SQL, and whose infrastructure runs transactions', async () => {
     expect(await eventsWritersOutsideEvents(path.join(fixtures, 'clean'))).toEqual([]);
     expect(await sqlOutsideQueries(path.join(fixtures, 'clean'))).toEqual([]);
+    expect(await functionTextsOutsideFunctionModules(path.join(fixtures, 'clean'))).toEqual([]);
   });
 });
 
@@ -107,5 +129,9 @@ describe("the app's SQL", () => {
 
   it('runs only in queries modules and the listed infrastructure', async () => {
     expect(await sqlOutsideQueries(projectRoot)).toEqual([]);
+  });
+
+  it('defines stored functions only in functions modules', async () => {
+    expect(await functionTextsOutsideFunctionModules(projectRoot)).toEqual([]);
   });
 });

@@ -106,6 +106,13 @@ export class EventJobs {
    * the intake runs it in the statement that stores their events, so that both are one
    * round trip (events/event-queries.ts, docs/decisions/0031). pg-boss builds it exactly
    * as for `insert`, and hands it to the database adapter given, which keeps it.
+   *
+   * The one place the app leans on pg-boss's SQL rather than its API: the statement's
+   * shape (one parameter, the jobs as JSON; an insert and nothing else, so that it can run
+   * inside store_events_once) is pg-boss's internal business. That is why package.json
+   * pins pg-boss to one exact version, and why test/integration/event-jobs-statement.test.ts
+   * holds the statement this version builds: an upgrade that changes it fails there
+   * before it reaches an owner (docs/decisions/0034-stored-functions-in-modules.md).
    */
   async sendManyStatement(jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<{ statement: string; jobs: string } | null> {
     if (jobs.length === 0) return null;

@@ -37,8 +37,9 @@ export function utcDay(now: Date): string {
 
 /**
  * Takes the event's place under the caps; null when it passed (now or on an earlier try),
- * else which cap refused it. One statement (migration 024): the day's counter is one row
- * per flow that every generating event updates, and a client transaction held its lock
+ * else which cap refused it. One statement (reserve_generation_caps, in
+ * generation-cap-functions.ts): the day's counter is one row per flow that every
+ * generating event updates, and a client transaction held its lock
  * across round trips to this process, so a backlog's jobs queued on it. For the same
  * reason its commit does not wait for the WAL flush (synchronous_commit off for this
  * transaction only): the caller's next write, the event's status, commits synchronously

@@ -47,7 +47,7 @@ const LOCK_NOT_AVAILABLE = '55P03';
  */
 const BUSY_LOCK_TIMEOUT_MS = 1_000;
 
-/** One statement (migration 025): the bucket's lock is held only while the database works. */
+/** One statement (take_klaviyo_slot, klaviyo-rate-functions.ts): the bucket's lock is held only while the database works. */
 async function takeSlotInOneStatement(
   db: Queryable,
   key: string,

@@ -167,7 +167,7 @@ export async function insertEventOnce(db: Queryable, event: NewEvent): Promise<{
   return { inserted: false, id: found.id, status: found.status };
 }
 
-/** An event as a row of the events table, keyed by column, for `store_events_once` (migration 022). */
+/** An event as a row of the events table, keyed by column, for `store_events_once` (event-storage-functions.ts). */
 function eventRow(event: NewEvent): Record<string, unknown> {
   if (!isInitialStatus(event.status)) throw new Error(`An event cannot be stored as ${event.status}: it starts as one of ${eventLifecycle.initial.join(', ')}`);
   return {

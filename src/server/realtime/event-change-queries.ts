@@ -7,7 +7,8 @@ import { changeIdPattern, type GeneratedText, type StreamChange } from '../../sh
 
 /**
  * The change log of migration 007: one row per event received and per status change,
- * written by a trigger on `events`, with its transaction's id (migration 034). A stream's
+ * written by the triggers on `events` (event-change-functions.ts), with its transaction's
+ * id (migration 034). A stream's
  * cursor is a change's (transaction, id), written `<tx>-<id>`: it reads the changes after
  * it in that order, and only those of transactions older than every one still running,
  * so a change committed later can never land behind a cursor that has passed it.
