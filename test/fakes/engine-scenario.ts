@@ -1,6 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { DatabaseUpkeepOptions } from '../../src/server/database/database-upkeep.ts';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
@@ -66,6 +66,53 @@ export async function startEngineScenario(
       await klaviyo.close();
       await shopify.close();
     },
+  };
+}
+
+/**
+ * A test file's one engine scenario: started before its tests, closed after them. The
+ * handle reads the running scenario, so a file can name it once at the top. With
+ * `eachTest`, the failures a test queued at the stand-ins are cleared before the next
+ * test, and the app's clock moves on (past per-minute limits and shopper timers).
+ */
+export function useEngineScenario(
+  options: Parameters<typeof startEngineScenario>[0] = {},
+  eachTest: { clearFailures?: boolean; advanceClockMs?: number } = {},
+): EngineScenario {
+  let started: EngineScenario | null = null;
+  beforeAll(async () => {
+    started = await startEngineScenario(options);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const running = (): EngineScenario => {
+    if (!started) throw new Error('the engine scenario starts before the first test (beforeAll)');
+    return started;
+  };
+  if (eachTest.clearFailures || eachTest.advanceClockMs) {
+    beforeEach(() => {
+      if (eachTest.clearFailures) {
+        running().openai.clearFailures();
+        running().klaviyo.clearFailures();
+      }
+      if (eachTest.advanceClockMs) running().testApp.clock.advance(eachTest.advanceClockMs);
+    });
+  }
+  return {
+    get testApp() {
+      return running().testApp;
+    },
+    get openai() {
+      return running().openai;
+    },
+    get klaviyo() {
+      return running().klaviyo;
+    },
+    get shopify() {
+      return running().shopify;
+    },
+    close: () => running().close(),
   };
 }
 

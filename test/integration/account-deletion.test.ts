@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { strongPassword } from '../support/accounts.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { accountDeletionMessages } from '../../src/shared/auth/account-deletion.ts';
@@ -10,13 +10,7 @@ import { accountDeletionMessages } from '../../src/shared/auth/account-deletion.
  * password, nothing of the owner is left in any table, another owner keeps everything,
  * a mail confirms it, and a wrong password deletes nothing.
  */
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 
 const db = () => scenario.testApp.database.pool;
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import type { RevenueResponse } from '../../src/shared/attribution/attribution-schemas.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 
@@ -14,13 +14,7 @@ import type { FlowType } from '../../src/shared/flows/flow-types.ts';
  * were placed. Each order here is placed relative to a delivery's stamp, and the app's
  * manual clock is moved on so that it is received after it was placed.
  */
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 
 const db = () => scenario.testApp.database.pool;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,20 +1,14 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, startEngineScenario, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { describe, expect, it } from 'vitest';
+import { ownerWithFlows, useEngineScenario } from '../fakes/engine-scenario.ts';
 import { curlCommand } from '../../src/web/webhooks/curl-command.ts';
 import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages } from '../../src/shared/webhooks/webhook-messages.ts';
 
 const run = promisify(execFile);
 
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 
 describe('Copy as cURL', () => {
   it('gives a command that delivers the payload to the flow, quotes and all, when run in a shell', async () => {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { testDatabaseKind } from '../support/test-database.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
@@ -14,13 +14,7 @@ import { insertEventOnce, newEvent, setEventStatus, type NewEventFields } from '
  * GET /api/dashboard: the setup checklist, each flow's state and how processing keeps
  * up, counted from the owner's own events only.
  */
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario({ pixelRateLimitPerMinute: 1_000 });
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario({ pixelRateLimitPerMinute: 1_000 });
 
 const db = () => scenario.testApp.database.pool;
 

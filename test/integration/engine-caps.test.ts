@@ -1,21 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { inTransaction, type Queryable } from '../../src/server/database/database.ts';
 import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
 import { generationsOnDay, reserveGenerationCaps } from '../../src/server/engine/generation-cap-queries.ts';
 import { recordFlowSpend } from '../../src/server/engine/flow-spend-queries.ts';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
-import {
-  ownerWithFlows,
-  postEvent,
-  sampleEvent,
-  settleOnTheAppClock,
-  startEngineScenario,
-  waitForEvent,
-  type EngineScenario,
-  type Owner,
-} from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 /**
@@ -23,17 +14,7 @@ import { uniqueEmail } from '../support/accounts.ts';
  * number of generating events per flow per UTC day, both checked before any OpenAI call
  * on the app's clock. The owner's settings page sets them; here they are set in the table.
  */
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
-beforeEach(() => {
-  scenario.openai.clearFailures();
-  scenario.klaviyo.clearFailures();
-});
+const scenario = useEngineScenario({}, { clearFailures: true });
 
 const db = () => scenario.testApp.database.pool;
 const clock = () => scenario.testApp.clock;

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, startEngineScenario, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { describe, expect, it } from 'vitest';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario } from '../fakes/engine-scenario.ts';
 import { inputText } from '../fakes/fake-openai.ts';
 import { seededFaults, type RecordedRequest } from '../fakes/fake-server.ts';
 
@@ -14,15 +14,9 @@ const EVENTS = 100;
 const FAILURE_RATE = 0.3;
 const SEED = 'flowsmith-faults-1';
 
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario({
+const scenario = useEngineScenario({
     engine: { retry: { tries: 8, delaysMs: [1_000, 2_000, 4_000], jitter: 0.2, maxInPlaceWaitMs: 1_000, maxRetryAfterMs: 60 * 60_000 } },
   });
-});
-afterAll(async () => {
-  await scenario?.close();
-});
 
 const emailOf = (request: RecordedRequest): string | null => {
   const body = request.body as any;

@@ -1,24 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/server/database/database.ts';
 import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
 import { eventOutcomeMessages, eventLogMessages } from '../../src/shared/events/event-messages.ts';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
-let scenario: EngineScenario;
 let owner: Owner;
+const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
 beforeAll(async () => {
-  scenario = await startEngineScenario();
   owner = await ownerWithFlows(scenario, { abandoned_cart: { klaviyoEventName: 'AI content ready' } });
-});
-afterAll(async () => {
-  await scenario?.close();
-});
-beforeEach(() => {
-  scenario.openai.clearFailures();
-  scenario.klaviyo.clearFailures();
-  scenario.testApp.clock.advance(61_000);
 });
 
 const db = () => scenario.testApp.database.pool;

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
 import type { EngineCredentials } from '../../src/server/engine/engine-credentials.ts';
-import { ownerWithFlows, settleOnTheAppClock, startEngineScenario, validKlaviyoKey, validOpenAIKey, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, settleOnTheAppClock, useEngineScenario, validKlaviyoKey, validOpenAIKey, type Owner } from '../fakes/engine-scenario.ts';
 import { inputText } from '../fakes/fake-openai.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
@@ -17,10 +17,9 @@ import { uniqueEmail } from '../support/accounts.ts';
 const WAIT_MINUTES = 30;
 const sharedCredentials: EngineCredentials = { klaviyoApiKey: validKlaviyoKey, openaiApiKey: validOpenAIKey, openaiModel: 'gpt-5-mini', shopifySigningSecrets: [] };
 
-let scenario: EngineScenario;
 let owner: Owner;
+const scenario = useEngineScenario({ pixelRateLimitPerMinute: 1_000, loadEngineCredentials: async () => sharedCredentials });
 beforeAll(async () => {
-  scenario = await startEngineScenario({ pixelRateLimitPerMinute: 1_000, loadEngineCredentials: async () => sharedCredentials });
   owner = await ownerWithFlows(scenario, { browser_abandonment: { waitMinutes: WAIT_MINUTES } });
   scenario.shopify.setProduct('8801', {
     title: 'Storm Shell',
@@ -29,9 +28,6 @@ beforeAll(async () => {
     featuredImage: null,
     priceRangeV2: { minVariantPrice: { amount: '149.0', currencyCode: 'EUR' } },
   });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 beforeEach(() => {
   scenario.shopify.clearFailures();

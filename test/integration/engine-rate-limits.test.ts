@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
 import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-product-queries.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, useEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
@@ -16,19 +16,15 @@ import { uniqueEmail } from '../support/accounts.ts';
  */
 const PROFILE_WRITE_WINDOW_MS = 10_000;
 
-let scenario: EngineScenario;
 let owner: Owner;
-beforeAll(async () => {
-  scenario = await startEngineScenario({
+const scenario = useEngineScenario({
     // The single write's own waiting is what these tests are about, so deliveries do not
     // turn to bulk jobs here (klaviyo-bulk-delivery.test.ts tests those).
     engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: PROFILE_WRITE_WINDOW_MS }] }, bulkDelivery: false },
   });
+beforeAll(async () => {
   const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
   owner = await ownerWithFlows(scenario, { abandoned_cart: { assistants: oneAssistant }, post_purchase: { assistants: oneAssistant } });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 beforeEach(() => {
   // Past every window of the test before.

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import { randomUUID } from 'node:crypto';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
@@ -10,20 +10,11 @@ import { uniqueEmail } from '../support/accounts.ts';
  * timer sweep, while no worker slot waits. The test engine tries 3 times, 1 s and then
  * 2 s apart (test-app.ts); nothing here waits for those seconds, the clock is moved.
  */
-let scenario: EngineScenario;
 let owner: Owner;
+const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
 beforeAll(async () => {
-  scenario = await startEngineScenario();
   const oneAssistant = { assistants: [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {description}' }] };
   owner = await ownerWithFlows(scenario, { abandoned_cart: oneAssistant, post_purchase: oneAssistant, abandoned_checkout: { ...oneAssistant, waitMinutes: 30 } });
-});
-afterAll(async () => {
-  await scenario?.close();
-});
-beforeEach(() => {
-  scenario.openai.clearFailures();
-  scenario.klaviyo.clearFailures();
-  scenario.testApp.clock.advance(61_000);
 });
 
 const db = () => scenario.testApp.database.pool;

@@ -1,30 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { untrustedDataInstruction } from '../../src/server/engine/prompt-rendering.ts';
-import {
-  ownerWithFlows,
-  postEvent,
-  sampleEvent,
-  startEngineScenario,
-  waitForEvent,
-  waitForEvents,
-  type EngineScenario,
-} from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, waitForEvents } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
-beforeEach(() => {
-  scenario.openai.clearFailures();
-  scenario.klaviyo.clearFailures();
-  scenario.testApp.clock.advance(61_000);
-});
+const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
 
 const db = () => scenario.testApp.database.pool;
 

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { defaultAssistants, ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, startEngineScenario, waitForEvent, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { defaultAssistants, ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { recordFlowSpend } from '../../src/server/engine/flow-spend-queries.ts';
 import { openAiPrices, priceOf } from '../../src/server/engine/openai-prices.ts';
@@ -8,13 +8,7 @@ import { flowValidationMessages as v } from '../../src/shared/flows/flow-message
 import { MAX_DAILY_BUDGET_USD, MAX_REUSE_WINDOW_HOURS } from '../../src/shared/flows/flow-schemas.ts';
 
 // A flow's daily OpenAI budget and its cost settings (docs/decisions/0022-budgets.md).
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 beforeEach(() => {
   scenario.testApp.clock.advance(61_000);
 });

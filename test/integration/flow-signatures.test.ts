@@ -1,19 +1,8 @@
 import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  flowsmithSignature,
-  ownerWithFlows,
-  postEvent,
-  postSignedEvent,
-  sampleEvent,
-  shopifySecret,
-  startEngineScenario,
-  waitForEvents,
-  type EngineScenario,
-  type Owner,
-} from '../fakes/engine-scenario.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { flowsmithSignature, ownerWithFlows, postEvent, postSignedEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
@@ -32,17 +21,11 @@ import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts
 
 const run = promisify(execFile);
 
-let scenario: EngineScenario;
 let owner: Owner;
 /** Every secret the API handed out, to look for in the logs at the end. */
 const issuedSecrets: string[] = [];
 
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 
 const db = () => scenario.testApp.database.pool;
 const baseUrl = () => scenario.testApp.baseUrl;

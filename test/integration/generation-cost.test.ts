@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, startEngineScenario, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { findFlowSpend } from '../../src/server/engine/flow-spend-queries.ts';
 
@@ -7,13 +7,7 @@ import { findFlowSpend } from '../../src/server/engine/flow-spend-queries.ts';
 // part of the prompt served from OpenAI's cache, the flex tier where the flow can wait,
 // and a text reused when an identical request that names no shopper was answered lately
 // (docs/decisions/0021-one-call-per-model.md).
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 beforeEach(() => {
   scenario.openai.clearFailures();
   scenario.openai.setRefuseFlex(false);

@@ -1,24 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import net from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 import { pixelSnippet } from '../../src/shared/shopify-pixel/pixel-snippet.ts';
 import { parseJsonText } from '../../src/server/platform/json-text.ts';
 import { normalizeEvent } from '../../src/server/engine/event-normalizer.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload, signShopifyWebhook } from '../fakes/fake-shopify.ts';
-import {
-  flowsmithSignature,
-  ownerWithFlows,
-  postEvent,
-  sampleEvent,
-  shopifySecret,
-  startEngineScenario,
-  waitForEvents,
-  type EngineScenario,
-  type Owner,
-} from '../fakes/engine-scenario.ts';
+import { flowsmithSignature, ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 
@@ -30,15 +20,11 @@ import type { FlowType } from '../../src/shared/flows/flow-types.ts';
  */
 const WAIT_MINUTES = 30;
 
-let scenario: EngineScenario;
 let owner: Owner;
+const scenario = useEngineScenario({ pixelRateLimitPerMinute: 10_000 });
 beforeAll(async () => {
-  scenario = await startEngineScenario({ pixelRateLimitPerMinute: 10_000 });
   const wait = { waitMinutes: WAIT_MINUTES };
   owner = await ownerWithFlows(scenario, { abandoned_checkout: wait, abandoned_cart: wait, browser_abandonment: wait, post_purchase: {} });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 // Owners' writes are rate-limited per minute; each test starts with a fresh budget.
 beforeEach(() => scenario.testApp.clock.advance(61_000));

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, validKlaviyoKey, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 /**
@@ -8,17 +8,13 @@ import { uniqueEmail } from '../support/accounts.ts';
  * Here the account may make 2 single profile writes a minute, so from the third event in
  * a row deliveries queue for a batch.
  */
-let scenario: EngineScenario;
 let owner: Owner;
-beforeAll(async () => {
-  scenario = await startEngineScenario({
+const scenario = useEngineScenario({
     engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] } },
   });
+beforeAll(async () => {
   const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
   owner = await ownerWithFlows(scenario, { abandoned_cart: { assistants: oneAssistant, waitMinutes: 0 }, post_purchase: { assistants: oneAssistant, klaviyoEventName: 'AI content ready' } });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 beforeEach(() => {
   scenario.klaviyo.clearFailures();

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
 import { defaultRetryPolicy } from '../../src/server/engine/retry-policy.ts';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 /**
@@ -11,20 +11,16 @@ import { uniqueEmail } from '../support/accounts.ts';
  * is short; the account may make 2 single profile writes a minute, so from the third event
  * in a row deliveries queue for a batch.
  */
-let scenario: EngineScenario;
 let owner: Owner;
-beforeAll(async () => {
-  scenario = await startEngineScenario({
+const scenario = useEngineScenario({
     engine: {
       klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] },
       retry: { ...defaultRetryPolicy, tries: 2, delaysMs: [60_000], jitter: 0 },
     },
   });
+beforeAll(async () => {
   const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
   owner = await ownerWithFlows(scenario, { post_purchase: { assistants: oneAssistant } });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 
 describe('a bulk delivery batch that keeps failing', () => {

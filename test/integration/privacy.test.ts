@@ -1,15 +1,6 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ownerWithFlows,
-  postEvent,
-  sampleEvent,
-  shopifySecret,
-  startEngineScenario,
-  waitForEvents,
-  type EngineScenario,
-  type Owner,
-} from '../fakes/engine-scenario.ts';
+import { describe, expect, it } from 'vitest';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { shopperKey } from '../../src/server/engine/generation-cap-queries.ts';
@@ -19,13 +10,7 @@ import { shopperKey } from '../../src/server/engine/generation-cap-queries.ts';
 // the database itself, column by column, so a table added later without a registry entry
 // makes these tests fail.
 
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 
 const db = () => scenario.testApp.database.pool;
 

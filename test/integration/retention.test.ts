@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { describe, expect, it } from 'vitest';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { retentionMessages } from '../../src/shared/retention/retention-schemas.ts';
@@ -9,13 +9,7 @@ import { retentionMessages } from '../../src/shared/retention/retention-schemas.
  * events older than their own period go, with everything that hangs off them; younger
  * ones, and other owners' within their period, stay.
  */
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const db = () => scenario.testApp.database.pool;

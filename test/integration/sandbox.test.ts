@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { flowTypes, type FlowType } from '../../src/shared/flows/flow-types.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
 import type { SampleActivityResult, SandboxProfile } from '../../src/shared/sandbox/sandbox-schemas.ts';
 import { sampleProducts } from '../../src/server/sandbox/sample-shop.ts';
 import { startSandboxListener } from '../../src/server/sandbox/sandbox-listener.ts';
 import { createLogger } from '../../src/server/logger.ts';
-import { credentialsInput, startEngineScenario, validOpenAIKey, waitForEvents, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { credentialsInput, useEngineScenario, validOpenAIKey, waitForEvents } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
 import type { HttpClient } from '../support/http-client.ts';
@@ -16,13 +16,7 @@ import type { HttpClient } from '../support/http-client.ts';
  * writer. The configured services here are the recording fakes: the sandbox must send
  * them nothing, except OpenAI calls with a key the owner gave.
  */
-let scenario: EngineScenario;
-beforeAll(async () => {
-  scenario = await startEngineScenario();
-});
-afterAll(async () => {
-  await scenario?.close();
-});
+const scenario = useEngineScenario();
 
 const db = () => scenario.testApp.database.pool;
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { defaultAssistants, ownerWithFlows, shopifyToken, startEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { defaultAssistants, ownerWithFlows, shopifyToken, startEngineScenario, useEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { defaultGrantedScopes } from '../fakes/fake-shopify.ts';
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
 import { isPublicAddress } from '../../src/server/shopify-connect/public-address.ts';
@@ -8,14 +8,10 @@ import { isPublicAddress } from '../../src/server/shopify-connect/public-address
 // the fake Shopify is reached through SHOPIFY_BASE_URL.
 const publicUrl = 'http://hooks.flowsmith-test.example';
 
-let scenario: EngineScenario;
 let owner: Owner;
+const scenario = useEngineScenario({ env: { PUBLIC_URL: publicUrl } });
 beforeAll(async () => {
-  scenario = await startEngineScenario({ env: { PUBLIC_URL: publicUrl } });
   owner = await ownerWithFlows(scenario, { abandoned_checkout: {}, post_purchase: {}, abandoned_cart: {}, browser_abandonment: {} });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 beforeEach(() => scenario.testApp.clock.advance(61_000));
 

@@ -1,8 +1,8 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 
 /**
  * Shopify's own payload shapes (test/fixtures/shopify) end to end: signed webhooks through
@@ -12,14 +12,10 @@ import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScena
 const SHOPPER = 'jon.buyer@example.com';
 const MINUTE_MS = 60_000;
 
-let scenario: EngineScenario;
 let owner: Owner;
+const scenario = useEngineScenario();
 beforeAll(async () => {
-  scenario = await startEngineScenario();
   owner = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 30 }, abandoned_cart: {}, post_purchase: {} });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 
 const db = () => scenario.testApp.database.pool;

@@ -1,20 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { credentialsInput, ownerWithFlows, shopifySecret, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-product-queries.ts';
 
-let scenario: EngineScenario;
 let owner: Owner;
 const assistants = [{ name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'About {name}: {description} at {product_url}' }];
 
+const scenario = useEngineScenario();
 beforeAll(async () => {
-  scenario = await startEngineScenario();
   owner = await ownerWithFlows(scenario, { post_purchase: { assistants } });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 beforeEach(() => {
   scenario.testApp.clock.advance(61_000);

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome, rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, shopifySecret, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, shopifySecret, startEngineScenario, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
 
@@ -15,17 +15,13 @@ import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
 const WAIT_MINUTES = 30;
 const PIXEL_LIMIT_PER_MINUTE = 500;
 
-let scenario: EngineScenario;
 let owner: Owner;
+const scenario = useEngineScenario({ pixelRateLimitPerMinute: PIXEL_LIMIT_PER_MINUTE });
 beforeAll(async () => {
-  scenario = await startEngineScenario({ pixelRateLimitPerMinute: PIXEL_LIMIT_PER_MINUTE });
   const wait = { waitMinutes: WAIT_MINUTES };
   owner = await ownerWithFlows(scenario, { abandoned_checkout: wait, abandoned_cart: wait, browser_abandonment: wait, post_purchase: {} });
   // The pixel's views are written about only with the shop's own product details.
   scenario.shopify.setProduct('7001', { title: 'Rain Jacket', description: 'Keeps the rain out', onlineStoreUrl: 'https://shop.example/products/rain-jacket', featuredImage: null });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 
 const db = () => scenario.testApp.database.pool;

@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload, signShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { credentialsInput, ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, waitForEvents, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
-let scenario: EngineScenario;
 let owner: Owner;
+const scenario = useEngineScenario();
 beforeAll(async () => {
-  scenario = await startEngineScenario();
   owner = await ownerWithFlows(scenario, { abandoned_cart: {}, abandoned_checkout: { waitMinutes: 0 }, post_purchase: {}, browser_abandonment: {} });
-});
-afterAll(async () => {
-  await scenario?.close();
 });
 beforeEach(() => scenario.testApp.clock.advance(61_000));
 
