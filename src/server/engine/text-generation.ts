@@ -13,6 +13,7 @@ import { callCost, priceOf } from './openai-prices.ts';
 import { withQuickRetry } from './retry-policy.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
+import { settleGenerations } from './pipeline-core.ts';
 
 /**
  * The texts of all a flow's assistants for one event, at the least cost
@@ -43,25 +44,18 @@ export async function generateTexts(
   for (const pending of toWrite) byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
   const outcomes = await Promise.allSettled([...byModel.values()].map((group) => writeGroupSharingCalls(context, event, flow, group, credentials, signal)));
   if (signal.aborted) throw signal.reason;
-  const failures: string[] = [];
-  const generations: GenerationRecord[] = [];
-  let tryAgain: ServiceError | null = null;
-  const all = [...done.map((generation) => ({ status: 'fulfilled' as const, value: [generation] })), ...outcomes];
-  for (const outcome of all) {
-    if (outcome.status === 'rejected') {
-      // A text that failed for now is tried again later; the texts that arrived are kept.
-      if (outcome.reason instanceof ServiceError && outcome.reason.retryable) tryAgain ??= outcome.reason;
-      else throw outcome.reason;
-      continue;
-    }
-    for (const generation of outcome.value) {
-      if (generation.status === 'succeeded') generations.push(generation);
-      else failures.push(generation.error ?? '');
-    }
-  }
-  if (failures.length > 0) throw new EventOutcome('failed', failures.join(' '));
-  if (tryAgain) throw tryAgain;
-  return generations;
+  const settled = settleGenerations<GenerationRecord>([
+    ...done.map((generation) => ({ ok: true as const, generations: [generation] })),
+    ...outcomes.map((outcome) =>
+      outcome.status === 'fulfilled'
+        ? { ok: true as const, generations: outcome.value }
+        : // A text that failed for now is tried again later; the texts that arrived are kept.
+          { ok: false as const, error: outcome.reason as unknown, retryable: outcome.reason instanceof ServiceError && outcome.reason.retryable },
+    ),
+  ]);
+  if (settled.kind === 'fail') throw new EventOutcome('failed', settled.reason);
+  if (settled.kind === 'try_again' || settled.kind === 'unexpected') throw settled.error;
+  return settled.generations;
 }
 
 type GenerationRequest = Pick<GenerationRecord, 'eventId' | 'attempt' | 'klaviyoProperty' | 'assistantName' | 'model' | 'instructions' | 'prompt'>;
