@@ -46,11 +46,13 @@ export type { PipelineContext, PipelineObserver, PipelineOptions } from './pipel
  * deliver them to Klaviyo. Each step stores its result before the next starts, so a
  * retried job (after a crash or a stop) resumes where the last one got to. Expected
  * failures end the event as failed or skipped with a reason; only unexpected errors (the
- * database going away) escape, and the job is then retried.
+ * database going away) escape, and the job is then retried. What to do at each point is
+ * pipeline-core.ts's decision, on the facts looked up here; this carries it out.
  */
 export async function processEvent(context: PipelineContext, job: { eventId: string; attempt: number; arm?: boolean }, signal: AbortSignal): Promise<void> {
   const { pool } = context;
   const event = await findEventById(pool, job.eventId);
+  // `!event` is the core's first rule too; asked here again so the type knows the event is there.
   if (decideJob({ attempt: job.attempt, arm: job.arm === true }, event).kind === 'ignore' || !event) return;
   try {
     await runPipeline(context, event, signal, job.arm === true);
