@@ -6,6 +6,7 @@ import {
   decideAfterTexts,
   decideBudget,
   decideCaps,
+  decideAnswerText,
   decideCredentials,
   decideDeliveryMode,
   decideFlow,
@@ -15,8 +16,12 @@ import {
   decideNormalized,
   decidePixelProducts,
   decideRateLimitWait,
+  decideServiceTier,
   decideShopProduct,
   decideUnderBacklog,
+  failedTextReason,
+  fallsBackFromFlex,
+  planAssistantText,
   settleGenerations,
   shopperUnderCooldown,
   type AdmissionFacts,
@@ -329,6 +334,102 @@ describe('starting generation', () => {
 
   it('does nothing when someone else moved a received event on', () => {
     expect(decideGenerationStart(false, 'received')).toEqual({ kind: 'ignore', why: 'moved_on' });
+  });
+});
+
+describe("what an assistant's text needs before any call", () => {
+  const request = { prompt: 'Write about the Rain Jacket.', model: 'gpt-5-mini', instructions: 'Be brief.' };
+  const plan = (overrides: Partial<Parameters<typeof planAssistantText>[0]> = {}) =>
+    planAssistantText({ attempt: 1, assistantName: 'Subject', request, missing: [], stored: undefined, reuseWindowHours: 24, promptNamesShopper: false, ...overrides });
+
+  it('keeps a text this attempt stored for the same request', () => {
+    expect(plan({ stored: { status: 'succeeded', ...request } })).toEqual({ kind: 'keep' });
+  });
+
+  it('writes again when the stored text failed, or was for another prompt, model or instructions', () => {
+    const find = { kind: 'find', earlierAttempt: false, cacheable: true };
+    expect(plan({ stored: { status: 'failed', ...request } })).toEqual(find);
+    expect(plan({ stored: { status: 'succeeded', ...request, prompt: 'Write about the Boots.' } })).toEqual(find);
+    expect(plan({ stored: { status: 'succeeded', ...request, model: 'gpt-5' } })).toEqual(find);
+    expect(plan({ stored: { status: 'succeeded', ...request, instructions: null } })).toEqual(find);
+  });
+
+  it('fails a text whose prompt renders empty, naming what the event lacks', () => {
+    expect(plan({ request: { ...request, prompt: '' }, missing: ['{{product_name}}'] })).toEqual({ kind: 'template_empty', reason: m.templateEmpty('Subject', ['{{product_name}}']) });
+  });
+
+  it("looks in an earlier attempt's texts for a replay only", () => {
+    expect(plan({ attempt: 2 })).toEqual({ kind: 'find', earlierAttempt: true, cacheable: true });
+  });
+
+  it('never shares a text whose prompt names the shopper, nor with the reuse window at 0', () => {
+    expect(plan({ promptNamesShopper: true })).toMatchObject({ cacheable: false });
+    expect(plan({ reuseWindowHours: 0 })).toMatchObject({ cacheable: false });
+  });
+});
+
+describe("OpenAI's service tier", () => {
+  const flexible = { sandbox: false, useFlexTier: true, waitMinutes: 15, modelOffersFlex: true, flexMinWaitMinutes: 15 };
+
+  it('is flex for a flow that waits exactly long enough, allows it, with a model that offers it', () => {
+    expect(decideServiceTier(flexible)).toBe('flex');
+  });
+
+  it('is standard a minute short of the wait, without a wait, when not allowed, for a model without flex, or in the sandbox', () => {
+    expect(decideServiceTier({ ...flexible, waitMinutes: 14 })).toBe('standard');
+    expect(decideServiceTier({ ...flexible, waitMinutes: null })).toBe('standard');
+    expect(decideServiceTier({ ...flexible, useFlexTier: false })).toBe('standard');
+    expect(decideServiceTier({ ...flexible, modelOffersFlex: false })).toBe('standard');
+    expect(decideServiceTier({ ...flexible, sandbox: true })).toBe('standard');
+  });
+
+  it('falls back to the standard tier when flex is refused or too slow, and for nothing else', () => {
+    expect(fallsBackFromFlex('resource_unavailable')).toBe(true);
+    expect(fallsBackFromFlex('timeout')).toBe(true);
+    expect(fallsBackFromFlex('server_error')).toBe(false);
+    expect(fallsBackFromFlex('rate_limited')).toBe(false);
+  });
+});
+
+describe("an answer's text", () => {
+  it('is written when the answer has it', () => {
+    expect(decideAnswerText({ assistantName: 'Subject', text: 'Still thinking?', incomplete: null, noTextReason: '' })).toEqual({ status: 'succeeded', error: null });
+  });
+
+  it('fails when the answer was cut off, saying why', () => {
+    expect(decideAnswerText({ assistantName: 'Subject', text: null, incomplete: 'max_output_tokens', noTextReason: '' })).toEqual({
+      status: 'failed',
+      error: m.answerCutOff('Subject', 'max_output_tokens'),
+    });
+  });
+
+  it('fails when the answer has no text, with its reason', () => {
+    expect(decideAnswerText({ assistantName: 'Subject', text: null, incomplete: null, noTextReason: 'its field was empty' })).toEqual({
+      status: 'failed',
+      error: m.noText('Subject', 'its field was empty'),
+    });
+  });
+});
+
+describe('a failed OpenAI call in its texts', () => {
+  const reason = (code: string, status: number | null, retryable = false) =>
+    failedTextReason({ assistantName: 'Subject', model: 'gpt-x', failure: { retryable, message: 'OpenAI: refused', code, status } });
+
+  it('says only what went wrong when it is tried again', () => {
+    expect(reason('server_error', 503, true)).toBe(m.generationFailed('Subject', 'OpenAI: refused'));
+  });
+
+  it.each([
+    ['unauthorized', 401, m.openAiRefused.unauthorized],
+    ['forbidden', 403, m.openAiRefused.forbidden],
+    ['not_found', 404, m.openAiRefused.notFound('gpt-x')],
+    ['insufficient_quota', 429, m.openAiRefused.quota],
+    ['invalid_response', 200, m.openAiRefused.notUnderstood],
+    ['bad_request', 413, m.openAiRefused.tooLarge],
+    ['bad_request', 400, m.openAiRefused.badRequest],
+    ['unprocessable', 422, m.openAiRefused.badRequest],
+  ] as const)('adds what the owner can change for a permanent %s (%i)', (code, status, words) => {
+    expect(reason(code, status)).toBe(m.generationFailed('Subject', `OpenAI: refused ${words}`));
   });
 });
 

@@ -333,3 +333,79 @@ export function decideAfterServiceFailure(facts: {
 export function decideRateLimitWait(service: 'klaviyo' | 'shopify', until: Date): Of<'wait'> {
   return { kind: 'wait', for: 'rate_limit', until, reason: m.rateLimitWait(serviceTitles[service], until) };
 }
+
+/**
+ * What one assistant's text needs before any call (docs/decisions/0021-one-call-per-model.md):
+ * a text stored for this attempt from the same request is kept; a prompt that renders
+ * empty fails that text (and with it the event); anything else is looked for, in an
+ * earlier attempt's texts (replays only) and, when the prompt names nothing of the
+ * shopper and the flow has a reuse window, in the generation cache, and else written.
+ */
+export type AssistantTextPlan = { kind: 'keep' } | { kind: 'template_empty'; reason: string } | { kind: 'find'; earlierAttempt: boolean; cacheable: boolean };
+
+export function planAssistantText(facts: {
+  attempt: number;
+  assistantName: string;
+  request: { prompt: string; model: string; instructions: string | null };
+  /** The placeholders the event lacks, when the prompt rendered empty. */
+  missing: string[];
+  stored: { status: 'succeeded' | 'failed'; prompt: string; model: string; instructions: string | null } | undefined;
+  reuseWindowHours: number;
+  promptNamesShopper: boolean;
+}): AssistantTextPlan {
+  const { stored, request } = facts;
+  if (stored?.status === 'succeeded' && stored.prompt === request.prompt && stored.model === request.model && stored.instructions === request.instructions) return { kind: 'keep' };
+  if (!request.prompt) return { kind: 'template_empty', reason: m.templateEmpty(facts.assistantName, facts.missing) };
+  return { kind: 'find', earlierAttempt: facts.attempt > 1, cacheable: facts.reuseWindowHours > 0 && !facts.promptNamesShopper };
+}
+
+/**
+ * OpenAI's flex tier for flows that wait long enough (when the owner allows it and the
+ * model offers it): a text that arrives a few minutes later costs about half. The
+ * sandbox is for seeing texts now: its waits are skipped, so is the slow tier.
+ */
+export function decideServiceTier(facts: { sandbox: boolean; useFlexTier: boolean; waitMinutes: number | null; modelOffersFlex: boolean; flexMinWaitMinutes: number }): 'flex' | 'standard' {
+  return !facts.sandbox && facts.useFlexTier && (facts.waitMinutes ?? 0) >= facts.flexMinWaitMinutes && facts.modelOffersFlex ? 'flex' : 'standard';
+}
+
+/** A flex call refused (429 resource_unavailable) or not answered in time goes to the standard tier at once; any other failure is the call's. */
+export function fallsBackFromFlex(code: string): boolean {
+  return code === 'resource_unavailable' || code === 'timeout';
+}
+
+/**
+ * One assistant's text from an answer (only a complete answer gives text): without it,
+ * the row says the answer was cut off (incomplete, and why), or why there was no text.
+ */
+export function decideAnswerText(facts: { assistantName: string; text: string | null; incomplete: string | null; noTextReason: string }): { status: 'succeeded'; error: null } | { status: 'failed'; error: string } {
+  if (facts.text) return { status: 'succeeded', error: null };
+  return { status: 'failed', error: facts.incomplete ? m.answerCutOff(facts.assistantName, facts.incomplete) : m.noText(facts.assistantName, facts.noTextReason) };
+}
+
+/**
+ * A call that failed, in each of its assistants' rows: a failure for now says what went
+ * wrong (the event is tried again); a permanent one adds what the owner can change, in
+ * words, since the same request would be refused again.
+ */
+export function failedTextReason(facts: { assistantName: string; model: string; failure: { retryable: boolean; message: string; code: string; status: number | null } }): string {
+  const { failure } = facts;
+  return m.generationFailed(facts.assistantName, failure.retryable ? failure.message : `${failure.message} ${openAiRefusalInWords(failure, facts.model)}`);
+}
+
+/** The cause of a permanent OpenAI answer (400, 401, 403, 404, 413, 422, an exhausted quota, an answer not understood) in the owner's words. */
+function openAiRefusalInWords(failure: { code: string; status: number | null }, model: string): string {
+  switch (failure.code) {
+    case 'unauthorized':
+      return m.openAiRefused.unauthorized;
+    case 'forbidden':
+      return m.openAiRefused.forbidden;
+    case 'not_found':
+      return m.openAiRefused.notFound(model);
+    case 'insufficient_quota':
+      return m.openAiRefused.quota;
+    case 'invalid_response':
+      return m.openAiRefused.notUnderstood;
+    default:
+      return failure.status === 413 ? m.openAiRefused.tooLarge : m.openAiRefused.badRequest;
+  }
+}
