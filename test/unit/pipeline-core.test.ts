@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   admissionLookUps,
@@ -627,5 +628,18 @@ describe('a rate limit further off than a worker waits', () => {
 
   it("waits for Shopify's next slot", () => {
     expect(decideRateLimitWait('shopify', until)).toEqual({ kind: 'wait', for: 'rate_limit', until, reason: m.rateLimitWait('Shopify', until) });
+  });
+});
+
+describe('the core itself', () => {
+  // Pure by construction: a module that queries, calls a service or reads the clock is
+  // not imported by the decisions (type-only imports included, since they invite it).
+  const doesInputOutput = /(-queries\.ts|\/database\/|\/integrations\/(openai|klaviyo|shopify)\/|\/platform\/clock\.ts|^node:|^pg$|pg-boss)/;
+  const importsOf = (file: string) => [...readFileSync(new URL(file, import.meta.url), 'utf8').matchAll(/from '([^']+)'/g)].map((match) => match[1]!);
+
+  it.each(['../../src/server/engine/pipeline-core.ts', '../../src/server/intake/intake-decisions.ts'])('%s imports nothing that does I/O', (file) => {
+    const imports = importsOf(file);
+    expect(imports.length).toBeGreaterThan(0);
+    expect(imports.filter((specifier) => doesInputOutput.test(specifier))).toEqual([]);
   });
 });

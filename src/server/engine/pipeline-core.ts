@@ -6,7 +6,6 @@ import { serviceTitles } from '../integrations/service-error.ts';
 import { isFinished } from '../events/event-lifecycle.ts';
 import { signalOnlyReason, type TimerKind } from './shopper-timers.ts';
 import { nextTryDelay, retryRefusal, type RetryPolicy } from './retry-policy.ts';
-import type { CapRefusal } from './generation-cap-queries.ts';
 
 /**
  * The pipeline's decisions, apart from what carries them out
@@ -201,7 +200,7 @@ export function shopperUnderCooldown(event: Pick<EventFacts, 'attempt' | 'source
 }
 
 /** The caps were reserved in one statement (generation-cap-queries.ts); a refusal says which rule. */
-export function decideCaps(refusal: CapRefusal | null): Of<'skip' | 'go_on'> {
+export function decideCaps(refusal: { rule: 'shopper'; hours: number } | { rule: 'daily'; cap: number } | null): Of<'skip' | 'go_on'> {
   if (!refusal) return { kind: 'go_on' };
   return { kind: 'skip', reason: refusal.rule === 'shopper' ? m.shopperCooldown(refusal.hours) : m.dailyCapReached(refusal.cap) };
 }
