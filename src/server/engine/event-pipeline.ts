@@ -1,20 +1,34 @@
 import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
-import { isFinished } from '../events/event-lifecycle.ts';
 import { deferEvent, findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
-import { endTimersEndedBy, findReasonTimerEnded, signalOnlyReason, timerKindOf, type TimerKind } from './shopper-timers.ts';
+import { endTimersEndedBy, findReasonTimerEnded, timerKindOf } from './shopper-timers.ts';
 import { findCartShopper } from './shopper-timer-queries.ts';
-import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { normalizeEvent } from './event-normalizer.ts';
 import { failPendingDelivery, progressOf } from './delivery-queries.ts';
-import { nextTryDelay, retryRefusal } from './retry-policy.ts';
-import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
+import { ServiceError } from '../integrations/service-error.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
-import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
 import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
+import {
+  admissionLookUps,
+  decideAdmission,
+  decideAfterServiceFailure,
+  decideAfterTexts,
+  decideCaps,
+  decideCredentials,
+  decideFlow,
+  decideGenerationStart,
+  decideJob,
+  decideNormalized,
+  decidePixelProducts,
+  decideRateLimitWait,
+  decideShopProduct,
+  shopperUnderCooldown,
+  type Decision,
+  type NormalizedBody,
+} from './pipeline-core.ts';
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
@@ -22,7 +36,7 @@ import { generateTexts } from './text-generation.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from './known-shoppers.ts';
 import { deliver } from './klaviyo-delivery.ts';
-import { requireRoomInBudget, WaitingForBudget } from './generation-budget.ts';
+import { requireRoomInBudget } from './generation-budget.ts';
 import { attributeOrder } from '../attribution/order-attribution.ts';
 
 export type { PipelineContext, PipelineObserver, PipelineOptions } from './pipeline-context.ts';
@@ -32,18 +46,14 @@ export type { PipelineContext, PipelineObserver, PipelineOptions } from './pipel
  * deliver them to Klaviyo. Each step stores its result before the next starts, so a
  * retried job (after a crash or a stop) resumes where the last one got to. Expected
  * failures end the event as failed or skipped with a reason; only unexpected errors (the
- * database going away) escape, and the job is then retried.
+ * database going away) escape, and the job is then retried. What to do at each point is
+ * pipeline-core.ts's decision, on the facts looked up here; this carries it out.
  */
 export async function processEvent(context: PipelineContext, job: { eventId: string; attempt: number; arm?: boolean }, signal: AbortSignal): Promise<void> {
   const { pool } = context;
   const event = await findEventById(pool, job.eventId);
-  if (!event || event.attempt !== job.attempt || isFinished(event.status)) return;
-  // An arming job that comes late (the timer already fired) has nothing left to do.
-  if (job.arm && event.status !== 'waiting') return;
-  // A waiting event's job is sent by the timer sweep when it is due. A job that finds it
-  // waiting is one whose worker died after scheduling the next try: running it now would
-  // try early, and twice.
-  if (!job.arm && event.status === 'waiting') return;
+  // `!event` is the core's first rule too; asked here again so the type knows the event is there.
+  if (decideJob({ attempt: job.attempt, arm: job.arm === true }, event).kind === 'ignore' || !event) return;
   try {
     await runPipeline(context, event, signal, job.arm === true);
   } catch (error) {
@@ -57,8 +67,6 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
       await retryLaterOrFail(context, event, error);
       return;
     }
-    // Put to wait for the budget's next day already (generation-budget.ts).
-    if (error instanceof WaitingForBudget) return;
     if (error instanceof RateLimitWait && !signal.aborted) {
       await waitForRateLimit(context, event, error);
       return;
@@ -73,8 +81,9 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
  * event log says what it waits for.
  */
 async function waitForRateLimit(context: PipelineContext, event: EventRecord, wait: RateLimitWait): Promise<void> {
-  if (await deferEvent(context.pool, event.id, event.attempt, { until: wait.until, reason: m.rateLimitWait(serviceTitles[wait.service], wait.until) })) {
-    context.onWaiting?.(wait.until);
+  const decision = decideRateLimitWait(wait.service, wait.until);
+  if (await deferEvent(context.pool, event.id, event.attempt, { until: decision.until, reason: decision.reason })) {
+    context.onWaiting?.(decision.until);
   }
   context.logger.info({ eventId: event.id, service: wait.service, until: wait.until }, 'rate limit slot is further off than a worker waits; the event waits for it');
 }
@@ -89,22 +98,16 @@ async function waitForRateLimit(context: PipelineContext, event: EventRecord, wa
 async function retryLaterOrFail(context: PipelineContext, event: EventRecord, error: ServiceError): Promise<void> {
   const { pool, options } = context;
   const progress = await progressOf(pool, event.id, event.attempt);
-  const failedTries = progress > event.retryProgress ? 1 : event.retryCount + 1;
-  const refusal = retryRefusal(options.retry, error, failedTries);
-  if (refusal) {
-    const reason = refusal === 'tries_used_up' ? m.triesUsedUp(error.message, failedTries) : refusal === 'wait_too_long' ? m.retryTooLate(error.message) : error.message;
-    await failPendingDelivery(pool, event.id, event.attempt, reason);
-    if (await setEventStatus(pool, event.id, event.attempt, 'failed', reason)) context.observer?.eventFinished('failed');
+  const decision = decideAfterServiceFailure({ policy: options.retry, failure: error, progress, event, now: context.clock.now(), random: Math.random() });
+  const { failedTries } = decision;
+  if (decision.kind === 'give_up') {
+    await failPendingDelivery(pool, event.id, event.attempt, decision.reason);
+    if (await setEventStatus(pool, event.id, event.attempt, 'failed', decision.reason)) context.observer?.eventFinished('failed');
     context.logger.info({ eventId: event.id, code: error.code, failedTries }, 'service call failed; the event failed');
     return;
   }
-  const nextTryAt = new Date(context.clock.now().getTime() + nextTryDelay(options.retry, failedTries, error.retryAfterMs));
-  const scheduled = await scheduleEventRetry(pool, event.id, event.attempt, {
-    nextTryAt,
-    retryCount: failedTries,
-    retryProgress: progress,
-    error: m.retrying(error.message, nextTryAt, failedTries + 1, options.retry.tries),
-  });
+  const nextTryAt = decision.at;
+  const scheduled = await scheduleEventRetry(pool, event.id, event.attempt, { nextTryAt, retryCount: failedTries, retryProgress: decision.progress, error: decision.reason });
   if (scheduled) context.onWaiting?.(nextTryAt);
   context.logger.info({ eventId: event.id, code: error.code, failedTries, nextTryAt }, 'service call failed; the next try is scheduled');
 }
@@ -112,9 +115,7 @@ async function retryLaterOrFail(context: PipelineContext, event: EventRecord, er
 async function runPipeline(context: PipelineContext, event: EventRecord, signal: AbortSignal, arming: boolean): Promise<void> {
   const { pool } = context;
   const flow = await findFlowById(pool, event.flowId);
-  if (!flow) return;
-  // Switched off since the event arrived (or before a replay): an inactive flow processes nothing.
-  if (!flow.isActive) throw new EventOutcome('skipped', m.flowSwitchedOff);
+  if (carryOutEnd(decideFlow(flow)) || !flow) return;
   let normalized = event.normalized ?? (await normalizeStored(context, event));
   const kind = timerKindOf(event);
   if (kind === 'cart' && !normalized.shopper.email) {
@@ -123,24 +124,21 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   // Before anything can end the event: an order sent only as a signal still earns its credit.
   await attributeOrder(pool, context.logger, event, normalized);
   // A replay is the owner's explicit wish: timers and what ended them are not asked again.
-  if (event.attempt === 1) {
-    await endTimersEndedBy(pool, event, context.logger);
-    const signalOnly = signalOnlyReason(event);
-    if (signalOnly) throw new EventOutcome('skipped', signalOnly);
-    if (kind) await checkTimerStillRunning(context, event, kind, normalized);
-    if (event.source === 'shopify' && event.flowType === 'post_purchase' && (await hasEarlierOrderEvent(pool, event))) {
-      throw new EventOutcome('skipped', m.orderFollowedUp);
-    }
-  }
-  // The cart's shopper may still show up through the pixel; the other kinds are known by now.
-  const waitingForShopper = kind === 'cart' && arming;
-  if (!normalized.shopper.email && !waitingForShopper) {
-    throw new EventOutcome('skipped', kind === 'cart' ? m.cartWithoutIdentity : kind === 'browse' ? m.guestView : m.noEmail);
-  }
-  if (arming) return;
-  if (flow.assistants.length === 0) throw new EventOutcome('failed', m.noAssistants);
+  if (event.attempt === 1) await endTimersEndedBy(pool, event, context.logger);
+  const lookUps = admissionLookUps(event, kind, normalized);
+  const admission = decideAdmission({
+    event,
+    flow: { assistantCount: flow.assistants.length },
+    timerKind: kind,
+    arming,
+    normalized,
+    timerEndedReason: kind && lookUps.whatEndedTimer ? await findReasonTimerEnded(pool, kind, event) : null,
+    earlierOrder: lookUps.earlierOrder && (await hasEarlierOrderEvent(pool, event)),
+  });
+  // An arming job stops here: the timer sweep sends the event's job when its wait is over.
+  if (carryOutEnd(admission) || admission.kind === 'wait_for_timer') return;
   const credentials = await context.loadCredentials(pool, event.userId, event.receivedAt);
-  if (!credentials) throw new EventOutcome('failed', m.noCredentials);
+  if (carryOutEnd(decideCredentials(credentials !== null)) || !credentials) return;
 
   // What the public pixel says is never used for content: its shopper's name comes from
   // the owner's Klaviyo profile, its products from the owner's shop. A cart's shopper
@@ -156,18 +154,15 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   }
 
   // The budget first: an event that waits for tomorrow's budget has not used today's caps.
-  await requireRoomInBudget(context, event, flow);
+  if (!(await requireRoomInBudget(context, event, flow))) return;
   await requireRoomUnderCaps(context, event, flow, normalized.shopper.email!);
-  // A job that resumes after a crash finds the event generating or delivering already; one
-  // that finds it moved on by someone else (a replay, another worker) has nothing to do.
-  if (!(await setEventStatus(pool, event.id, event.attempt, 'generating')) && event.status === 'received') return;
+  const moved = await setEventStatus(pool, event.id, event.attempt, 'generating');
+  if (decideGenerationStart(moved, event.status).kind === 'ignore') return;
   const generations = await generateTexts(context, event, flow, described, credentials, signal);
-  if (event.source === 'test' && event.dryRun) throw new EventOutcome('skipped', dryRunOutcome);
-  const properties = Object.fromEntries(generations.map((generation) => [generation.klaviyoProperty, generation.text!]));
-  // Names the profile already has (pixel shoppers' come from it) are not written back.
-  const names = fromPixel ? { firstName: null, lastName: null } : { firstName: normalized.shopper.firstName, lastName: normalized.shopper.lastName };
+  const afterTexts = decideAfterTexts({ event, fromPixel, shopper: normalized.shopper, texts: generations });
+  if (carryOutEnd(afterTexts) || afterTexts.kind !== 'deliver') return;
   await setEventStatus(pool, event.id, event.attempt, 'delivering');
-  if ((await deliver(context, event, flow, normalized.shopper.email!, names, credentials, properties, signal)) === 'batched') {
+  if ((await deliver(context, event, flow, normalized.shopper.email!, afterTexts.names, credentials, afterTexts.properties, signal)) === 'batched') {
     context.logger.info({ eventId: event.id, attempt: event.attempt }, 'delivery joined a bulk import batch');
     return;
   }
@@ -176,22 +171,31 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
 }
 
 /**
+ * Carries out a decision that ends the event (processEvent stores it with its reason),
+ * and answers whether the decision stops this job.
+ */
+function carryOutEnd(decision: Decision): boolean {
+  if (decision.kind === 'skip') throw new EventOutcome('skipped', decision.reason);
+  if (decision.kind === 'fail') throw new EventOutcome('failed', decision.reason);
+  return decision.kind === 'ignore';
+}
+
+/**
  * The flow's caps, before any OpenAI call: one generation per shopper per cooldown (not
  * for replays, the owner's explicit wish, nor for console test sends) and a daily number
  * of generating events per flow, replays included.
  */
 async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord, flow: FlowRecord, email: string): Promise<void> {
-  const perShopper = event.attempt === 1 && event.source !== 'test';
   const refusal = await reserveGenerationCaps(context.pool, {
     eventId: event.id,
     attempt: event.attempt,
     flowId: flow.id,
-    shopperEmail: perShopper ? email : null,
+    shopperEmail: shopperUnderCooldown(event, email),
     shopperCooldownHours: flow.shopperCooldownHours,
     dailyGenerationCap: flow.dailyGenerationCap,
     now: context.clock.now(),
   });
-  if (refusal) throw new EventOutcome('skipped', refusal.rule === 'shopper' ? m.shopperCooldown(refusal.hours) : m.dailyCapReached(refusal.cap));
+  carryOutEnd(decideCaps(refusal));
 }
 
 /**
@@ -200,27 +204,27 @@ async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord
  * reason; a shop that cannot be asked right now is tried again like any other service.
  */
 async function withShopProductsOnly(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, credentials: EngineCredentials, signal: AbortSignal): Promise<NormalizedEvent> {
-  if (normalized.products.length === 0) throw new EventOutcome('skipped', m.pixelWithoutProduct);
   const gids = normalized.products.map((product) => shopifyProductGid(product.id));
-  const notShopify = normalized.products.find((_, index) => gids[index] === null);
-  if (notShopify) throw new EventOutcome('skipped', m.unknownShopifyProduct(notShopify.id ?? ''));
   const tokens = shopOf(context, credentials);
-  if (!tokens) throw new EventOutcome('skipped', m.shopNotConnected);
+  const products = normalized.products.map((product, index) => ({ id: product.id, isShopifyProduct: gids[index] !== null }));
+  carryOutEnd(decidePixelProducts({ products, shopConnected: tokens !== undefined }));
+  if (!tokens) return normalized;
   const found = new Map<string, ShopifyProductDetails | null>();
   try {
     const outcome = await lookUpProducts(productDetailsDeps(context, tokens, credentials), event.userId, gids as string[], found, signal);
-    if (outcome === SHOP_NOT_CONNECTED) throw new EventOutcome('skipped', m.shopNotConnected);
+    carryOutEnd(decidePixelProducts({ products, shopConnected: outcome !== SHOP_NOT_CONNECTED }));
   } catch (error) {
     if (!signal.aborted && error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
     throw error;
   }
-  const products = normalized.products.map((product, index) => {
+  const described = normalized.products.map((product, index) => {
     const details = found.get(gids[index]!);
-    if (!details) throw new EventOutcome('skipped', m.unknownShopifyProduct(product.id ?? ''));
+    carryOutEnd(decideShopProduct({ id: product.id, foundInShop: Boolean(details) }));
+    if (!details) return product;
     return { ...product, name: details.title, description: details.description, price: details.price?.amount ?? null, url: details.url };
   });
   const currency = found.get(gids[0]!)?.price?.currencyCode ?? null;
-  return { ...normalized, products, currency };
+  return { ...normalized, products: described, currency };
 }
 
 /** The owner's shop, or for a sandbox event the sample shop (its connection comes with the sandbox's credentials). */
@@ -248,28 +252,23 @@ async function withProductDetails(context: PipelineContext, event: EventRecord, 
 }
 
 async function normalizeStored(context: PipelineContext, event: EventRecord): Promise<NormalizedEvent> {
+  const body = normalizedBodyOf(event);
+  carryOutEnd(decideNormalized(body));
+  if (!body.ok) throw new Error('unreachable: a body that did not normalise fails the event');
+  await saveNormalizedEvent(context.pool, event.id, body.event);
+  return body.event;
+}
+
+function normalizedBodyOf(event: EventRecord): NormalizedBody {
   let payload: unknown;
   try {
     // Shopify's 64-bit ids stay exact (as digit strings) through normalisation.
     payload = parseJsonText(event.rawBody ?? '');
   } catch {
-    throw new EventOutcome('failed', m.invalidPayload('the stored body is not JSON'));
+    return { ok: false, problem: 'the stored body is not JSON' };
   }
   const result = normalizeEvent(event.source, event.topic, payload, event.receivedAt);
-  if (!result.ok) throw new EventOutcome('failed', m.invalidPayload(result.reason));
-  await saveNormalizedEvent(context.pool, event.id, result.event);
-  return result.event;
-}
-
-/**
- * Abandonment timers (shopper-timers.ts): when an event arrives and again when its wait is
- * over, anything that ended it (a completed checkout, an order, a later update or view, an
- * add-to-cart) ends this event as skipped, with that reason.
- */
-async function checkTimerStillRunning(context: PipelineContext, event: EventRecord, kind: TimerKind, normalized: NormalizedEvent): Promise<void> {
-  if (kind === 'checkout' && normalized.completedAt) throw new EventOutcome('skipped', m.checkoutCompleted);
-  const reason = await findReasonTimerEnded(context.pool, kind, event);
-  if (reason) throw new EventOutcome('skipped', reason);
+  return result.ok ? { ok: true, event: result.event } : { ok: false, problem: result.reason };
 }
 
 /** Shopify's carts name no shopper; the browsing pixel may have seen who holds the cart. */

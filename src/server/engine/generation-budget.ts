@@ -1,30 +1,27 @@
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import { deferEvent, type EventRecord } from '../events/event-queries.ts';
-import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import { findFlowSpend } from './flow-spend-queries.ts';
 import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
-
-/** Thrown when the event was put to wait for the budget's next day: the pipeline stops here without an outcome. */
-export class WaitingForBudget extends Error {}
+import { decideBudget } from './pipeline-core.ts';
 
 /**
- * The flow's daily budget, checked before any OpenAI call (docs/decisions/0022-budgets.md):
- * once what the flow spent today (UTC, by the app's clock) reaches it, the event waits for
- * the next day, or is skipped, as the owner chose. Spend is known only when a call's answer
- * arrives, so calls already under way when the budget is reached can take it over by
- * their own cost, no more. Replays and console test sends cost money too: the budget
- * holds for them as well.
+ * The flow's daily budget, checked before any OpenAI call (docs/decisions/0022-budgets.md;
+ * the rule is `decideBudget` in pipeline-core.ts): true when the event may go on; false
+ * when it was put to wait for the budget's next day, and the pipeline stops here. Spend is
+ * known only when a call's answer arrives, so calls already under way when the budget is
+ * reached can take it over by their own cost, no more. Replays and console test sends
+ * cost money too: the budget holds for them as well.
  */
-export async function requireRoomInBudget(context: PipelineContext, event: EventRecord, flow: FlowRecord): Promise<void> {
-  if (flow.dailyBudgetUsd === null) return;
+export async function requireRoomInBudget(context: PipelineContext, event: EventRecord, flow: FlowRecord): Promise<boolean> {
+  if (flow.dailyBudgetUsd === null) return true;
   const now = context.clock.now();
   const spent = await findFlowSpend(context.pool, flow.id, now);
-  if (spent.costUsd < flow.dailyBudgetUsd) return;
-  if (flow.overBudget === 'skip') throw new EventOutcome('skipped', m.budgetSkipped(flow.dailyBudgetUsd));
-  const nextDay = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1));
-  if (await deferEvent(context.pool, event.id, event.attempt, { until: nextDay, reason: m.budgetWait(flow.dailyBudgetUsd, nextDay) })) {
-    context.onWaiting?.(nextDay);
+  const decision = decideBudget(flow, spent.costUsd, now);
+  if (decision.kind === 'go_on') return true;
+  if (decision.kind === 'skip') throw new EventOutcome('skipped', decision.reason);
+  if (await deferEvent(context.pool, event.id, event.attempt, { until: decision.until, reason: decision.reason })) {
+    context.onWaiting?.(decision.until);
   }
-  context.logger.info({ eventId: event.id, flowId: flow.id, until: nextDay }, 'daily budget spent; the event waits for the next day');
-  throw new WaitingForBudget();
+  context.logger.info({ eventId: event.id, flowId: flow.id, until: decision.until }, 'daily budget spent; the event waits for the next day');
+  return false;
 }

@@ -8,6 +8,7 @@ import type { EngineCredentials } from './engine-credentials.ts';
 import { quickRetries, type PipelineContext } from './pipeline-context.ts';
 import { hasQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
+import { decideDeliveryMode, decideUnderBacklog } from './pipeline-core.ts';
 
 /**
  * One profile write with every text, then (when the flow names one) one Klaviyo event.
@@ -36,13 +37,15 @@ export async function deliver(
     properties,
     klaviyoEventName: flow.klaviyoEventName,
   });
-  if (delivery.status === 'delivered') return 'delivered';
-  if (delivery.batchedAt) return 'batched';
+  const mode = decideDeliveryMode(
+    { delivered: delivery.status === 'delivered', batched: delivery.batchedAt !== null, profileWritten: delivery.profileWrittenAt !== null },
+    { accountLimited: options.klaviyoLimits !== null, bulkDelivery: options.bulkDelivery, sandbox: credentials.sandbox !== undefined },
+  );
+  if (mode === 'already_delivered') return 'delivered';
+  if (mode === 'already_batched') return 'batched';
   let slotTaken = false;
-  // The sandbox's deliveries never join a batch: a batch is sent with the credentials of
-  // when it goes, which may be the real ones by then.
-  if (!delivery.profileWrittenAt && options.klaviyoLimits && options.bulkDelivery && !credentials.sandbox) {
-    slotTaken = await takeSlotNowOrBatch(context, event, credentials, signal);
+  if (mode === 'single_unless_backlog') {
+    slotTaken = (await singleOrBulk(context, event, credentials, signal)) === 'single';
     if (!slotTaken) {
       await queueDeliveryForBatch(pool, delivery.id, { userId: event.userId, email, firstName: names.firstName, lastName: names.lastName, at: context.clock.now() });
       context.onBatched?.();
@@ -86,21 +89,22 @@ export async function deliver(
 }
 
 /**
- * True when a single write may go now (its slot is taken); false when the delivery should
- * join a batch: deliveries of the account already wait for one, or the account's
- * single-write slot is not free at this moment.
+ * A single write when it may go now (its slot is then taken), else the bulk import
+ * (`decideUnderBacklog`): deliveries of the account already wait for one, or the
+ * account's single-write slot is not free at this moment.
  */
-async function takeSlotNowOrBatch(context: PipelineContext, event: EventRecord, credentials: EngineCredentials, signal: AbortSignal): Promise<boolean> {
-  if (await hasQueuedDeliveries(context.pool, event.userId)) return false;
+async function singleOrBulk(context: PipelineContext, event: EventRecord, credentials: EngineCredentials, signal: AbortSignal): Promise<'single' | 'bulk'> {
+  if (await hasQueuedDeliveries(context.pool, event.userId)) return decideUnderBacklog({ deliveriesQueued: true });
+  let slotFree = true;
   try {
     // Busy (a long line of deliveries taking slots) counts as "not now": under a backlog
     // hundreds of deliveries would otherwise queue on that one lock.
     await takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, 'profile-import', context.options.klaviyoLimits, { clock: context.clock, maxInPlaceWaitMs: 0, signal, unlessBusy: true });
-    return true;
   } catch (error) {
-    if (error instanceof RateLimitWait) return false;
-    throw error;
+    if (!(error instanceof RateLimitWait)) throw error;
+    slotFree = false;
   }
+  return decideUnderBacklog({ deliveriesQueued: false, slotFree });
 }
 
 /** The event id for its first delivery (Klaviyo's unique_id); each replay gets a new one. */

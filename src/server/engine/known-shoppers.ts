@@ -1,12 +1,12 @@
 import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { EventRecord } from '../events/event-queries.ts';
-import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import { findProfilesByEmails, MAX_EMAILS_PER_LOOKUP, type KnownProfile } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { withQuickRetry } from './retry-policy.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
 import { klaviyoConnection, takeSlot } from './klaviyo-delivery.ts';
+import { decideKnownShopper } from './pipeline-core.ts';
 import { cacheLifetime } from '../platform/clock.ts';
 
 /**
@@ -29,8 +29,9 @@ export async function requireKnownShopper(context: PipelineContext, event: Event
     profile = await withQuickRetry(() => lookUp(context, lookups, account, email, credentials, signal), context.options.retry, quickRetries(context, event, 'Klaviyo', signal));
     lookups.cache.set(cacheKey, { profile }, { ttl: profile ? KNOWN_FOR_MS : UNKNOWN_FOR_MS });
   }
-  if (!profile) throw new EventOutcome('skipped', m.unknownPixelShopper);
-  return profile;
+  const known = decideKnownShopper(profile !== null);
+  if (known.kind === 'skip') throw new EventOutcome('skipped', known.reason);
+  return profile!;
 }
 
 export const KNOWN_FOR_MS = 60 * 60_000;

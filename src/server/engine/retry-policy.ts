@@ -46,7 +46,7 @@ export function nextTryDelay(policy: RetryPolicy, failedTries: number, retryAfte
 }
 
 /** Why the next try is not worth scheduling, or null when it is. */
-export function retryRefusal(policy: RetryPolicy, error: ServiceError, failedTries: number): 'permanent' | 'tries_used_up' | 'wait_too_long' | null {
+export function retryRefusal(policy: RetryPolicy, error: Pick<ServiceError, 'retryable' | 'retryAfterMs'>, failedTries: number): 'permanent' | 'tries_used_up' | 'wait_too_long' | null {
   if (!error.retryable) return 'permanent';
   if (failedTries >= policy.tries) return 'tries_used_up';
   if (error.retryAfterMs !== null && error.retryAfterMs > policy.maxRetryAfterMs) return 'wait_too_long';

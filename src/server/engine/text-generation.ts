@@ -1,7 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { EventRecord } from '../events/event-queries.ts';
-import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import { createResponse, type ResponsesRequest, type ResponsesResult } from '../integrations/openai/openai-responses.ts';
@@ -13,6 +12,7 @@ import { callCost, priceOf } from './openai-prices.ts';
 import { withQuickRetry } from './retry-policy.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
+import { decideAnswerText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from './pipeline-core.ts';
 
 /**
  * The texts of all a flow's assistants for one event, at the least cost
@@ -43,25 +43,18 @@ export async function generateTexts(
   for (const pending of toWrite) byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
   const outcomes = await Promise.allSettled([...byModel.values()].map((group) => writeGroupSharingCalls(context, event, flow, group, credentials, signal)));
   if (signal.aborted) throw signal.reason;
-  const failures: string[] = [];
-  const generations: GenerationRecord[] = [];
-  let tryAgain: ServiceError | null = null;
-  const all = [...done.map((generation) => ({ status: 'fulfilled' as const, value: [generation] })), ...outcomes];
-  for (const outcome of all) {
-    if (outcome.status === 'rejected') {
-      // A text that failed for now is tried again later; the texts that arrived are kept.
-      if (outcome.reason instanceof ServiceError && outcome.reason.retryable) tryAgain ??= outcome.reason;
-      else throw outcome.reason;
-      continue;
-    }
-    for (const generation of outcome.value) {
-      if (generation.status === 'succeeded') generations.push(generation);
-      else failures.push(generation.error ?? '');
-    }
-  }
-  if (failures.length > 0) throw new EventOutcome('failed', failures.join(' '));
-  if (tryAgain) throw tryAgain;
-  return generations;
+  const settled = settleGenerations<GenerationRecord>([
+    ...done.map((generation) => ({ ok: true as const, generations: [generation] })),
+    ...outcomes.map((outcome) =>
+      outcome.status === 'fulfilled'
+        ? { ok: true as const, generations: outcome.value }
+        : // A text that failed for now is tried again later; the texts that arrived are kept.
+          { ok: false as const, error: outcome.reason as unknown, retryable: outcome.reason instanceof ServiceError && outcome.reason.retryable },
+    ),
+  ]);
+  if (settled.kind === 'fail') throw new EventOutcome('failed', settled.reason);
+  if (settled.kind === 'try_again' || settled.kind === 'unexpected') throw settled.error;
+  return settled.generations;
 }
 
 type GenerationRequest = Pick<GenerationRecord, 'eventId' | 'attempt' | 'klaviyoProperty' | 'assistantName' | 'model' | 'instructions' | 'prompt'>;
@@ -128,18 +121,27 @@ async function settleWithoutCalls(
       prompt,
     };
     const kept = stored.get(assistant.klaviyo_property);
-    if (kept?.status === 'succeeded' && kept.prompt === prompt && kept.model === request.model && kept.instructions === request.instructions) {
-      done.push(kept);
+    const plan = planAssistantText({
+      attempt: event.attempt,
+      assistantName: assistant.name,
+      request,
+      missing,
+      stored: kept,
+      reuseWindowHours: flow.reuseWindowHours,
+      promptNamesShopper: namesShopper(assistant.prompt_template),
+    });
+    if (plan.kind === 'keep') {
+      done.push(kept!);
       continue;
     }
-    if (!prompt) {
-      const failed: GenerationRecord = { ...request, ...noCall, reuseKey: null, status: 'failed', text: null, error: m.templateEmpty(assistant.name, missing) };
+    if (plan.kind === 'template_empty') {
+      const failed: GenerationRecord = { ...request, ...noCall, reuseKey: null, status: 'failed', text: null, error: plan.reason };
       toSave.push(failed);
       done.push(failed);
       continue;
     }
-    const reuseKey = flow.reuseWindowHours > 0 && !namesShopper(assistant.prompt_template) ? reuseKeyOf(flow.id, request, credentials) : null;
-    const earlier = event.attempt > 1 ? await findReusableGeneration(context.pool, request) : null;
+    const reuseKey = plan.cacheable ? reuseKeyOf(flow.id, request, credentials) : null;
+    const earlier = plan.earlierAttempt ? await findReusableGeneration(context.pool, request) : null;
     if (earlier) {
       const reused = reusedText(request, reuseKey, earlier.text!, 'earlier_attempt');
       toSave.push(reused);
@@ -248,7 +250,7 @@ async function writeGroup(
         reuseKey: pending.reuseKey,
         status: 'failed',
         text: null,
-        error: m.generationFailed(pending.assistant.name, error.retryable ? error.message : `${error.message} ${refusalInWords(error, model)}`),
+        error: failedTextReason({ assistantName: pending.assistant.name, model, failure: error }),
       }),
     );
     // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
@@ -261,8 +263,9 @@ async function writeGroup(
   const texts = combined ? fieldTexts(answer, group.length) : [{ text: answer.text, reason: answer.noTextReason ?? '' }];
   const { costUsd, estimated } = callCost(model, answer.usage, answer.serviceTier);
   const shares = splitUsage(answer.usage, costUsd, texts.map((field) => field.text?.length ?? 0));
-  const generations = group.map(
-    (pending, index): GenerationRecord => ({
+  const generations = group.map((pending, index): GenerationRecord => {
+    const written = decideAnswerText({ assistantName: pending.assistant.name, text: texts[index]!.text, incomplete: answer.incomplete, noTextReason: texts[index]!.reason });
+    return {
       ...pending.request,
       ...shares[index]!,
       costEstimated: estimated,
@@ -272,11 +275,11 @@ async function writeGroup(
       reuseKey: pending.reuseKey,
       reused: false,
       reusedFrom: null,
-      status: texts[index]!.text ? 'succeeded' : 'failed',
+      status: written.status,
       text: texts[index]!.text,
-      error: texts[index]!.text ? null : answer.incomplete ? m.answerCutOff(pending.assistant.name, answer.incomplete) : m.noText(pending.assistant.name, texts[index]!.reason),
-    }),
-  );
+      error: written.error,
+    };
+  });
   // Stored the moment they arrive, before any delivery: a crash from here on never pays for
   // these texts again. The cost first: its commit is not flushed on its own, the texts' is.
   const now = context.clock.now();
@@ -299,28 +302,6 @@ async function writeGroup(
   });
   context.logger.info({ eventId: event.id, model, assistants: group.length, serviceTier: answer.serviceTier, durationMs }, 'text generated');
   return generations;
-}
-
-/**
- * The cause of a permanent OpenAI answer in the owner's words (400, 401, 403, 404, 413,
- * 422, an exhausted quota, an answer not understood): the event fails at once, since the
- * same request would be refused again, and the owner learns what to change.
- */
-function refusalInWords(error: ServiceError, model: string): string {
-  switch (error.code) {
-    case 'unauthorized':
-      return m.openAiRefused.unauthorized;
-    case 'forbidden':
-      return m.openAiRefused.forbidden;
-    case 'not_found':
-      return m.openAiRefused.notFound(model);
-    case 'insufficient_quota':
-      return m.openAiRefused.quota;
-    case 'invalid_response':
-      return m.openAiRefused.notUnderstood;
-    default:
-      return error.status === 413 ? m.openAiRefused.tooLarge : m.openAiRefused.badRequest;
-  }
 }
 
 /** Structured Outputs: one required string per assistant, nothing else. */
@@ -389,13 +370,18 @@ async function callOpenAi(
   signal: AbortSignal,
 ): Promise<ResponsesResult> {
   const connection = { baseUrl: credentials.sandbox?.openaiBaseUrl ?? context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
-  // The sandbox is for seeing texts now: its waits are skipped, so is the slow tier.
-  const flex = !credentials.sandbox && flow.useFlexTier && (flow.waitMinutes ?? 0) >= FLEX_MIN_WAIT_MINUTES && priceOf(request.model).flex;
-  if (flex) {
+  const tier = decideServiceTier({
+    sandbox: credentials.sandbox !== undefined,
+    useFlexTier: flow.useFlexTier,
+    waitMinutes: flow.waitMinutes,
+    modelOffersFlex: Boolean(priceOf(request.model).flex),
+    flexMinWaitMinutes: FLEX_MIN_WAIT_MINUTES,
+  });
+  if (tier === 'flex') {
     try {
       return await createResponse({ ...connection, timeoutMs: context.options.flexTimeoutMs }, { ...request, serviceTier: 'flex' }, signal);
     } catch (error) {
-      if (!(error instanceof ServiceError) || signal.aborted || (error.code !== 'resource_unavailable' && error.code !== 'timeout')) throw error;
+      if (!(error instanceof ServiceError) || signal.aborted || !fallsBackFromFlex(error.code)) throw error;
       context.logger.info({ eventId: event.id, code: error.code }, 'flex tier unavailable; using the standard tier');
     }
   }

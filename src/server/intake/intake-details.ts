@@ -6,7 +6,7 @@ import { timerKindOf } from '../engine/shopper-timers.ts';
 import type { PixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent } from '../events/event-queries.ts';
-import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
+import { decideAcceptance } from './intake-decisions.ts';
 import { isRawJsonNumber, parseJsonTextKeepingNumbers, storableText } from '../platform/json-text.ts';
 
 /**
@@ -206,7 +206,7 @@ export function newAcceptedEvent(
   body: StoredBody,
   receivedAt: Date,
 ): NewEvent {
-  const processAfter = details.waitMinutes > 0 ? new Date(receivedAt.getTime() + details.waitMinutes * 60_000) : null;
+  const acceptance = decideAcceptance(flow, details.waitMinutes, receivedAt);
   return {
     id: randomUUID(),
     flowId: flow.id,
@@ -214,7 +214,7 @@ export function newAcceptedEvent(
     flowType: flow.flowType,
     source: details.source,
     topic: details.topic,
-    status: !flow.isActive ? 'skipped' : processAfter ? 'waiting' : 'received',
+    status: acceptance.status,
     // Whatever the caller parsed the body with, what is stored is text PostgreSQL can hold.
     contentType: body.contentType === null ? null : storableText(body.contentType),
     rawBody: storableText(trimShopperDetails(body.rawBody, body.parsed)),
@@ -222,13 +222,13 @@ export function newAcceptedEvent(
     shopifyEventId: details.shopifyEventId,
     shopifyWebhookId: details.shopifyWebhookId,
     externalEventId: details.externalEventId,
-    error: flow.isActive ? null : eventOutcomeMessages.flowInactive,
+    error: acceptance.reason,
     checkoutToken: details.checkoutToken,
     cartToken: details.cartToken,
     objectId: details.objectId,
     shopperEmail: details.shopperEmail,
     occurredAt: details.occurredAt,
-    processAfter,
+    processAfter: acceptance.processAfter,
     receivedAt,
   };
 }

@@ -9,16 +9,26 @@ import type { Clock } from '../platform/clock.ts';
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { CredentialCipher } from '../credentials/credential-cipher.ts';
 import { findEventForUser, insertEventOnce, newEvent, startReplay, type EventRecord } from '../events/event-queries.ts';
-import { defaultJsonLimits, JsonTextError, parseJsonText, parseJsonTextBothWays, storableText, type ParsedJsonText } from '../platform/json-text.ts';
+import { JsonTextError, parseJsonText, parseJsonTextBothWays, storableText, type ParsedJsonText } from '../platform/json-text.ts';
 import { IntakeBatcher, type JobSender, type StoredEvent } from './intake-batcher.ts';
 import { claimedSource, keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, shopifyTopicOf, trimShopperDetails, type IntakeDetails, type StoredBody } from './intake-details.ts';
 import { verifyShopifySignature } from './shopify-signature.ts';
+import {
+  decideFlowSignature,
+  decideParsedBody,
+  decidePixelShape,
+  decideShopifySignature,
+  decideShopifySignaturePresent,
+  decideUnparsedBody,
+  decideUnreadBody,
+  decideWebhookBody,
+  type Refusal,
+} from './intake-decisions.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
 import { signatureHeaderOf, type FlowSignatureCache, type FlowSignatureCheck } from './flow-signature-cache.ts';
 import { signatureAgeSeconds } from './flow-signature.ts';
 import { pixelFlowCache, webhookFlowCache } from './flow-key-cache.ts';
 import { pixelEventSchema, pixelKeyPattern, trustedPixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
-import { signatureAnswerMessages, signatureRejectionReasons } from '../../shared/flows/flow-signature-messages.ts';
 import { eventLogMessages, rejectionReasons, webhookMessages } from '../../shared/events/event-messages.ts';
 import { webhookConsoleMessages } from '../../shared/webhooks/webhook-messages.ts';
 import { flowTypeDetails, flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
@@ -159,21 +169,13 @@ export class Intake {
 
   /** A body refused before it was read: recorded on the flow, answered 413 or 415. */
   async refuseUnreadBody(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, refusal: BodyRefusal): Promise<never> {
-    if (refusal === 'too_large') {
-      const pixel = kind === 'pixel';
-      await this.refuse(flow, kind, request, 'body_too_large', pixel ? rejectionReasons.pixelBodyTooLarge : rejectionReasons.bodyTooLarge, null);
-      throw new HttpError(413, 'body_too_large', pixel ? webhookMessages.pixelBodyTooLarge : webhookMessages.bodyTooLarge);
-    }
-    await this.refuse(flow, kind, request, 'unsupported_media_type', rejectionReasons.unsupportedMediaType(request.contentType?.slice(0, 100) ?? ''), null);
-    throw new HttpError(415, 'unsupported_media_type', webhookMessages.unsupportedMediaType);
+    return this.refuseWith(flow, kind, request, decideUnreadBody(refusal, kind, request.contentType), null);
   }
 
   private async acceptWebhook(flow: FlowRecord, request: IntakeRequest): Promise<Accepted> {
     const text = request.body.toString('utf8');
-    if (request.body.length === 0) {
-      await this.refuse(flow, 'webhook', request, 'empty_body', rejectionReasons.emptyBody, null);
-      throw new HttpError(400, 'empty_body', webhookMessages.emptyBody);
-    }
+    const body = decideWebhookBody(request.body.length);
+    if (body.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, body, null);
     // One decision, before anything reads the body: a request claiming to be Shopify is
     // held to Shopify's signature and never to the generic one (intake-details.ts).
     const claim = claimedSource(request.headers);
@@ -193,14 +195,7 @@ export class Intake {
     const text = request.body.toString('utf8');
     const { payload } = await this.parsedObject(flow, 'pixel', request, text);
     const pixel = pixelEventSchema.safeParse(payload);
-    if (!pixel.success) {
-      const problems = pixel.error.issues
-        .slice(0, 3)
-        .map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`)
-        .join('; ');
-      await this.refuse(flow, 'pixel', request, 'not_pixel_event', rejectionReasons.notPixelEvent(problems), text);
-      throw new HttpError(400, 'not_pixel_event', webhookMessages.notPixelEvent);
-    }
+    if (!pixel.success) return this.refuseWith(flow, 'pixel', request, decidePixelShape(pixel.error.issues), text);
     const receivedAt = this.deps.clock.now();
     const details = readPixelIntakeDetails(pixel.data, flow, receivedAt);
     const trusted = trustedPixelEvent(pixel.data, details.occurredAt ?? receivedAt);
@@ -268,11 +263,8 @@ export class Intake {
   private async checkShopifySignature(flow: FlowRecord, request: IntakeRequest, text: string): Promise<void> {
     const header = request.headers['x-shopify-hmac-sha256'];
     const signature = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim();
-    // Repeated empty headers arrive joined as ", ": that is no signature either.
-    if (signature.replace(/[\s,]/g, '') === '') {
-      await this.refuse(flow, 'webhook', request, 'shopify_unsigned', rejectionReasons.shopifyUnsigned, text);
-      throw new HttpError(401, 'signature_required', webhookMessages.shopifyUnsigned);
-    }
+    const signed = decideShopifySignaturePresent(signature);
+    if (signed.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, signed, text);
     let check: { valid: boolean; secrets: string[] };
     try {
       check = await this.signingSecrets.verify(flow.userId, (secrets) => verifyShopifySignature(request.body, signature, secrets));
@@ -280,18 +272,8 @@ export class Intake {
       this.deps.logger.error({ err: error }, 'intake: could not read the signing secrets');
       throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
     }
-    if (check.secrets.length === 0) {
-      await this.refuse(flow, 'webhook', request, 'no_signing_secret', rejectionReasons.noSigningSecret, text);
-      throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
-    }
-    if (!check.valid) {
-      await this.refuse(flow, 'webhook', request, 'bad_signature', rejectionReasons.signatureMismatch, text);
-      throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
-    }
-    if (!shopifyTopicOf(request.headers)) {
-      await this.refuse(flow, 'webhook', request, 'topic_missing', rejectionReasons.shopifyTopicMissing, text);
-      throw new HttpError(400, 'topic_missing', webhookMessages.shopifyTopicMissing);
-    }
+    const verified = decideShopifySignature({ secretCount: check.secrets.length, valid: check.valid, topicNamed: Boolean(shopifyTopicOf(request.headers)) });
+    if (verified.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, verified, text);
   }
 
   /**
@@ -307,18 +289,9 @@ export class Intake {
       this.deps.logger.error({ err: error }, 'intake: could not read the flow signing secrets');
       throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
     }
-    if (outcome === 'valid' || outcome === 'not_required') return;
     const nowSeconds = Math.floor(this.deps.clock.now().getTime() / 1000);
-    const refusals = {
-      missing: { reason: signatureRejectionReasons.missing, code: 'signature_required', message: signatureAnswerMessages.missing },
-      malformed: { reason: signatureRejectionReasons.malformed, code: 'bad_signature', message: signatureAnswerMessages.malformed },
-      expired: { reason: signatureRejectionReasons.expired(signatureAgeSeconds(header ?? '', nowSeconds)), code: 'signature_expired', message: signatureAnswerMessages.expired },
-      mismatch: { reason: signatureRejectionReasons.mismatch, code: 'bad_signature', message: signatureAnswerMessages.mismatch },
-      unreadable: { reason: signatureRejectionReasons.unreadable, code: 'bad_signature', message: signatureAnswerMessages.mismatch },
-    } as const;
-    const refusal = refusals[outcome];
-    await this.refuse(flow, 'webhook', request, refusal.code, refusal.reason, text);
-    throw new HttpError(401, refusal.code, refusal.message);
+    const decision = decideFlowSignature(outcome, () => signatureAgeSeconds(header ?? '', nowSeconds));
+    if (decision.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, decision, text);
   }
 
   /**
@@ -336,24 +309,11 @@ export class Intake {
       parsed = parseJsonTextBothWays(text);
     } catch (error) {
       const problem = error instanceof JsonTextError ? error.problem : 'malformed';
-      const refusals = {
-        malformed: { reason: rejectionReasons.malformedJson((error as Error).message), code: 'malformed_json', message: webhookMessages.malformedJson },
-        too_deep: { reason: rejectionReasons.tooDeep(defaultJsonLimits.maxDepth), code: 'too_deep', message: webhookMessages.tooDeep(defaultJsonLimits.maxDepth) },
-        too_many_members: {
-          reason: rejectionReasons.tooManyMembers(defaultJsonLimits.maxMembers),
-          code: 'too_many_members',
-          message: webhookMessages.tooManyMembers(defaultJsonLimits.maxMembers),
-        },
-      } as const;
-      const refusal = refusals[problem];
-      await this.refuse(flow, kind, request, refusal.code, refusal.reason, text || null);
-      throw new HttpError(400, refusal.code, refusal.message);
+      return this.refuseWith(flow, kind, request, decideUnparsedBody(problem, (error as Error).message), text || null);
     }
     const payload = parsed.value;
-    if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-      await this.refuse(flow, kind, request, 'not_an_object', rejectionReasons.notAnObject, text);
-      throw new HttpError(400, 'not_an_object', webhookMessages.notAnObject);
-    }
+    const shape = decideParsedBody(payload);
+    if (shape.kind === 'refuse') await this.refuseWith(flow, kind, request, shape, text);
     return { payload: payload as Record<string, unknown>, parsed };
   }
 
@@ -362,6 +322,13 @@ export class Intake {
    * Everything here came from the sender, so it is made storable: a NUL or half a
    * surrogate pair must not cost the owner the record of why the event was refused.
    */
+  /** Records the refusal on the flow and answers the sender with it. */
+  private async refuseWith(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, decision: { refusal: Refusal }, rawBody: string | null): Promise<never> {
+    const { refusal } = decision;
+    await this.refuse(flow, kind, request, refusal.code, refusal.reason, rawBody);
+    throw new HttpError(refusal.httpStatus, refusal.answerCode, refusal.message);
+  }
+
   private async refuse(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, code: string, reason: string, rawBody: string | null): Promise<void> {
     const { headers } = request;
     const source: EventSource = kind === 'pixel' ? 'pixel' : claimedSource(headers);
