@@ -19,7 +19,8 @@ let passwordHash: Promise<string> | null = null;
  * sign-up, the mailed link and sign-in had happened: for tests about what comes after
  * sign-up, which should neither wait for a mail nor break when sign-up changes. Sign-up's
  * own tests go through sign-up (accounts.ts's `signUpAndVerify`). The owner can still
- * sign in with `strongPassword`.
+ * sign in with `strongPassword`. Its client asks through `inject` (http-client.ts); a
+ * test about the socket itself makes its own with `new HttpClient(baseUrl)`.
  */
 export async function insertSignedInOwner(
   testApp: Pick<TestApp, 'app' | 'baseUrl'>,
@@ -32,7 +33,7 @@ export async function insertSignedInOwner(
   const user = await context.internalAdapter.createUser({ email, name: fullName, emailVerified: true });
   await context.internalAdapter.linkAccount({ userId: user.id, providerId: 'credential', accountId: user.id, password: await passwordHash });
   const session = await context.internalAdapter.createSession(user.id);
-  const client = new HttpClient(testApp.baseUrl);
+  const client = new HttpClient(testApp.baseUrl, { inject: testApp.app });
   // The cookie as better-auth signs it (better-call's signCookieValue): token, a dot and
   // the token's HMAC-SHA256 under the auth secret in base64, URI-encoded.
   const signature = createHmac('sha256', context.secret).update(session.token).digest('base64');
