@@ -186,7 +186,10 @@ export function createDatabaseUpkeep(dependencies: {
   };
 
   // Never two passes at once; the first comes one interval after start.
-  const loop = createBackgroundLoop({ name: 'database-upkeep', intervalMs: options.intervalMs, run: () => runOnce(),
+  const loop = createBackgroundLoop({
+    name: 'database-upkeep',
+    intervalMs: options.intervalMs,
+    run: () => runOnce(),
     logger,
     runAtStart: false,
     failureMessage: 'database upkeep pass failed; trying again at the next',

@@ -92,7 +92,10 @@ export function createEngine(dependencies: {
       (db, job) => jobs.send(db, job),
       (work) => inTransaction(dependencies.pool, work),
     );
-  const sweep = createBackgroundLoop({ name: 'timer-sweep', intervalMs: options.timerSweepIntervalMs, run: fireTimers,
+  const sweep = createBackgroundLoop({
+    name: 'timer-sweep',
+    intervalMs: options.timerSweepIntervalMs,
+    run: fireTimers,
     logger,
     runAtStart: false,
     failureMessage: 'firing due timers failed; trying again',

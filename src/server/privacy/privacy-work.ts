@@ -37,7 +37,10 @@ export class PrivacyWork {
 
   constructor(options: PrivacyWorkOptions) {
     this.options = { pollIntervalMs: 2_000, leaseMs: 5 * 60_000, registry: shopperDataRegistry, ...options };
-    this.loop = createBackgroundLoop({ name: 'privacy-work', intervalMs: this.options.pollIntervalMs, run: () => this.drain(),
+    this.loop = createBackgroundLoop({
+      name: 'privacy-work',
+      intervalMs: this.options.pollIntervalMs,
+      run: () => this.drain(),
       logger: this.options.logger,
       failureMessage: 'privacy: could not carry out requests; they are tried again',
     });

@@ -68,7 +68,10 @@ export class ChangeFeed {
     this.clientConfig = dependencies.clientConfig;
     this.logger = dependencies.logger.child({ module: 'change-feed' });
     this.options = { ...defaultChangeFeedOptions, ...dependencies.options };
-    this.poller = createBackgroundLoop({ name: 'change-feed', intervalMs: this.options.pollIntervalMs, run: () => this.poll(),
+    this.poller = createBackgroundLoop({
+      name: 'change-feed',
+      intervalMs: this.options.pollIntervalMs,
+      run: () => this.poll(),
       logger: this.logger,
       runAtStart: false,
       failureMessage: 'change feed: a poll failed',
