@@ -47,7 +47,12 @@ import { requestMessages } from '../shared/messages.ts';
 import { registerWebPages } from './web-pages/web-page-routes.ts';
 import { privacyRoutes } from './privacy/privacy-routes.ts';
 import { privacyWebhookRoutes } from './privacy/privacy-webhook-routes.ts';
-import { retentionRoutes, startRetention } from './retention/retention-routes.ts';
+import { retentionRoutes } from './retention/retention-routes.ts';
+import { createRetentionJob, type RetentionJob } from './retention/retention.ts';
+import { PrivacyWork } from './privacy/privacy-work.ts';
+import { ChangeFeed } from './realtime/change-feed.ts';
+import { createBackground, type Background } from './background/background.ts';
+import { appBackgroundParts } from './background/background-parts.ts';
 import { createDatabaseUpkeep, type DatabaseUpkeep, type DatabaseUpkeepOptions } from './database/database-upkeep.ts';
 import { accountDeletionRoutes } from './account/account-deletion-routes.ts';
 
@@ -80,8 +85,12 @@ declare module 'fastify' {
   interface FastifyInstance {
     auth: AuthLibrary;
     clock: Clock;
-    /** Sends event jobs, and in the all/worker roles processes them (started with the app). */
+    /** Sends event jobs; its worker parts process them in the all/worker roles. */
     engine: Engine;
+    /** Every background part of this process, started with the app and stopped with it (src/server/background/). */
+    background: Background;
+    /** Deletes events past their owners' retention (a worker part of the background work). */
+    retention: RetentionJob;
     database: Database;
     appConfig: AppConfig;
     /** The one cipher of stored credentials (src/server/credentials/credential-cipher.ts). */
@@ -198,12 +207,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     observer: metrics,
   });
   app.decorate('engine', engine);
-  app.addHook('onReady', () => engine.start());
   const stopObservingServiceCalls = observeServiceCalls((call) => metrics.serviceCall(call));
   app.addHook('onClose', async () => stopObservingServiceCalls());
-  app.addHook('onClose', () => engine.stop());
-  startRetention(app, deps.logger);
-  // With the database, not the role: whichever process holds the embedded database keeps it.
+  const retention = createRetentionJob({ pool: database.pool, clock, logger: deps.logger });
+  app.decorate('retention', retention);
+  const privacyWork = new PrivacyWork({ pool: database.pool, clock, logger: app.log });
+  const changeFeed = new ChangeFeed({ pool: database.pool, clientConfig: database.clientConfig, logger: app.log });
   const databaseUpkeep = createDatabaseUpkeep({
     pool: database.pool,
     embedded: database.embedded,
@@ -212,8 +221,15 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     onStatement: (task, durationMs) => metrics.upkeepStatement(task, durationMs),
   });
   app.decorate('databaseUpkeep', databaseUpkeep);
-  app.addHook('onReady', async () => databaseUpkeep.start());
-  app.addHook('onClose', () => databaseUpkeep.stop());
+  // The one place background work starts and stops, each part by this process's role.
+  const background = createBackground({
+    role: config.role,
+    logger: deps.logger,
+    parts: appBackgroundParts({ engine, retention, privacyWork, pool: database.pool, changeFeed, databaseUpkeep }),
+  });
+  app.decorate('background', background);
+  app.addHook('onReady', () => background.start());
+  app.addHook('onClose', () => background.stop());
   // After the engine: jobs still finishing may be talking to the sandbox.
   app.addHook('onClose', () => sandbox.close());
   // One cache of the generic senders' secrets: the intake reads it, the signature routes
@@ -232,7 +248,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     observer: { accepted: (source) => metrics.eventAccepted(source), rejected: (source, reason) => metrics.eventRejected(source, reason) },
   });
   await app.register(webhookRoutes, { intake, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
-  await app.register(privacyWebhookRoutes, { loadShopifySecrets: async (userId) => (await loadEngineCredentials(database.pool, userId))?.shopifySigningSecrets ?? [] });
+  await app.register(privacyWebhookRoutes, { work: privacyWork, loadShopifySecrets: async (userId) => (await loadEngineCredentials(database.pool, userId))?.shopifySigningSecrets ?? [] });
   // One context for everything behind sign-in, with its check set once: a feature plugin
   // registered here cannot forget it, and nothing outside is caught by a URL prefix.
   await app.register(async function signedInRoutes(scope) {
@@ -244,7 +260,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(eventRoutes, { prefix: '/api/events', intake });
     await scope.register(dashboardRoutes, { prefix: '/api/dashboard' });
     await scope.register(attributionRoutes, { prefix: '/api/revenue' });
-    await scope.register(liveStreamRoutes, { prefix: '/api/stream' });
+    await scope.register(liveStreamRoutes, { prefix: '/api/stream', feed: changeFeed });
     await scope.register(testSendRoutes, { prefix: '/api/test-webhooks', intake });
     // The pixel's address lives with the pixel: public to the storefront, shown to its owner here.
     await scope.register(pixelAddressRoutes, { prefix: '/api/flows' });

@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/server/database/database.ts';
 import { createLogger } from '../../src/server/logger.ts';
-import { ChangeFeed } from '../../src/server/realtime/change-feed.ts';
+import { CHANGE_LOG_PRUNING_SCHEDULE, pruneChangeLog } from '../../src/server/realtime/change-feed.ts';
+import { EventJobs } from '../../src/server/engine/event-jobs.ts';
+import { defaultEngineOptions } from '../../src/server/engine/engine.ts';
+import { scheduleOf, sendScheduledJob } from '../support/scheduled-jobs.ts';
 import { deleteOldChanges, listChangesAfter } from '../../src/server/realtime/event-change-queries.ts';
 import { insertEventOnce, setEventStatus } from '../../src/server/events/event-queries.ts';
 import { createTestDatabase, genericCartEvent, insertOwnerWithFlow } from '../support/test-database.ts';
@@ -57,17 +60,19 @@ describe('the change log cleanup', () => {
     await database.pool.query("DELETE FROM event_changes WHERE flow_id = 'cleanup-flow'");
   });
 
-  it('runs on its interval with no stream open (a shop whose owner never opens a console)', async () => {
+  it('runs on its own with no stream open (a shop whose owner never opens a console): every minute on the cron, a job of it prunes', async () => {
     // Before the fix the feed pruned only while a stream was open, so the log grew for good.
-    const feed = new ChangeFeed({ pool: database.pool, clientConfig: database.clientConfig, logger: createLogger('silent'), options: { cleanupIntervalMs: 50 } });
+    const jobs = new EventJobs(database.pool, defaultEngineOptions, createLogger('silent'));
+    await jobs.start();
     try {
+      await jobs.startScheduled('change-log-pruning', CHANGE_LOG_PRUNING_SCHEDULE, () => pruneChangeLog(database.pool));
+      expect(await scheduleOf(database.pool, 'change-log-pruning')).toEqual([{ cron: '* * * * *', timezone: 'UTC' }]);
       const [old, young] = await changesAged([20, 1]);
-      expect(feed.openStreams()).toBe(0);
-      feed.startCleanup();
-      await expect.poll(remainingIds, { timeout: 5_000, interval: 50 }).toEqual([young]);
+      await sendScheduledJob(database.pool, 'change-log-pruning');
+      await expect.poll(remainingIds, { timeout: 20_000, interval: 100 }).toEqual([young]);
       expect(old).toBeDefined();
     } finally {
-      await feed.stop();
+      await jobs.stop();
       await database.pool.query("DELETE FROM event_changes WHERE flow_id = 'cleanup-flow'");
     }
   });

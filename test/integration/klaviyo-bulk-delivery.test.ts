@@ -94,7 +94,7 @@ describe('bulk delivery under a backlog', () => {
   });
 
   it('sends the deliveries its jobs queued before a stopping worker goes, instead of leaving them to the next worker', async () => {
-    const engine = scenario.testApp.app.engine;
+    const background = scenario.testApp.app.background;
     const { emails, ids } = await sendOrders(5, 'stopping');
     await expect
       .poll(async () => Number((await db().query(`SELECT count(*) FROM event_deliveries WHERE event_id = ANY($1) AND batched_at IS NOT NULL`, [ids])).rows[0].count), {
@@ -103,12 +103,12 @@ describe('bulk delivery under a backlog', () => {
       })
       .toBeGreaterThanOrEqual(3);
     try {
-      await engine.stop();
+      await background.stop();
       const { rows } = await db().query<{ status: string }>('SELECT status FROM events WHERE id = ANY($1)', [ids]);
       expect(rows.map((row) => row.status)).toEqual(ids.map(() => 'delivered'));
       for (const email of emails) expect(writesOf(email), email).toBe(1);
     } finally {
-      await engine.start();
+      await background.start();
     }
   });
 
@@ -121,8 +121,8 @@ describe('bulk delivery under a backlog', () => {
       .poll(async () => Number((await db().query(`SELECT count(*) FROM klaviyo_batches WHERE status = 'importing' AND job_id IS NOT NULL`)).rows[0].count), { timeout: 15_000 })
       .toBeGreaterThan(0);
     const stalled = (await db().query<{ id: string; job_id: string }>(`SELECT id, job_id FROM klaviyo_batches WHERE status = 'importing' AND job_id IS NOT NULL`)).rows[0]!;
-    await engine.stop();
-    await engine.start();
+    await scenario.testApp.app.background.stop();
+    await scenario.testApp.app.background.start();
     // The stopped worker's lease runs out; the batch is taken up and the same job followed.
     scenario.testApp.clock.advance(61_000);
     await engine.runBatches();

@@ -3,6 +3,7 @@ import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenari
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { retentionMessages } from '../../src/shared/retention/retention-schemas.ts';
+import { scheduleOf, sendScheduledJob } from '../support/scheduled-jobs.ts';
 
 /**
  * The retention job (docs/decisions/0029-retention-and-account-deletion.md): each owner's
@@ -152,38 +153,22 @@ describe('the retention job', () => {
 });
 
 describe('the scheduled retention job', () => {
-  it('runs on its own in the roles that process events, at start and then every interval, and never in a web process', async () => {
-    const { createRetentionJob } = await import('../../src/server/retention/retention.ts');
-    const { createLogger } = await import('../../src/server/logger.ts');
+  // That it runs only in the roles that process events, never in a web process, is the
+  // background module's placement: test/integration/background-roles.test.ts.
+  it("is on pg-boss's cron every quarter hour, and a job of that schedule runs a pass in the worker", async () => {
+    const { RETENTION_SCHEDULE } = await import('../../src/server/retention/retention.ts');
+    expect(await scheduleOf(db(), 'retention')).toEqual([{ cron: RETENTION_SCHEDULE, timezone: 'UTC' }]);
+    expect(RETENTION_SCHEDULE).toBe('*/15 * * * *');
+
     const owner = await ownerWithFlows(scenario, { post_purchase: {} }, { withCredentials: false });
     expect((await owner.client.put('/api/retention', { retentionDays: 1 })).status).toBe(200);
-    const sendOne = async () => {
-      const response = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('scheduled') }));
-      expect(response.status, response.text).toBe(202);
-      return response.json.eventId as string;
-    };
-    const remaining = async (ids: string[]) => (await rowsOf(ids)).events.length;
-    const quietLogger = createLogger('warn');
-    const first = await sendOne();
+    const response = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('scheduled') }));
+    expect(response.status, response.text).toBe(202);
+    const old = response.json.eventId as string;
     clock().advance(DAY_MS + 1);
-
-    const web = createRetentionJob({ pool: db(), clock: clock(), logger: quietLogger, role: 'web', options: { intervalMs: 20 } });
-    web.start();
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    await web.stop();
-    expect(await remaining([first])).toBe(1);
-
-    const worker = createRetentionJob({ pool: db(), clock: clock(), logger: quietLogger, role: 'worker', options: { intervalMs: 50 } });
-    worker.start();
-    try {
-      await expect.poll(() => remaining([first]), { timeout: 5_000 }).toBe(0);
-      // A later pass, without being asked, takes what has grown old since.
-      const second = await sendOne();
-      clock().advance(DAY_MS + 1);
-      await expect.poll(() => remaining([second]), { timeout: 5_000 }).toBe(0);
-    } finally {
-      await worker.stop();
-    }
+    expect((await rowsOf([old])).events).toHaveLength(1);
+    await sendScheduledJob(db(), 'retention');
+    await expect.poll(async () => (await rowsOf([old])).events.length, { timeout: 20_000, interval: 200 }).toBe(0);
   });
 });
 

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { createBackgroundLoop } from '../background/background-loop.ts';
 import {
   analyzeTable,
   beginUpkeepSession,
@@ -126,8 +127,6 @@ export function createDatabaseUpkeep(dependencies: {
   const options = { ...defaultDatabaseUpkeepOptions, ...dependencies.options };
   const logger = dependencies.logger.child({ module: 'database-upkeep' });
   const { pool } = dependencies;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
   let lastCheckpointAt = Date.now();
   const lastAnalyzedAt = new Map<string, number>();
   const mayAnalyze = (table: string) => Date.now() - (lastAnalyzedAt.get(table) ?? -Infinity) >= options.minAnalyzeIntervalMs;
@@ -186,17 +185,19 @@ export function createDatabaseUpkeep(dependencies: {
     return pass;
   };
 
-  const tick = () => {
-    // Never two passes at once: a tick that comes while one runs is skipped.
-    if (running) return;
-    running = runOnce()
-      .catch((error: unknown) => logger.warn({ err: error }, 'database upkeep pass failed; trying again at the next'))
-      .finally(() => (running = null));
-  };
+  // Never two passes at once; the first comes one interval after start.
+  const loop = createBackgroundLoop({
+    name: 'database-upkeep',
+    intervalMs: options.intervalMs,
+    run: () => runOnce(),
+    logger,
+    runAtStart: false,
+    failureMessage: 'database upkeep pass failed; trying again at the next',
+  });
 
   return {
     async start() {
-      if (timer) return;
+      if (loop.isRunning()) return;
       let current: UpkeepMode;
       try {
         current = await mode();
@@ -207,14 +208,9 @@ export function createDatabaseUpkeep(dependencies: {
       }
       if (current === 'none') return;
       if (current === 'vacuum-only') logger.info("database upkeep: the server's autovacuum is off, so the app vacuums and analyzes its own tables");
-      timer = setInterval(tick, options.intervalMs);
-      timer.unref();
+      loop.start();
     },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
+    stop: () => loop.stop(),
     runOnce,
     mode,
   };

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Queryable } from '../database/database.ts';
 import type { AppRole } from '../config.ts';
-import { EventJobs, type EventJobOptions, type ProcessEventJob } from './event-jobs.ts';
+import { EventJobs, type EventJobOptions, type ProcessEventHandler, type ProcessEventJob } from './event-jobs.ts';
 import { fireDueTimers } from './shopper-timers.ts';
 import { inTransaction } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -14,11 +14,15 @@ import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-pr
 import { setEventStatus, type JobsForEvents } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
 import { createBatchDispatcher } from './klaviyo-batches.ts';
+import { createBackgroundLoop } from '../background/background-loop.ts';
+import type { BackgroundPart } from '../background/background.ts';
 
 /**
  * The engine as the rest of the app sees it: `enqueue` inside the transaction that stores
- * an event (or starts a replay), and `start`/`stop` with the server. Every role sends; the
- * `all` and `worker` roles also process (STACK.md, PRODUCT.md section 5).
+ * an event (or starts a replay), and its background parts, which the background module
+ * starts with the server (src/server/background/): the queue in every role, since every
+ * role sends; the event worker, the timer sweep and the bulk batches in the roles that
+ * process (`all`, `worker`; STACK.md, PRODUCT.md section 5).
  */
 export type EngineOptions = PipelineOptions &
   EventJobOptions & {
@@ -53,13 +57,15 @@ export interface Engine {
    */
   jobsStatement(jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<JobsForEvents | null>;
   jobsSent(): void;
-  start(): Promise<void>;
-  stop(): Promise<void>;
+  /** In start order: the queue, the bulk batches, the event worker, the timer sweep. */
+  backgroundParts: BackgroundPart[];
+  /** A worker part that runs `run` on the queue's cron (`cron`, UTC), in one worker process at a time. */
+  scheduledPart(name: string, cron: string, run: () => Promise<unknown>, failureMessage?: string): BackgroundPart;
   /** Jobs this process is running now. */
   inFlight(): number;
   /** Runs the bulk delivery batches waiting now (the worker does it every second, and when a delivery is queued). */
   runBatches(): Promise<number>;
-  /** Fires the abandonment timers due now (the worker does it every timerSweepIntervalMs). */
+  /** Fires the abandonment timers due now (the worker's sweep does it every timerSweepIntervalMs). */
   fireDueTimers(): Promise<number>;
 }
 
@@ -78,28 +84,29 @@ export function createEngine(dependencies: {
 }): Engine {
   const options: EngineOptions = { ...defaultEngineOptions, ...dependencies.options };
   const logger = dependencies.logger.child({ module: 'engine' });
-  const jobs = new EventJobs(dependencies.pool, options, logger);
-  let sweeper: NodeJS.Timeout | null = null;
-  let sweeping: Promise<unknown> = Promise.resolve();
-  const sweep = () => {
-    sweeping = fireTimers().catch((error: unknown) => logger.warn({ err: error }, 'firing due timers failed; trying again'));
-  };
+  const jobs = new EventJobs(dependencies.pool, options, logger, { keepsSchedules: dependencies.role !== 'web' });
+  const fireTimers = () =>
+    fireDueTimers(
+      dependencies.pool,
+      dependencies.clock.now(),
+      (db, job) => jobs.send(db, job),
+      (work) => inTransaction(dependencies.pool, work),
+    );
+  const sweep = createBackgroundLoop({
+    name: 'timer-sweep',
+    intervalMs: options.timerSweepIntervalMs,
+    run: fireTimers,
+    logger,
+    runAtStart: false,
+    failureMessage: 'firing due timers failed; trying again',
+  });
   // The regular sweep comes every timerSweepIntervalMs; an event this worker put to wait
   // for less than that (a rate limit's slot a second or two away) is come back for on
   // time instead, so a short wait does not cost a whole sweep interval.
-  let wake: { at: number; timer: NodeJS.Timeout } | null = null;
   const wakeAt = (until: Date) => {
-    if (!sweeper) return;
-    const at = until.getTime();
-    const delayMs = at - dependencies.clock.now().getTime();
-    if (delayMs >= options.timerSweepIntervalMs || (wake && wake.at <= at)) return;
-    if (wake) clearTimeout(wake.timer);
-    const timer = setTimeout(() => {
-      wake = null;
-      sweep();
-    }, Math.max(0, delayMs) + 10);
-    timer.unref();
-    wake = { at, timer };
+    const delayMs = until.getTime() - dependencies.clock.now().getTime();
+    if (delayMs >= options.timerSweepIntervalMs) return;
+    sweep.wakeIn(Math.max(0, delayMs) + 10);
   };
   const batches = createBatchDispatcher({
     pool: dependencies.pool,
@@ -125,57 +132,46 @@ export function createEngine(dependencies: {
     onWaiting: wakeAt,
     onBatched: () => batches.wake(),
   };
-  let started: Promise<void> | null = null;
-  const fireTimers = () =>
-    fireDueTimers(
-      dependencies.pool,
-      dependencies.clock.now(),
-      (db, job) => jobs.send(db, job),
-      (work) => inTransaction(dependencies.pool, work),
-    );
+  const handleJob: ProcessEventHandler = async (job, signal) => {
+    try {
+      await processEvent(context, job.data, signal);
+    } catch (error) {
+      // The last try of a job that keeps crashing: say so on the event rather than
+      // leave it "generating" for ever.
+      if (!signal.aborted && job.retryCount >= job.retryLimit) {
+        const failed = await setEventStatus(dependencies.pool, job.data.eventId, job.data.attempt, 'failed', eventOutcomeMessages.processingFailed).catch(() => false);
+        if (failed) dependencies.observer?.eventFinished('failed');
+      }
+      throw error;
+    }
+  };
   return {
     enqueue: (db, job) => jobs.send(db, job),
     jobsStatement: (many) => jobs.sendManyStatement(many),
     jobsSent: () => jobs.jobsSent(),
-    start() {
-      started ??= (async () => {
-        await jobs.start();
-        if (dependencies.role !== 'web') {
-          jobs.work(async (job, signal) => {
-            try {
-              await processEvent(context, job.data, signal);
-            } catch (error) {
-              // The last try of a job that keeps crashing: say so on the event rather than
-              // leave it "generating" for ever.
-              if (!signal.aborted && job.retryCount >= job.retryLimit) {
-                const failed = await setEventStatus(dependencies.pool, job.data.eventId, job.data.attempt, 'failed', eventOutcomeMessages.processingFailed).catch(() => false);
-                if (failed) dependencies.observer?.eventFinished('failed');
-              }
-              throw error;
-            }
-          });
-          sweeper = setInterval(sweep, options.timerSweepIntervalMs);
-          sweeper.unref();
-          batches.start();
+    backgroundParts: [
+      // Every role sends jobs; the cron of scheduled work runs only where jobs are worked (see EventJobs).
+      { name: 'job-queue', runsIn: 'every', start: () => jobs.start(), stop: () => jobs.stop() },
+      // Stopped after the event worker: the deliveries its last jobs queued for a bulk job
+      // are sent before the process goes, as far as the stop's time allows.
+      { name: 'klaviyo-batches', runsIn: 'worker', start: () => batches.start(), stop: () => batches.stop({ drainMs: options.stopTimeoutMs }) },
+      {
+        name: 'event-jobs',
+        runsIn: 'worker',
+        start: () => {
+          jobs.work(handleJob);
           logger.info({ concurrency: options.concurrency }, 'event worker started');
-        }
-      })();
-      return started;
-    },
-    async stop() {
-      if (!started) return;
-      await started.catch(() => undefined);
-      if (sweeper) clearInterval(sweeper);
-      sweeper = null;
-      if (wake) clearTimeout(wake.timer);
-      wake = null;
-      await sweeping;
-      await jobs.stop();
-      // After the jobs: the deliveries they queued for a bulk job are sent before the
-      // worker goes, as far as the stop's time allows.
-      await batches.stop({ drainMs: options.stopTimeoutMs });
-      started = null;
-    },
+        },
+        stop: () => jobs.stopWorking(),
+      },
+      { name: 'timer-sweep', runsIn: 'worker', start: () => sweep.start(), stop: () => sweep.stop() },
+    ],
+    scheduledPart: (name, cron, run, failureMessage) => ({
+      name,
+      runsIn: 'worker',
+      start: () => jobs.startScheduled(name, cron, run, failureMessage),
+      stop: () => jobs.stopScheduled(name),
+    }),
     inFlight: () => jobs.inFlight(),
     runBatches: () => batches.runOnce(),
     fireDueTimers: fireTimers,

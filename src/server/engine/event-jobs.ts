@@ -2,6 +2,7 @@ import { PgBoss, type Db, type JobWithMetadata } from 'pg-boss';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Queryable } from '../database/database.ts';
+import { createBackgroundLoop, type BackgroundLoop } from '../background/background-loop.ts';
 
 /**
  * The durable queue between receiving and processing (pg-boss, on the app's own pool).
@@ -14,6 +15,9 @@ import type { Queryable } from '../database/database.ts';
  * and is completed or failed by itself (docs/decisions/0008-engine.md).
  */
 export const PROCESS_EVENT_QUEUE = 'process-event';
+
+/** How often a worker looks for a due scheduled job: a few seconds late is nothing to work due every quarter hour. */
+const SCHEDULED_POLL_SECONDS = 5;
 
 export interface ProcessEventJob {
   eventId: string;
@@ -56,7 +60,12 @@ export class EventJobs {
   private started = false;
   private worker: JobPump | null = null;
 
-  constructor(pool: pg.Pool, options: EventJobOptions, logger: Logger) {
+  /**
+   * `keepsSchedules`: whether this process runs pg-boss's cron of scheduled work (the
+   * processes that work on jobs). Supervision runs wherever the queue does: a web process
+   * beside workers hands a killed worker's jobs on as soon as any of them.
+   */
+  constructor(pool: pg.Pool, options: EventJobOptions, logger: Logger, placement: { keepsSchedules: boolean } = { keepsSchedules: true }) {
     this.options = options;
     this.logger = logger;
     this.boss = new PgBoss({
@@ -64,7 +73,8 @@ export class EventJobs {
       schema: 'pgboss',
       superviseIntervalSeconds: options.superviseIntervalSeconds,
       monitorIntervalSeconds: options.superviseIntervalSeconds,
-      schedule: false,
+      // The cron of scheduled work (startScheduled) is kept where that work runs.
+      schedule: placement.keepsSchedules,
     });
     this.boss.on('error', (error) => logger.warn({ err: error }, 'job queue error'));
   }
@@ -146,10 +156,41 @@ export class EventJobs {
     this.worker.start();
   }
 
-  /** Lets jobs in flight finish (up to the stop timeout), then stops the queue. */
-  async stop(): Promise<void> {
+  /**
+   * Periodic work on pg-boss's cron (one-minute granularity, UTC): the schedule is one row
+   * per queue, the timekeeper of a working process sends one job when it is due, and one
+   * worker process takes it, so two workers never run it at once. Work that needs seconds
+   * rather than minutes is a background loop instead (src/server/background/).
+   */
+  async startScheduled(queue: string, cron: string, run: () => Promise<unknown>, failureMessage = 'scheduled work failed; it runs again at its next time'): Promise<void> {
+    // No retries: the next occurrence is the retry, and a pass left half done is taken up by
+    // it. A pass still running after an hour is given up as expired, for the next to go on.
+    await this.boss.createQueue(queue, { retryLimit: 0, expireInSeconds: 60 * 60, deleteAfterSeconds: 24 * 60 * 60 });
+    await this.boss.schedule(queue, cron, null, { tz: 'UTC' });
+    await this.boss.work(queue, { pollingIntervalSeconds: SCHEDULED_POLL_SECONDS }, async () => {
+      try {
+        await run();
+      } catch (error) {
+        // Logged here, by what failed; the job ends done either way, as its next occurrence is the retry.
+        this.logger.warn({ err: error, queue }, failureMessage);
+      }
+    });
+  }
+
+  /** Takes no more of the queue's jobs, once the one under way has ended; the schedule stays for other workers. */
+  async stopScheduled(queue: string): Promise<void> {
+    await this.boss.offWork(queue, { wait: true });
+  }
+
+  /** Lets jobs in flight finish (up to the stop timeout), then takes no more. */
+  async stopWorking(): Promise<void> {
     if (this.worker) await this.worker.stop();
     this.worker = null;
+  }
+
+  /** Stops working (if this process does), then stops the queue. */
+  async stop(): Promise<void> {
+    await this.stopWorking();
     if (this.started) await this.boss.stop({ graceful: true, close: false, timeout: 1_000 });
     this.started = false;
   }
@@ -166,64 +207,59 @@ class JobPump {
   private readonly options: EventJobOptions;
   private readonly logger: Logger;
   private readonly running = new Map<string, { job: JobWithMetadata<ProcessEventJob>; controller: AbortController; done: Promise<void> }>();
-  private stopping = false;
-  private loopDone: Promise<void> = Promise.resolve();
-  private wakeUp: (() => void) | null = null;
-  private heartbeat: NodeJS.Timeout | null = null;
+  /** Fetches jobs every poll interval, and at once after a local send or a finished job (when full). */
+  private readonly fetching: BackgroundLoop;
+  /** One statement refreshes every job in flight; a killed process stops refreshing, and supervision then hands its jobs to another worker. */
+  private readonly heartbeat: BackgroundLoop;
 
   constructor(boss: PgBoss, handler: ProcessEventHandler, options: EventJobOptions, logger: Logger) {
     this.boss = boss;
     this.handler = handler;
     this.options = options;
     this.logger = logger;
+    this.fetching = createBackgroundLoop({ name: 'event-jobs', intervalMs: options.pollIntervalMs, run: () => this.fetchWhileFree(), logger });
+    this.heartbeat = createBackgroundLoop({
+      name: 'event-job-heartbeat',
+      intervalMs: (options.heartbeatSeconds * 1000) / 3,
+      run: () => this.touchRunning(),
+      logger,
+      runAtStart: false,
+    });
   }
 
   start(): void {
-    this.loopDone = this.loop();
-    // One statement refreshes every job in flight; a killed process stops refreshing, and
-    // supervision then hands its jobs to another worker.
-    this.heartbeat = setInterval(() => void this.touchRunning(), (this.options.heartbeatSeconds * 1000) / 3);
-    this.heartbeat.unref();
+    this.fetching.start();
+    this.heartbeat.start();
   }
 
   wake(): void {
-    this.wakeUp?.();
+    this.fetching.wake();
   }
 
   inFlightCount(): number {
     return this.running.size;
   }
 
-  private async loop(): Promise<void> {
-    while (!this.stopping) {
+  /** Fetches until the worker is full or a fetch comes back short; one that found jobs asks for a look again right after. */
+  private async fetchWhileFree(): Promise<void> {
+    for (;;) {
       const free = this.options.concurrency - this.running.size;
-      let fetched = 0;
-      if (free > 0) {
-        try {
-          const jobs = await this.boss.fetch<ProcessEventJob>(PROCESS_EVENT_QUEUE, { batchSize: Math.min(free, 100), includeMetadata: true });
-          fetched = jobs.length;
-          for (const job of jobs) this.run(job);
-          if (fetched === Math.min(free, 100)) continue;
-        } catch (error) {
-          if (this.stopping) break;
-          this.logger.warn({ err: error }, 'fetching jobs failed; trying again');
-        }
+      if (free <= 0) return;
+      const wanted = Math.min(free, 100);
+      let jobs: Array<JobWithMetadata<ProcessEventJob>>;
+      try {
+        jobs = await this.boss.fetch<ProcessEventJob>(PROCESS_EVENT_QUEUE, { batchSize: wanted, includeMetadata: true });
+      } catch (error) {
+        if (!this.fetching.isRunning()) return;
+        this.logger.warn({ err: error }, 'fetching jobs failed; trying again');
+        return;
       }
-      await this.idle(fetched > 0 ? 0 : this.options.pollIntervalMs);
+      for (const job of jobs) this.run(job);
+      if (jobs.length === wanted) continue;
+      // Jobs sent while this fetch ran are looked for once more before the loop waits.
+      if (jobs.length > 0) this.wake();
+      return;
     }
-  }
-
-  /** Waits for the poll interval, a local send, or a finished job (when full). */
-  private idle(milliseconds: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        if (this.wakeUp === done) this.wakeUp = null;
-        resolve();
-      };
-      const timer = setTimeout(done, milliseconds);
-      this.wakeUp = done;
-    });
   }
 
   private run(job: JobWithMetadata<ProcessEventJob>): void {
@@ -261,9 +297,7 @@ class JobPump {
   }
 
   async stop(): Promise<void> {
-    this.stopping = true;
-    this.wake();
-    await this.loopDone;
+    await this.fetching.stop();
     const deadline = Date.now() + this.options.stopTimeoutMs;
     const all = () => Promise.all([...this.running.values()].map((entry) => entry.done));
     const timedOut = await Promise.race([
@@ -275,6 +309,7 @@ class JobPump {
       for (const entry of this.running.values()) entry.controller.abort(new Error('The worker is stopping'));
       await all();
     }
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    // Last: jobs still finishing keep their heartbeat until they end.
+    await this.heartbeat.stop();
   }
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { createBackgroundLoop } from '../background/background-loop.ts';
 import type { Logger } from 'pino';
 import { setEventStatus, setEventsStatus } from '../events/event-queries.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -118,9 +119,6 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
   const retry = dependencies.retry ?? defaultRetryPolicy;
   const logger = dependencies.logger.child({ module: 'klaviyo-batches' });
   let stopping = new AbortController();
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<number> | null = null;
-  let again = false;
 
   const runOnce = async (): Promise<number> => {
     let batches = 0;
@@ -162,24 +160,8 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
     logger.warn({ err: error, batchId: batch.id, failedTries, retryAt: done ? null : retryAt }, done ? 'bulk delivery batch failed for good' : 'bulk delivery batch failed; it is tried again later');
   }
 
-  const run = () => {
-    if (running) {
-      again = true;
-      return;
-    }
-    running = runOnce()
-      .catch((error: unknown) => {
-        logger.warn({ err: error }, 'bulk delivery dispatcher failed; trying again');
-        return 0;
-      })
-      .finally(() => {
-        running = null;
-        if (again && !stopping.signal.aborted) {
-          again = false;
-          run();
-        }
-      });
-  };
+  // Every second (other processes' deliveries, leases run out), and at once when a delivery is queued.
+  const loop = createBackgroundLoop({ name: 'klaviyo-batches', intervalMs, run: runOnce, logger, failureMessage: 'bulk delivery dispatcher failed; trying again' });
 
   async function runBatch(batch: Batch): Promise<void> {
     const { pool, clock } = dependencies;
@@ -387,28 +369,22 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
 
   return {
     start() {
-      if (timer) return;
+      if (loop.isRunning()) return;
       if (stopping.signal.aborted) stopping = new AbortController();
-      timer = setInterval(run, intervalMs);
-      timer.unref();
-      run();
+      loop.start();
     },
-    wake() {
-      if (timer) run();
-    },
+    wake: () => loop.wake(),
     async stop(options = {}) {
-      if (timer) clearInterval(timer);
-      timer = null;
       const drainMs = options.drainMs ?? 0;
       if (drainMs > 0 && !stopping.signal.aborted) {
         const deadline = setTimeout(() => stopping.abort(new Error('the worker is stopping')), drainMs);
         deadline.unref();
-        await running?.catch(() => undefined);
+        await loop.stop();
         await runOnce().catch(() => 0);
         clearTimeout(deadline);
       }
       stopping.abort(new Error('the worker is stopping'));
-      await running?.catch(() => undefined);
+      await loop.stop();
     },
     runOnce,
   };

@@ -7,7 +7,7 @@ import { verifyShopifySignature } from '../intake/shopify-signature.ts';
 import { JsonTextError, parseJsonText } from '../platform/json-text.ts';
 import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
 import { findOwnerOfPrivacyKey, recordPrivacyRequest } from './privacy-queries.ts';
-import { PrivacyWork } from './privacy-work.ts';
+import type { PrivacyWork } from './privacy-work.ts';
 
 /** Shopify's compliance payloads are a few hundred bytes; anything near this is not one. */
 export const MAX_PRIVACY_WEBHOOK_BYTES = 64 * 1024;
@@ -46,20 +46,20 @@ const topics = ['customers/data_request', 'customers/redact', 'shop/redact'] as 
 export interface PrivacyWebhookRouteOptions {
   /** The owner's Shopify signing secrets (current and rotating), decrypted. */
   loadShopifySecrets: (userId: string) => Promise<string[]>;
+  /** Carries the stored requests out; started by the background module in the worker roles. */
+  work: PrivacyWork;
 }
 
 /**
  * POST /api/privacy-webhooks/{ownerKey}: Shopify's three compliance webhooks, for the
  * owner the key names. Verified like every Shopify request (HMAC over the raw body with
- * the owner's signing secrets), stored, answered 200, and carried out by PrivacyWork,
- * which this plugin starts with the app.
+ * the owner's signing secrets), stored, answered 200, and carried out by PrivacyWork
+ * (a background part of the worker roles: src/server/background/).
  */
 export async function privacyWebhookRoutes(scope: FastifyInstance, options: PrivacyWebhookRouteOptions): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();
   const { pool } = app.database;
-  const work = new PrivacyWork({ pool, clock: app.clock, logger: app.log });
-  app.addHook('onReady', async () => work.start());
-  app.addHook('onClose', () => work.stop());
+  const { work } = options;
 
   app.removeAllContentTypeParsers();
   app.addContentTypeParser(['application/json', 'text/plain'], { parseAs: 'buffer', bodyLimit: MAX_PRIVACY_WEBHOOK_BYTES }, (_request, body, done) => done(null, body));

@@ -7,13 +7,15 @@ import { eraseScope, exportShopper, shopperDataRegistry, type ShopperDataEntry }
 import { eraseShopperEvents, findShopifyIdentityEvents, findShopperEvents } from '../events/shopper-event-queries.ts';
 import { findAttributionEmailsByOrderKeys } from '../attribution/attribution-queries.ts';
 import type { Queryable } from '../database/database.ts';
+import { createBackgroundLoop, type BackgroundLoop } from '../background/background-loop.ts';
 
 /**
  * Carries out stored privacy requests. The `privacy_requests` table is the queue: a
  * request is claimed with a lease, done in one transaction together with marking it done,
  * and a request whose worker died midway (its transaction rolled back) is claimed again
- * when the lease runs out. Every process runs this; a claim skips locked rows, so two
- * never take the same request. A separate pg-boss queue would give the same guarantees
+ * when the lease runs out. The processes that work on events run this (the background
+ * module places it); a claim skips locked rows, so two never take the same request, and a
+ * request stored by a web process is found by the workers' next poll. A separate pg-boss queue would give the same guarantees
  * with more moving parts; requests are few and each is one transaction.
  */
 export interface PrivacyWorkOptions {
@@ -30,54 +32,41 @@ export const exportLocationOf = (requestId: string) => `/api/privacy/requests/${
 
 export class PrivacyWork {
   private readonly options: Required<PrivacyWorkOptions>;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private again = false;
+  private readonly loop: BackgroundLoop;
   private stopped = false;
 
   constructor(options: PrivacyWorkOptions) {
     this.options = { pollIntervalMs: 2_000, leaseMs: 5 * 60_000, registry: shopperDataRegistry, ...options };
+    this.loop = createBackgroundLoop({
+      name: 'privacy-work',
+      intervalMs: this.options.pollIntervalMs,
+      run: () => this.drain(),
+      logger: this.options.logger,
+      failureMessage: 'privacy: could not carry out requests; they are tried again',
+    });
   }
 
   start(): void {
-    if (this.timer || this.stopped) return;
-    this.timer = setInterval(() => this.kick(), this.options.pollIntervalMs);
-    this.timer.unref();
-    this.kick();
+    this.stopped = false;
+    this.loop.start();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
   }
 
-  /** Looks for work now (after a request was stored); one pass at a time. */
+  /** Looks for work now (after a request was stored); one pass at a time. Nothing where the work does not run. */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain()
-      .then(() => undefined)
-      .catch((error: unknown) => this.options.logger.warn({ err: error }, 'privacy: could not carry out requests; they are tried again'))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+    this.loop.wake();
   }
 
   /** Carries out every request that can be claimed now. Tests call it directly. */
   async drain(): Promise<number> {
     let done = 0;
-    while (!this.stopped) {
-      const request = await claimPrivacyRequest(this.options.pool, this.options.clock.now(), this.options.leaseMs);
-      if (!request) break;
+    // A stopping worker claims nothing more: a claimed request would wait out its lease.
+    const claimNext = () => (this.stopped ? null : claimPrivacyRequest(this.options.pool, this.options.clock.now(), this.options.leaseMs));
+    for (let request = await claimNext(); request; request = await claimNext()) {
       await this.carryOut(request);
       done += 1;
     }

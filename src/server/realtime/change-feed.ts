@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { FastifyBaseLogger } from 'fastify';
 import { compareChangeCursors, deleteOldChanges, listChangesAfter, type ChangeCursor, type EventChange } from './event-change-queries.ts';
+import { createBackgroundLoop, type BackgroundLoop } from '../background/background-loop.ts';
 
 /** The channel the trigger of migration 007 notifies with the changed flow's id. */
 export const EVENT_CHANGES_CHANNEL = 'flowsmith_event_changes';
@@ -17,8 +18,6 @@ export interface ChangeSubscription {
 export interface ChangeFeedOptions {
   /** The poll that finds changes when no notification comes (always, on embedded PGlite). */
   pollIntervalMs: number;
-  /** How often old changes are deleted (whether or not a stream is open). */
-  cleanupIntervalMs: number;
   /** Most changes read per query; a full batch is followed at once by the next. */
   batchSize: number;
 }
@@ -27,14 +26,28 @@ export interface ChangeFeedOptions {
 const RELISTEN_FIRST_DELAY_MS = 1_000;
 const RELISTEN_MAX_DELAY_MS = 30_000;
 
-export const defaultChangeFeedOptions: ChangeFeedOptions = { pollIntervalMs: 500, cleanupIntervalMs: 60_000, batchSize: 500 };
+export const defaultChangeFeedOptions: ChangeFeedOptions = { pollIntervalMs: 500, batchSize: 500 };
+
+/**
+ * When old changes are deleted, streams or none: every minute, on pg-boss's cron (the
+ * background module runs it in the worker roles). Every event adds changes, and a shop
+ * whose owner never opens a console must not keep them all; one process pruning is
+ * enough, and a web process only reads the log.
+ */
+export const CHANGE_LOG_PRUNING_SCHEDULE = '* * * * *';
+
+/** One pruning pass: the changes older than the window a stream can resume from. */
+export async function pruneChangeLog(pool: pg.Pool): Promise<number> {
+  return deleteOldChanges(pool);
+}
 
 /**
  * One per server process: finds new rows of the change log for every open stream of the
  * process with one query, and hands each stream the rows of its flow after its cursor.
  * A LISTEN on the trigger's channel makes that immediate on a server database; the poll
  * makes it work where notifications do not arrive (embedded PGlite, or a dropped LISTEN
- * connection). Nothing runs while no stream is open.
+ * connection). Nothing runs while no stream is open. A web part of the background work
+ * (src/server/background/): the process that serves the streams runs it.
  */
 export class ChangeFeed {
   private readonly subscriptions = new Set<ChangeSubscription>();
@@ -42,21 +55,35 @@ export class ChangeFeed {
   private readonly clientConfig: pg.ClientConfig;
   private readonly logger: FastifyBaseLogger;
   private readonly options: ChangeFeedOptions;
-  private pollTimer: NodeJS.Timeout | null = null;
-  private cleanupTimer: NodeJS.Timeout | null = null;
-  private cleaning: Promise<void> | null = null;
+  /** Polls every pollIntervalMs while a stream is open, and at once on a notification; one query at a time. */
+  private readonly poller: BackgroundLoop;
   private listener: pg.Client | null = null;
   private relistenTimer: NodeJS.Timeout | null = null;
   private relistenDelayMs = RELISTEN_FIRST_DELAY_MS;
-  private polling: Promise<void> | null = null;
-  private pollAgain = false;
-  private stopped = false;
+  /** Until start() and after stop(): streams may subscribe, nothing is polled. */
+  private stopped = true;
 
   constructor(dependencies: { pool: pg.Pool; clientConfig: pg.ClientConfig; logger: FastifyBaseLogger; options?: Partial<ChangeFeedOptions> }) {
     this.pool = dependencies.pool;
     this.clientConfig = dependencies.clientConfig;
     this.logger = dependencies.logger.child({ module: 'change-feed' });
     this.options = { ...defaultChangeFeedOptions, ...dependencies.options };
+    this.poller = createBackgroundLoop({
+      name: 'change-feed',
+      intervalMs: this.options.pollIntervalMs,
+      run: () => this.poll(),
+      logger: this.logger,
+      runAtStart: false,
+      failureMessage: 'change feed: a poll failed',
+    });
+  }
+
+  start(): void {
+    this.stopped = false;
+    if (this.subscriptions.size > 0) {
+      this.ensureRunning();
+      this.requestPoll();
+    }
   }
 
   subscribe(subscription: ChangeSubscription): () => void {
@@ -73,39 +100,25 @@ export class ChangeFeed {
     return this.subscriptions.size;
   }
 
-  /**
-   * Deletes old changes every `cleanupIntervalMs` from now on, streams or none: every event
-   * adds changes, and a shop whose owner never opens a console must not keep them all.
-   */
-  startCleanup(): void {
-    if (this.stopped || this.cleanupTimer) return;
-    this.cleanupTimer = setInterval(() => void this.cleanup(), this.options.cleanupIntervalMs);
-    this.cleanupTimer.unref();
-  }
-
-  /** Closes every stream and stops polling, listening and the cleanup. */
+  /** Closes every stream and stops polling and listening. */
   async stop(): Promise<void> {
     this.stopped = true;
-    if (this.cleanupTimer) clearInterval(this.cleanupTimer);
-    this.cleanupTimer = null;
-    await this.cleaning;
     for (const subscription of [...this.subscriptions]) subscription.close();
     this.subscriptions.clear();
     this.idle();
-    await this.polling?.catch(() => undefined);
+    await this.poller.stop();
   }
 
   private ensureRunning(): void {
-    if (this.stopped || this.pollTimer) return;
-    this.pollTimer = setInterval(() => this.requestPoll(), this.options.pollIntervalMs);
-    this.pollTimer.unref();
+    if (this.stopped || this.poller.isRunning()) return;
+    this.poller.start();
     void this.listen();
   }
 
   private idle(): void {
-    if (this.pollTimer) clearInterval(this.pollTimer);
+    // Not awaited: a poll under way ends on its own, and stop() waits for it.
+    void this.poller.stop();
     if (this.relistenTimer) clearTimeout(this.relistenTimer);
-    this.pollTimer = null;
     this.relistenTimer = null;
     this.relistenDelayMs = RELISTEN_FIRST_DELAY_MS;
     const listener = this.listener;
@@ -162,34 +175,14 @@ export class ChangeFeed {
     this.relistenTimer.unref();
   }
 
-  /** One cleanup at a time; a tick that comes while one runs is skipped. */
-  private cleanup(): Promise<void> {
-    this.cleaning ??= deleteOldChanges(this.pool)
-      .then(() => undefined)
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'change feed: could not delete old changes'))
-      .finally(() => (this.cleaning = null));
-    return this.cleaning;
-  }
-
   /** Polls now, or right after the poll under way (one query at a time per process). */
   private requestPoll(): void {
     if (this.stopped || this.subscriptions.size === 0) return;
-    if (this.polling) {
-      this.pollAgain = true;
-      return;
-    }
-    this.polling = this.poll()
-      .catch((error: unknown) => this.logger.warn({ err: error }, 'change feed: a poll failed'))
-      .finally(() => {
-        this.polling = null;
-        if (this.pollAgain) {
-          this.pollAgain = false;
-          this.requestPoll();
-        }
-      });
+    this.poller.wake();
   }
 
   private async poll(): Promise<void> {
+    if (this.subscriptions.size === 0) return;
     const cursors = new Map<string, ChangeCursor>();
     for (const subscription of this.subscriptions) {
       const current = cursors.get(subscription.flowId);
@@ -214,6 +207,7 @@ export class ChangeFeed {
         this.logger.warn({ err: error, flowId: subscription.flowId }, 'change feed: a stream could not take its changes');
       }
     }
-    if (changes.length === this.options.batchSize) this.pollAgain = true;
+    // A full batch: the rest follows right after this pass.
+    if (changes.length === this.options.batchSize) this.poller.wake();
   }
 }

@@ -4,7 +4,7 @@ import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
 import { findFlowByWebhookKey, findFlowForUser, listFlowsForUser } from '../flows/flow-queries.ts';
-import { ChangeFeed, type ChangeFeedOptions } from './change-feed.ts';
+import type { ChangeFeed } from './change-feed.ts';
 import { formatChangeCursor, parseChangeCursor, streamStartCursor, type ChangeCursor, type EventChange } from './event-change-queries.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages, streamMessages } from '../../shared/messages.ts';
@@ -31,7 +31,8 @@ const streamHeaders = {
 };
 
 export interface LiveStreamRoutesOptions {
-  feed?: Partial<ChangeFeedOptions>;
+  /** The process's one change feed, started and stopped with the background work (src/server/background/). */
+  feed: ChangeFeed;
 }
 
 export interface TestSendRoutesOptions {
@@ -66,13 +67,13 @@ export function sseMessage(change: EventChange): string {
 
 /**
  * /api/stream/{flowType}, in the signed-in context. Its change feed polls while a stream is
- * open, prunes the change log from the start, and is closed before the server.
+ * open, and its streams are closed before the server.
  */
 export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = async (app, options) => {
-  const { pool, clientConfig } = app.database;
-  const feed = new ChangeFeed({ pool, clientConfig, logger: app.log, options: options.feed });
-  app.addHook('onReady', async () => feed.startCleanup());
-  // preClose: open streams would otherwise keep the server from closing.
+  const { pool } = app.database;
+  const { feed } = options;
+  // preClose: open streams would otherwise keep the server from closing. The background
+  // work stops the feed again at onClose, which does nothing more.
   app.addHook('preClose', () => feed.stop());
 
   app.get('/:flowType', { schema: { params: consoleParamsSchema, querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {

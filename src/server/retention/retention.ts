@@ -1,7 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.ts';
-import type { AppRole } from '../config.ts';
 import { deleteEventsReceivedBefore } from '../events/event-queries.ts';
 import { deleteFinishedBatchesBefore } from '../engine/klaviyo-batch-queries.ts';
 import { deleteSpentCooldowns } from '../engine/generation-cap-queries.ts';
@@ -12,11 +11,15 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export interface RetentionOptions {
   /** Rows one statement deletes at most: each batch commits on its own, so no lock is held for long. */
   batchSize: number;
-  /** How often the job runs (the period is counted in days; an hour late is within the promise). */
-  intervalMs: number;
 }
 
-export const defaultRetentionOptions: RetentionOptions = { batchSize: 500, intervalMs: 15 * 60_000 };
+export const defaultRetentionOptions: RetentionOptions = { batchSize: 500 };
+
+/**
+ * When the job runs: every quarter hour, on pg-boss's cron (the period is counted in days;
+ * an hour late is within the promise).
+ */
+export const RETENTION_SCHEDULE = '*/15 * * * *';
 
 /** When data of an owner who keeps it `days` days becomes old enough to delete. */
 export function retentionCutoff(now: Date, days: number): Date {
@@ -58,42 +61,24 @@ export async function runRetention(pool: pg.Pool, now: Date, options: Pick<Reten
 }
 
 export interface RetentionJob {
-  start(): void;
-  stop(): Promise<void>;
-  /** One pass now, by the app's clock (tests call it after moving the manual clock). */
+  /** One pass now, by the app's clock: the scheduled job's work (tests call it after moving the manual clock). */
   runOnce(): Promise<{ events: number }>;
 }
 
 /**
- * The job runs in the processes that work on events (roles all and worker), every
- * `intervalMs` and once at start. Two workers running it at once is harmless: each batch
- * skips the rows the other holds, and a row is deleted once.
+ * The scheduled job's pass (RETENTION_SCHEDULE; the background module runs it in the
+ * processes that work on events). A pass that overlaps another (two schedules' jobs, a
+ * test's runOnce) is harmless: each batch skips the rows the other holds, and a row is
+ * deleted once.
  */
-export function createRetentionJob(dependencies: { pool: pg.Pool; clock: Clock; logger: Logger; role: AppRole; options?: Partial<RetentionOptions> }): RetentionJob {
+export function createRetentionJob(dependencies: { pool: pg.Pool; clock: Clock; logger: Logger; options?: Partial<RetentionOptions> }): RetentionJob {
   const options = { ...defaultRetentionOptions, ...dependencies.options };
   const logger = dependencies.logger.child({ module: 'retention' });
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
-  const runOnce = async () => {
-    const result = await runRetention(dependencies.pool, dependencies.clock.now(), options);
-    if (result.events > 0) logger.info({ events: result.events }, 'deleted events past their owners’ retention');
-    return result;
-  };
-  const tick = () => {
-    running = runOnce().catch((error: unknown) => logger.warn({ err: error }, 'retention pass failed; trying again at the next'));
-  };
   return {
-    start() {
-      if (dependencies.role === 'web' || timer) return;
-      timer = setInterval(tick, options.intervalMs);
-      timer.unref();
-      tick();
+    async runOnce() {
+      const result = await runRetention(dependencies.pool, dependencies.clock.now(), options);
+      if (result.events > 0) logger.info({ events: result.events }, 'deleted events past their owners’ retention');
+      return result;
     },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
-    runOnce,
   };
 }
