@@ -2,9 +2,17 @@
  * The whole suite, as CI runs it: type check, lint, module rules, unit and integration
  * tests on embedded PGlite, the integration tests again on a PostgreSQL server when
  * TEST_DATABASE_URL is set, then end-to-end tests in headless Chromium against the
- * real server. Stops at the first failing step; ends with one summary line.
+ * real server. Ends with each step's time and one summary line.
+ *
+ * Steps that need nothing of each other run at the same time, in stages: the checks and
+ * the web app's build; then the two databases' integration tests; then the browser tests.
+ * Each integration run is one vitest worker that waits on its app, its database thread
+ * and the stand-ins much of the time, so two of them fill a two-core machine where one
+ * left it half idle (docs/decisions/0038-tests-build-what-they-need.md). A step's output
+ * is printed whole when it ends, so parallel steps do not interleave; a stage with a
+ * failed step ends the run after the stage.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
@@ -12,45 +20,78 @@ const resultsDir = path.resolve('.tmp/test-results');
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
 const totals = { passed: 0, failed: 0, skipped: 0 };
+const timings: Array<{ title: string; seconds: number; ok: boolean }> = [];
+const runStarted = Date.now();
 
-function run(title: string, command: string, args: string[], env: Record<string, string> = {}, onFailure: () => void = () => finish(1)): void {
-  process.stdout.write(`\n=== ${title} ===\n`);
-  const started = Date.now();
-  const result = spawnSync(command, args, { stdio: 'inherit', env: { ...process.env, ...env } });
-  process.stdout.write(`=== ${title}: ${result.status === 0 ? 'ok' : 'FAILED'} in ${((Date.now() - started) / 1000).toFixed(1)} s ===\n`);
-  if (result.status !== 0) onFailure();
+interface Step {
+  title: string;
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
+  /** The vitest JSON report it writes, whose counts go into the summary. */
+  report?: string;
 }
 
-function vitest(title: string, projects: string[], env: Record<string, string> = {}): void {
-  const output = path.join(resultsDir, `${title.replace(/\W+/g, '-')}.json`);
-  let failed = false;
-  run(title, 'npx', ['vitest', 'run', ...projects.flatMap((p) => ['--project', p]), '--reporter=default', '--reporter=json', `--outputFile.json=${output}`], env, () => {
-    failed = true;
+function vitestStep(title: string, projects: string[], env: Record<string, string> = {}): Step {
+  const report = path.join(resultsDir, `${title.replace(/\W+/g, '-')}.json`);
+  return {
+    title,
+    command: 'npx',
+    args: ['vitest', 'run', ...projects.flatMap((project) => ['--project', project]), '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
+    env,
+    report,
+  };
+}
+
+function runStep(step: Step): Promise<boolean> {
+  process.stdout.write(`=== ${step.title}: started ===\n`);
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(step.command, step.args, { env: { ...process.env, ...step.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => output.push(chunk));
+    child.on('close', (code) => {
+      const ok = code === 0;
+      const seconds = (Date.now() - started) / 1000;
+      timings.push({ title: step.title, seconds, ok });
+      process.stdout.write(`\n=== ${step.title} ===\n${Buffer.concat(output).toString('utf8')}`);
+      process.stdout.write(`=== ${step.title}: ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s ===\n`);
+      if (step.report && existsSync(step.report)) {
+        const report = JSON.parse(readFileSync(step.report, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+        totals.passed += report.numPassedTests;
+        totals.failed += report.numFailedTests;
+        totals.skipped += report.numPendingTests + report.numTodoTests;
+      }
+      resolve(ok);
+    });
   });
-  if (existsSync(output)) {
-    const report = JSON.parse(readFileSync(output, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
-    totals.passed += report.numPassedTests;
-    totals.failed += report.numFailedTests;
-    totals.skipped += report.numPendingTests + report.numTodoTests;
-  }
-  // Counted first, so the closing line includes the failing step's tests.
-  if (failed) finish(1);
+}
+
+/** Runs a stage's steps at once; the run ends after a stage in which one failed. */
+async function stage(steps: Step[]): Promise<void> {
+  const results = await Promise.all(steps.map(runStep));
+  if (results.includes(false)) finish(1);
 }
 
 function finish(code: number): never {
+  process.stdout.write('\nStep times:\n');
+  for (const { title, seconds, ok } of timings) process.stdout.write(`  ${seconds.toFixed(1).padStart(6)} s  ${title}${ok ? '' : ' (FAILED)'}\n`);
+  process.stdout.write(`  ${((Date.now() - runStarted) / 1000).toFixed(1).padStart(6)} s  in all (steps of a stage run at the same time)\n`);
   process.stdout.write(`\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
   process.exit(code);
 }
 
-run('type check', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']);
-run('lint', 'npx', ['eslint', '--max-warnings', '0', '.']);
-run('module rules', 'npm', ['run', '--silent', 'lint:modules']);
-vitest('unit and integration (embedded PGlite)', ['unit', 'integration']);
-if (process.env.TEST_DATABASE_URL) {
-  vitest('integration (PostgreSQL server)', ['integration'], { FLOWSMITH_TEST_DB: 'server' });
-} else {
-  process.stdout.write('\nTEST_DATABASE_URL is not set: the integration tests ran on embedded PGlite only.\n');
-}
-run('build web app', 'npx', ['vite', 'build', '--logLevel', 'warn']);
-vitest('end-to-end (Chromium)', ['e2e']);
+await stage([
+  { title: 'type check', command: 'npx', args: ['tsc', '--noEmit', '-p', 'tsconfig.json'] },
+  { title: 'lint', command: 'npx', args: ['eslint', '--max-warnings', '0', '.'] },
+  { title: 'module rules', command: 'npm', args: ['run', '--silent', 'lint:modules'] },
+  { title: 'build web app', command: 'npx', args: ['vite', 'build', '--logLevel', 'warn'] },
+]);
+if (!process.env.TEST_DATABASE_URL) process.stdout.write('\nTEST_DATABASE_URL is not set: the integration tests run on embedded PGlite only.\n');
+await stage([
+  vitestStep('unit and integration (embedded PGlite)', ['unit', 'integration']),
+  ...(process.env.TEST_DATABASE_URL ? [vitestStep('integration (PostgreSQL server)', ['integration'], { FLOWSMITH_TEST_DB: 'server' })] : []),
+]);
+await stage([vitestStep('end-to-end (Chromium)', ['e2e'])]);
 finish(totals.failed > 0 ? 1 : 0);
