@@ -12,6 +12,7 @@ import { recordFailedSignIn, secondsUntilUnlocked, signInCounters } from '../aut
 import type { Mailer } from '../mail/mailer.ts';
 import { accountDeletedMail } from '../mail/account-mails.ts';
 import { deleteOwnerEverywhere } from './account-deletion.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 export interface AccountDeletionRoutesOptions {
   auth: AuthLibrary;
@@ -48,14 +49,14 @@ export const accountDeletionRoutes: FastifyPluginAsyncZod<AccountDeletionRoutesO
       const user = request.user;
       const counters = signInCounters(user.email, request.ip);
       const lockedFor = await secondsUntilUnlocked(pool, counters, app.clock);
-      if (lockedFor > 0) throw new HttpError(429, 'locked_out', authMessages.lockout, { retryAfterSeconds: lockedFor });
+      if (lockedFor > 0) throw new HttpError(apiErrorCodes.locked_out, authMessages.lockout, { retryAfterSeconds: lockedFor });
       try {
         await auth.api.verifyPassword({ body: { password: request.body.password }, headers: toFetchHeaders(request) });
       } catch (error) {
         if (isAPIError(error) && error.statusCode < 500) {
           const nowLocked = await recordFailedSignIn(pool, counters, app.clock);
-          if (nowLocked) throw new HttpError(429, 'locked_out', authMessages.lockout, { retryAfterSeconds: await secondsUntilUnlocked(pool, counters, app.clock) });
-          throw new HttpError(401, 'wrong_password', accountDeletionMessages.wrongPassword);
+          if (nowLocked) throw new HttpError(apiErrorCodes.locked_out, authMessages.lockout, { retryAfterSeconds: await secondsUntilUnlocked(pool, counters, app.clock) });
+          throw new HttpError(apiErrorCodes.wrong_password, accountDeletionMessages.wrongPassword);
         }
         throw error;
       }

@@ -1,6 +1,5 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { isAPIError } from 'better-auth/api';
 import {
   forgotPasswordSchema,
@@ -10,6 +9,7 @@ import {
   signInSchema,
   signUpSchema,
   verifyEmailSchema,
+  verifyEmailResponseSchema,
   messageResponseSchema,
 } from '../../shared/auth/auth-schemas.ts';
 import { authMessages } from '../../shared/messages.ts';
@@ -21,6 +21,7 @@ import { forwardSetCookies, readSessionUser, toFetchHeaders } from './session.ts
 import { clearAccountFailures, recordFailedSignIn, secondsUntilUnlocked, signInCounters } from './login-lockout.ts';
 import { clientAddressKey } from '../platform/client-address.ts';
 import { findUserIdByResetToken, findUserById, markEmailVerified } from './account-queries.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 export interface AuthRoutesOptions {
   auth: AuthLibrary;
@@ -31,7 +32,7 @@ export interface AuthRoutesOptions {
 }
 
 const lockedOut = (seconds: number) =>
-  new HttpError(429, 'locked_out', authMessages.lockout, { retryAfterSeconds: seconds });
+  new HttpError(apiErrorCodes.locked_out, authMessages.lockout, { retryAfterSeconds: seconds });
 
 /**
  * The account API under /api/account. Each route validates with the shared schema and
@@ -79,10 +80,10 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
         if (isAPIError(error) && error.statusCode === 401) {
           const nowLocked = await recordFailedSignIn(pool, counters, clock);
           if (nowLocked) throw lockedOut(await secondsUntilUnlocked(pool, counters, clock));
-          throw new HttpError(401, 'invalid_credentials', authMessages.invalidCredentials);
+          throw new HttpError(apiErrorCodes.wrong_email_or_password, authMessages.invalidCredentials);
         }
         if (isAPIError(error) && error.statusCode === 403) {
-          throw new HttpError(403, 'email_not_verified', authMessages.emailNotVerified);
+          throw new HttpError(apiErrorCodes.email_not_verified, authMessages.emailNotVerified);
         }
         throw translateAuthError(error, authMessages.signInFallback);
       }
@@ -106,13 +107,13 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
 
   app.get('/session', { schema: { response: { 200: sessionResponseSchema } } }, async (request, reply) => {
     const user = await readSessionUser(auth, request, reply);
-    if (!user) throw new HttpError(401, 'not_signed_in', authMessages.notSignedIn);
+    if (!user) throw new HttpError(apiErrorCodes.not_signed_in, authMessages.notSignedIn);
     return { user };
   });
 
   app.post(
     '/verify-email',
-    { schema: { body: verifyEmailSchema, response: { 200: z.object({ message: z.string(), signedIn: z.boolean() }) } } },
+    { schema: { body: verifyEmailSchema, response: { 200: verifyEmailResponseSchema } } },
     async (request, reply) => {
       try {
         const result = await auth.api.verifyEmail({
@@ -125,7 +126,7 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
         return { message: 'Email Verified!', signedIn };
       } catch (error) {
         if (isAPIError(error) && error.statusCode < 500) {
-          throw new HttpError(400, 'verification_failed', authMessages.verificationProblem);
+          throw new HttpError(apiErrorCodes.verification_failed, authMessages.verificationProblem);
         }
         throw error;
       }
@@ -165,12 +166,12 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
       const { token, password } = request.body;
       const userId = await findUserIdByResetToken(pool, token, clock);
       const user = userId ? await findUserById(pool, userId) : null;
-      if (!user) throw new HttpError(400, 'invalid_reset_link', authMessages.invalidResetLink);
+      if (!user) throw new HttpError(apiErrorCodes.invalid_reset_link, authMessages.invalidResetLink);
       try {
         await auth.api.resetPassword({ body: { newPassword: password, token }, headers: toFetchHeaders(request) });
       } catch (error) {
         if (isAPIError(error) && error.statusCode < 500) {
-          throw new HttpError(400, 'invalid_reset_link', authMessages.invalidResetLink);
+          throw new HttpError(apiErrorCodes.invalid_reset_link, authMessages.invalidResetLink);
         }
         throw translateAuthError(error, authMessages.passwordUpdateFallback);
       }
@@ -189,11 +190,11 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
   );
 };
 
-/** Client mistakes keep better-auth's own message; anything else is the route's fallback. */
+/** Client mistakes keep better-auth's own status and message under our one code for them; anything else is the route's fallback. */
 function translateAuthError(error: unknown, fallback: string): Error {
   if (error instanceof HttpError) return error;
   if (isAPIError(error) && error.statusCode >= 400 && error.statusCode < 500) {
-    return new HttpError(error.statusCode, String(error.body?.code ?? 'auth_error').toLowerCase(), error.body?.message ?? fallback);
+    return new HttpError(apiErrorCodes.auth_refused, error.body?.message ?? fallback, { status: error.statusCode });
   }
-  return new HttpError(500, 'internal', fallback);
+  return new HttpError(apiErrorCodes.internal, fallback);
 }

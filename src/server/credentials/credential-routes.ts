@@ -20,6 +20,7 @@ import { offeredModels } from '../engine/openai-prices.ts';
 import { checkCredentials, CREDENTIAL_CHECK_TIMEOUT_MS, KlaviyoKeyCache, type CredentialCheckReport, type CredentialCheckServices } from './credential-checks.ts';
 import { hasStoredCredentials } from './credential-queries.ts';
 import { checkEncryption, readMaskedCredentials, resolveUnchangedSecrets, saveCredentials, toMaskedCredentials } from './credential-store.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * The credentials API under /api/credentials, registered in the signed-in context: every
@@ -41,7 +42,7 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
   async function resolveAndCheck(userId: string, submitted: Credentials, log: FastifyInstance['log']) {
     const resolved = await resolveUnchangedSecrets(pool, cipher, userId, submitted);
     if (Object.keys(resolved.fieldErrors).length > 0) {
-      throw new HttpError(400, 'validation', Object.values(resolved.fieldErrors)[0]!, { fieldErrors: resolved.fieldErrors as Record<string, string> });
+      throw new HttpError(apiErrorCodes.validation, Object.values(resolved.fieldErrors)[0]!, { fieldErrors: resolved.fieldErrors as Record<string, string> });
     }
     const report = await checkCredentials(resolved.credentials, services);
     if (report.problems.length > 0) log.info({ problems: report.problems }, 'credential check found problems');
@@ -50,8 +51,8 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
 
   function refuse(report: CredentialCheckReport): never {
     const fieldErrors = report.fieldErrors as Record<string, string>;
-    if (report.invalid) throw new HttpError(400, 'invalid_credentials', credentialMessages.invalidKeys, { fieldErrors });
-    throw new HttpError(503, 'service_unreachable', credentialMessages.servicesUnreachable, { fieldErrors });
+    if (report.invalid) throw new HttpError(apiErrorCodes.invalid_credentials, credentialMessages.invalidKeys, { fieldErrors });
+    throw new HttpError(apiErrorCodes.service_unreachable, credentialMessages.servicesUnreachable, { fieldErrors });
   }
 
   app.get('/status', { schema: { response: { 200: setupStatusResponseSchema } }, preHandler: rateLimited('read') }, async (request) => ({
@@ -106,9 +107,9 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
       } catch (error) {
         if (!(error instanceof ServiceError)) throw error;
         if (error.reachable) {
-          throw new HttpError(400, 'invalid_credentials', credentialCheckMessages.openaiKeyInvalid, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiKeyInvalid } });
+          throw new HttpError(apiErrorCodes.invalid_credentials, credentialCheckMessages.openaiKeyInvalid, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiKeyInvalid } });
         }
-        throw new HttpError(503, 'service_unreachable', credentialCheckMessages.openaiUnreachable, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiUnreachable } });
+        throw new HttpError(apiErrorCodes.service_unreachable, credentialCheckMessages.openaiUnreachable, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiUnreachable } });
       }
     },
   );

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HttpError } from '../platform/http-errors.ts';
+import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
 import { listGenerations } from '../engine/generation-queries.ts';
@@ -16,6 +16,7 @@ import {
 } from '../../shared/events/event-schemas.ts';
 import { eventLogMessages } from '../../shared/events/event-messages.ts';
 import { flowTypes } from '../../shared/flows/flow-types.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -52,7 +53,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
     { schema: { params: eventParamsSchema, response: { 200: eventDetailResponseSchema } }, preHandler: rateLimited('read') },
     async (request) => {
       const event = await findEventForUser(pool, request.user.id, request.params.eventId);
-      if (!event) throw new HttpError(404, 'not_found', eventLogMessages.eventNotFound);
+      if (!event) throw new HttpError(apiErrorCodes.not_found, eventLogMessages.eventNotFound);
       const [generations, deliveries] = await Promise.all([listGenerations(pool, event.id, event.attempt), listDeliveries(pool, event.id)]);
       return {
         event: {
@@ -85,7 +86,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
     '/:eventId/replay',
     { schema: { params: eventParamsSchema, response: { 202: replayResponseSchema } }, preHandler: rateLimited('write') },
     async (request, reply) => {
-      const replayed = await options.intake.accept({ kind: 'replay', userId: request.user.id, eventId: request.params.eventId });
+      const replayed = unlessRefused(await options.intake.accept({ kind: 'replay', userId: request.user.id, eventId: request.params.eventId }));
       return reply.status(202).send({ event: eventRecordToListItem(replayed.event) });
     },
   );

@@ -10,11 +10,12 @@ import {
 } from '../../shared/flows/flow-schemas.ts';
 import { rotateWebhookUrlResponseSchema, rotateWebhookUrlSchema } from '../../shared/flows/webhook-url-rotation.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import { HttpError } from '../platform/http-errors.ts';
+import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { listFlowsForUser, type FlowRecord } from './flow-queries.ts';
 import { listOwnerSpend, spendDay } from '../engine/flow-spend-queries.ts';
 import { flowCostsResponseSchema } from '../../shared/flows/flow-costs.ts';
 import { fixWebhookUrls, initializeFlows, rotateWebhookUrl, toApiFlow, updateFlow } from './flow-configurations.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * The flows API under /api/flows, registered in the signed-in context: every query is
@@ -78,9 +79,9 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       const problems = placeholderProblemsOf(request.params.flowType, request.body.assistants);
       if (problems.length > 0) {
         const fieldErrors = Object.fromEntries(problems.map((problem) => [`assistants.${problem.index}.prompt_template`, problem.message]));
-        throw new HttpError(400, 'validation', problems[0]!.message, { fieldErrors });
+        throw new HttpError(apiErrorCodes.validation, problems[0]!.message, { fieldErrors });
       }
-      const result = await updateFlow(pool, publicUrl, request.user.id, request.params.flowType, request.body);
+      const result = unlessRefused(await updateFlow(pool, publicUrl, request.user.id, request.params.flowType, request.body));
       return { ...result, flow: toApi(result.flow) };
     },
   );
@@ -99,7 +100,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       preHandler: rateLimited('write'),
     },
     async (request) => {
-      const flow = await rotateWebhookUrl(pool, publicUrl, app.clock.now(), request.user.id, request.params.flowType, request.body.graceMinutes);
+      const flow = unlessRefused(await rotateWebhookUrl(pool, publicUrl, app.clock.now(), request.user.id, request.params.flowType, request.body.graceMinutes));
       request.log.info({ userId: flow.userId, flowType: flow.flowType, graceMinutes: request.body.graceMinutes }, 'flow webhook URL rotated');
       return { flow: toApi(flow) };
     },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { flowParamsSchema } from '../../shared/flows/flow-schemas.ts';
 import { flowSignatureResponseSchema, flowSignatureSecretResponseSchema } from '../../shared/flows/flow-signature-schemas.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
+import { unlessRefused } from '../platform/http-errors.ts';
 import type { FlowSignatureCache } from '../intake/flow-signature-cache.ts';
 import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlowSigningSecret } from './flow-signature-queries.ts';
 
@@ -25,14 +26,14 @@ export const flowSignatureRoutes: FastifyPluginAsyncZod<FlowSignatureRoutesOptio
   app.get(
     '/:flowType/signature',
     { schema: { params: flowParamsSchema, response: { 200: flowSignatureResponseSchema } }, preHandler: rateLimited('read') },
-    async (request) => ({ signature: await readFlowSignature(pool, app.clock, request.user.id, request.params.flowType) }),
+    async (request) => ({ signature: unlessRefused(await readFlowSignature(pool, app.clock, request.user.id, request.params.flowType)) }),
   );
 
   app.post(
     '/:flowType/signature',
     { schema: { params: flowParamsSchema, response: { 200: flowSignatureSecretResponseSchema } }, preHandler: rateLimited('write') },
     async (request, reply) => {
-      const created = await requireFlowSignature(pool, cipher, app.clock, request.user.id, request.params.flowType);
+      const created = unlessRefused(await requireFlowSignature(pool, cipher, app.clock, request.user.id, request.params.flowType));
       cache.invalidate(created.flowId);
       // The secret must not linger in a cache between the server and the owner's browser.
       reply.header('cache-control', 'no-store');
@@ -44,7 +45,7 @@ export const flowSignatureRoutes: FastifyPluginAsyncZod<FlowSignatureRoutesOptio
     '/:flowType/signature/rotate',
     { schema: { params: flowParamsSchema, response: { 200: flowSignatureSecretResponseSchema } }, preHandler: rateLimited('write') },
     async (request, reply) => {
-      const created = await rotateFlowSigningSecret(pool, cipher, app.clock, request.user.id, request.params.flowType);
+      const created = unlessRefused(await rotateFlowSigningSecret(pool, cipher, app.clock, request.user.id, request.params.flowType));
       cache.invalidate(created.flowId);
       reply.header('cache-control', 'no-store');
       return { signature: created.signature, secret: created.secret };
@@ -55,7 +56,7 @@ export const flowSignatureRoutes: FastifyPluginAsyncZod<FlowSignatureRoutesOptio
     '/:flowType/signature',
     { schema: { params: flowParamsSchema, response: { 200: flowSignatureResponseSchema } }, preHandler: rateLimited('write') },
     async (request) => {
-      const removed = await removeFlowSignature(pool, request.user.id, request.params.flowType);
+      const removed = unlessRefused(await removeFlowSignature(pool, request.user.id, request.params.flowType));
       cache.invalidate(removed.flowId);
       return { signature: removed.signature };
     },

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { inTransaction, type Queryable } from '../database/database.ts';
 import { isDatabaseUnavailable, isForeignKeyViolation } from '../database/database-errors.ts';
-import { HttpError } from '../platform/http-errors.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, refused, type Refused } from '../platform/http-errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { CredentialCipher } from '../credentials/credential-cipher.ts';
@@ -24,14 +24,16 @@ import { webhookConsoleMessages } from '../../shared/webhooks/webhook-messages.t
 import { flowTypeDetails, flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * Receiving, for every source (docs/architecture.md): the Shopify or generic webhook, the
  * browsing pixel, the console's test send and the owner's replay each come in through
  * `accept`, which verifies what the source must prove, keeps duplicates once, and stores
  * the event with its job in one transaction before it answers. A refusal is recorded on
- * the flow with its reason (so the owner sees what was turned away) and thrown as the
- * HttpError the sender gets. Routes only find the flow an address names and translate.
+ * the flow with its reason (so the owner sees what was turned away) and returned as the
+ * `Refused` result the route answers the sender with. Routes only find the flow an
+ * address names and translate.
  */
 
 /** A request to a public intake address, as the route hands it over. */
@@ -94,6 +96,27 @@ const MAX_REJECTED_BODY_CHARS = 16_384;
 /** Refusals of a body seen before it is read (its size, its type), decided by the HTTP layer. */
 export type BodyRefusal = 'too_large' | 'unsupported_media_type';
 
+/**
+ * How a refusal leaves the depths of one submission's checks: thrown inside the intake
+ * only, and returned from its public methods as the `Refused` result.
+ */
+class SubmissionRefused extends Error {
+  readonly refusal: Refused;
+  constructor(refusal: Refused) {
+    super(refusal.message);
+    this.refusal = refusal;
+  }
+}
+
+async function refusalAsResult<T>(work: () => Promise<T>): Promise<T | Refused> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SubmissionRefused) return error.refusal;
+    throw error;
+  }
+}
+
 export class Intake {
   private readonly deps: IntakeDependencies;
   private readonly batcher: IntakeBatcher;
@@ -111,34 +134,40 @@ export class Intake {
     this.flowSignatures = deps.flowSignatures;
   }
 
-  accept(submission: Extract<Submission, { kind: 'replay' }>): Promise<Replayed>;
-  accept(submission: Exclude<Submission, { kind: 'replay' }>): Promise<Accepted>;
-  async accept(submission: Submission): Promise<Accepted | Replayed> {
-    switch (submission.kind) {
-      case 'webhook':
-        return this.acceptWebhook(submission.flow, submission.request);
-      case 'pixel':
-        return this.acceptPixel(submission.flow, submission.request);
-      case 'test':
-        return this.acceptTestSend(submission.flow, submission.payloadText, submission.dryRun);
-      case 'replay':
-        return this.acceptReplay(submission.userId, submission.eventId);
-    }
+  accept(submission: Extract<Submission, { kind: 'replay' }>): Promise<Replayed | Refused>;
+  accept(submission: Exclude<Submission, { kind: 'replay' }>): Promise<Accepted | Refused>;
+  async accept(submission: Submission): Promise<Accepted | Replayed | Refused> {
+    return refusalAsResult(() => {
+      switch (submission.kind) {
+        case 'webhook':
+          return this.acceptWebhook(submission.flow, submission.request);
+        case 'pixel':
+          return this.acceptPixel(submission.flow, submission.request);
+        case 'test':
+          return this.acceptTestSend(submission.flow, submission.payloadText, submission.dryRun);
+        case 'replay':
+          return this.acceptReplay(submission.userId, submission.eventId);
+      }
+    });
   }
 
   /** The flow a webhook URL names, or 404 that says nothing more (a wrong type is recorded for its owner). */
-  async flowOfWebhookAddress(address: { flowType: string; flowKey: string }, request: IntakeRequest): Promise<FlowRecord> {
+  async flowOfWebhookAddress(address: { flowType: string; flowKey: string }, request: IntakeRequest): Promise<FlowRecord | Refused> {
+    return refusalAsResult(() => this.findWebhookFlow(address, request));
+  }
+
+  private async findWebhookFlow(address: { flowType: string; flowKey: string }, request: IntakeRequest): Promise<FlowRecord> {
     const flow = await this.readingFlows(() => this.webhookFlows.find(address.flowKey));
     if (!flow) {
       this.deps.observer?.rejected('unknown', 'unknown_flow');
       this.deps.logger.info({ reason: 'unknown_flow' }, 'webhook rejected');
-      throw new HttpError(404, 'not_found', requestMessages.notFound);
+      throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
     }
     if (flow.flowType !== address.flowType) {
       const known = (flowTypes as readonly string[]).includes(address.flowType);
       const sentTo = known ? flowTypeDetails[address.flowType as FlowType].title : address.flowType.slice(0, 50);
       await this.refuse(flow, 'webhook', request, 'wrong_flow_type', rejectionReasons.wrongFlowType(sentTo, flowTypeDetails[flow.flowType].title), null);
-      throw new HttpError(404, 'not_found', requestMessages.notFound);
+      throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
     }
     return flow;
   }
@@ -147,32 +176,36 @@ export class Intake {
    * The browsing flow a pixel key names, or 404 that says nothing more: a key of another
    * flow type is as unknown as a made-up one, and a key that is not one is not looked up.
    */
-  async flowOfPixelAddress(pixelKey: string): Promise<FlowRecord> {
+  async flowOfPixelAddress(pixelKey: string): Promise<FlowRecord | Refused> {
+    return refusalAsResult(() => this.findPixelFlow(pixelKey));
+  }
+
+  private async findPixelFlow(pixelKey: string): Promise<FlowRecord> {
     const flow = pixelKeyPattern.test(pixelKey) ? await this.readingFlows(() => this.pixelFlows.find(pixelKey)) : null;
     if (!flow || flow.flowType !== 'browser_abandonment') {
       this.deps.observer?.rejected('pixel', 'unknown_flow');
       this.deps.logger.info({ reason: 'unknown_pixel_key' }, 'webhook rejected');
-      throw new HttpError(404, 'not_found', requestMessages.notFound);
+      throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
     }
     return flow;
   }
 
   /** A body refused before it was read: recorded on the flow, answered 413 or 415. */
-  async refuseUnreadBody(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, refusal: BodyRefusal): Promise<never> {
+  async refuseUnreadBody(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, refusal: BodyRefusal): Promise<Refused> {
     if (refusal === 'too_large') {
       const pixel = kind === 'pixel';
       await this.refuse(flow, kind, request, 'body_too_large', pixel ? rejectionReasons.pixelBodyTooLarge : rejectionReasons.bodyTooLarge, null);
-      throw new HttpError(413, 'body_too_large', pixel ? webhookMessages.pixelBodyTooLarge : webhookMessages.bodyTooLarge);
+      return refused(apiErrorCodes.body_too_large, pixel ? webhookMessages.pixelBodyTooLarge : webhookMessages.bodyTooLarge);
     }
     await this.refuse(flow, kind, request, 'unsupported_media_type', rejectionReasons.unsupportedMediaType(request.contentType?.slice(0, 100) ?? ''), null);
-    throw new HttpError(415, 'unsupported_media_type', webhookMessages.unsupportedMediaType);
+    return refused(apiErrorCodes.unsupported_media_type, webhookMessages.unsupportedMediaType);
   }
 
   private async acceptWebhook(flow: FlowRecord, request: IntakeRequest): Promise<Accepted> {
     const text = request.body.toString('utf8');
     if (request.body.length === 0) {
       await this.refuse(flow, 'webhook', request, 'empty_body', rejectionReasons.emptyBody, null);
-      throw new HttpError(400, 'empty_body', webhookMessages.emptyBody);
+      throw new SubmissionRefused(refused(apiErrorCodes.empty_body, webhookMessages.emptyBody));
     }
     // One decision, before anything reads the body: a request claiming to be Shopify is
     // held to Shopify's signature and never to the generic one (intake-details.ts).
@@ -199,7 +232,7 @@ export class Intake {
         .map((issue) => `${issue.path.join('.') || 'body'}: ${issue.message}`)
         .join('; ');
       await this.refuse(flow, 'pixel', request, 'not_pixel_event', rejectionReasons.notPixelEvent(problems), text);
-      throw new HttpError(400, 'not_pixel_event', webhookMessages.notPixelEvent);
+      throw new SubmissionRefused(refused(apiErrorCodes.not_pixel_event, webhookMessages.notPixelEvent));
     }
     const receivedAt = this.deps.clock.now();
     const details = readPixelIntakeDetails(pixel.data, flow, receivedAt);
@@ -215,12 +248,12 @@ export class Intake {
     } catch (error) {
       if (error instanceof JsonTextError && error.problem !== 'malformed') {
         const message = error.problem === 'too_deep' ? requestMessages.tooDeeplyNested : requestMessages.tooManyMembers;
-        throw new HttpError(400, error.problem, message, { fieldErrors: { payload: message } });
+        throw new SubmissionRefused(refused(error.problem, message, { status: 400, fieldErrors: { payload: message } }));
       }
       payload = null;
     }
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-      throw new HttpError(400, 'invalid_json', webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } });
+      throw new SubmissionRefused(refused(apiErrorCodes.invalid_json, webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } }));
     }
     const details = readIntakeDetails('test', {}, payload as Record<string, unknown>, flow, this.deps.clock.now());
     return this.store(flow, details, { rawBody: payloadText, contentType: 'application/json', headers: {} }, dryRun);
@@ -235,8 +268,8 @@ export class Intake {
     });
     if (!replayed) {
       const existing = await findEventForUser(this.deps.pool, userId, eventId);
-      if (!existing) throw new HttpError(404, 'not_found', eventLogMessages.eventNotFound);
-      throw new HttpError(409, 'not_replayable', eventLogMessages.replayNotAllowed);
+      if (!existing) throw new SubmissionRefused(refused(apiErrorCodes.not_found, eventLogMessages.eventNotFound));
+      throw new SubmissionRefused(refused(apiErrorCodes.not_replayable, eventLogMessages.replayNotAllowed));
     }
     this.deps.logger.info({ eventId: replayed.id, attempt: replayed.attempt }, 'event replayed');
     return { eventId: replayed.id, status: replayed.status, duplicate: false, event: replayed };
@@ -251,9 +284,9 @@ export class Intake {
     } catch (error) {
       // The flow (or its owner's account) was deleted after the request found it in the
       // intake's cache: the address no longer exists, and a retry would find that too.
-      if (isForeignKeyViolation(error)) throw new HttpError(404, 'not_found', requestMessages.notFound);
+      if (isForeignKeyViolation(error)) throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
       this.deps.logger.error({ err: error, userId: flow.userId, flowType: flow.flowType }, 'intake: the event could not be stored');
-      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
     this.deps.observer?.accepted(details.source);
     this.deps.logger.info({ eventId: stored.id, flowType: flow.flowType, source: details.source, status: stored.status, duplicate: !stored.inserted }, 'event accepted');
@@ -271,26 +304,26 @@ export class Intake {
     // Repeated empty headers arrive joined as ", ": that is no signature either.
     if (signature.replace(/[\s,]/g, '') === '') {
       await this.refuse(flow, 'webhook', request, 'shopify_unsigned', rejectionReasons.shopifyUnsigned, text);
-      throw new HttpError(401, 'signature_required', webhookMessages.shopifyUnsigned);
+      throw new SubmissionRefused(refused(apiErrorCodes.signature_required, webhookMessages.shopifyUnsigned));
     }
     let check: { valid: boolean; secrets: string[] };
     try {
       check = await this.signingSecrets.verify(flow.userId, (secrets) => verifyShopifySignature(request.body, signature, secrets));
     } catch (error) {
       this.deps.logger.error({ err: error }, 'intake: could not read the signing secrets');
-      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
     if (check.secrets.length === 0) {
       await this.refuse(flow, 'webhook', request, 'no_signing_secret', rejectionReasons.noSigningSecret, text);
-      throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
+      throw new SubmissionRefused(refused(apiErrorCodes.bad_signature, webhookMessages.badSignature));
     }
     if (!check.valid) {
       await this.refuse(flow, 'webhook', request, 'bad_signature', rejectionReasons.signatureMismatch, text);
-      throw new HttpError(401, 'bad_signature', webhookMessages.badSignature);
+      throw new SubmissionRefused(refused(apiErrorCodes.bad_signature, webhookMessages.badSignature));
     }
     if (!shopifyTopicOf(request.headers)) {
       await this.refuse(flow, 'webhook', request, 'topic_missing', rejectionReasons.shopifyTopicMissing, text);
-      throw new HttpError(400, 'topic_missing', webhookMessages.shopifyTopicMissing);
+      throw new SubmissionRefused(refused(apiErrorCodes.topic_missing, webhookMessages.shopifyTopicMissing));
     }
   }
 
@@ -305,20 +338,20 @@ export class Intake {
       outcome = await this.flowSignatures.check(flow.id, request.body, header);
     } catch (error) {
       this.deps.logger.error({ err: error }, 'intake: could not read the flow signing secrets');
-      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
     if (outcome === 'valid' || outcome === 'not_required') return;
     const nowSeconds = Math.floor(this.deps.clock.now().getTime() / 1000);
     const refusals = {
-      missing: { reason: signatureRejectionReasons.missing, code: 'signature_required', message: signatureAnswerMessages.missing },
-      malformed: { reason: signatureRejectionReasons.malformed, code: 'bad_signature', message: signatureAnswerMessages.malformed },
-      expired: { reason: signatureRejectionReasons.expired(signatureAgeSeconds(header ?? '', nowSeconds)), code: 'signature_expired', message: signatureAnswerMessages.expired },
-      mismatch: { reason: signatureRejectionReasons.mismatch, code: 'bad_signature', message: signatureAnswerMessages.mismatch },
-      unreadable: { reason: signatureRejectionReasons.unreadable, code: 'bad_signature', message: signatureAnswerMessages.mismatch },
+      missing: { reason: signatureRejectionReasons.missing, code: apiErrorCodes.signature_required, message: signatureAnswerMessages.missing },
+      malformed: { reason: signatureRejectionReasons.malformed, code: apiErrorCodes.bad_signature, message: signatureAnswerMessages.malformed },
+      expired: { reason: signatureRejectionReasons.expired(signatureAgeSeconds(header ?? '', nowSeconds)), code: apiErrorCodes.signature_expired, message: signatureAnswerMessages.expired },
+      mismatch: { reason: signatureRejectionReasons.mismatch, code: apiErrorCodes.bad_signature, message: signatureAnswerMessages.mismatch },
+      unreadable: { reason: signatureRejectionReasons.unreadable, code: apiErrorCodes.bad_signature, message: signatureAnswerMessages.mismatch },
     } as const;
     const refusal = refusals[outcome];
     await this.refuse(flow, 'webhook', request, refusal.code, refusal.reason, text);
-    throw new HttpError(401, refusal.code, refusal.message);
+    throw new SubmissionRefused(refused(refusal.code, refusal.message));
   }
 
   /**
@@ -337,22 +370,22 @@ export class Intake {
     } catch (error) {
       const problem = error instanceof JsonTextError ? error.problem : 'malformed';
       const refusals = {
-        malformed: { reason: rejectionReasons.malformedJson((error as Error).message), code: 'malformed_json', message: webhookMessages.malformedJson },
-        too_deep: { reason: rejectionReasons.tooDeep(defaultJsonLimits.maxDepth), code: 'too_deep', message: webhookMessages.tooDeep(defaultJsonLimits.maxDepth) },
+        malformed: { reason: rejectionReasons.malformedJson((error as Error).message), code: apiErrorCodes.malformed_json, message: webhookMessages.malformedJson },
+        too_deep: { reason: rejectionReasons.tooDeep(defaultJsonLimits.maxDepth), code: apiErrorCodes.too_deep, message: webhookMessages.tooDeep(defaultJsonLimits.maxDepth) },
         too_many_members: {
           reason: rejectionReasons.tooManyMembers(defaultJsonLimits.maxMembers),
-          code: 'too_many_members',
+          code: apiErrorCodes.too_many_members,
           message: webhookMessages.tooManyMembers(defaultJsonLimits.maxMembers),
         },
       } as const;
       const refusal = refusals[problem];
       await this.refuse(flow, kind, request, refusal.code, refusal.reason, text || null);
-      throw new HttpError(400, refusal.code, refusal.message);
+      throw new SubmissionRefused(refused(refusal.code, refusal.message, { status: 400 }));
     }
     const payload = parsed.value;
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       await this.refuse(flow, kind, request, 'not_an_object', rejectionReasons.notAnObject, text);
-      throw new HttpError(400, 'not_an_object', webhookMessages.notAnObject);
+      throw new SubmissionRefused(refused(apiErrorCodes.not_an_object, webhookMessages.notAnObject));
     }
     return { payload: payload as Record<string, unknown>, parsed };
   }
@@ -395,7 +428,7 @@ export class Intake {
       // Whatever failed, the sender should come back: only the database is read here.
       if (!isDatabaseUnavailable(error)) this.deps.logger.error({ err: error }, 'intake: could not read the flow');
       else this.deps.logger.warn('intake: the database is unavailable');
-      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
   }
 }

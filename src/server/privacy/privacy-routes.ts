@@ -15,6 +15,7 @@ import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
 import { ensurePrivacyEndpointKey, findPrivacyExport, listPrivacyRequests } from './privacy-queries.ts';
 import { exportShopper } from './shopper-data-registry.ts';
 import { eraseShopperForOwner, summariseShopper } from './shopper-lookup.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 export interface PrivacyRouteOptions {
   loadCredentials: CredentialsLoader;
@@ -44,7 +45,7 @@ export const privacyRoutes: FastifyPluginAsyncZod<PrivacyRouteOptions> = async (
 
   app.get('/requests/:id/export', { schema: { params: z.object({ id: z.string().max(100) }) }, preHandler: rateLimited('read') }, async (request, reply) => {
     const found = await findPrivacyExport(pool, request.user.id, request.params.id);
-    if (!found) throw new HttpError(404, 'not_found', privacyMessages.exportNotFound);
+    if (!found) throw new HttpError(apiErrorCodes.not_found, privacyMessages.exportNotFound);
     const download = asDownload(`flowsmith-data-request-${request.params.id}.json`, found.content);
     return reply.headers(download.headers).type('application/json').send(download.body);
   });

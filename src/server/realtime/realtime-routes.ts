@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HttpError } from '../platform/http-errors.ts';
+import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
 import { findFlowByWebhookKey, findFlowForUser, listFlowsForUser } from '../flows/flow-queries.ts';
@@ -18,6 +18,7 @@ import {
   webhookStatusResponseSchema,
 } from '../../shared/webhooks/webhook-schemas.ts';
 import { webhookConsoleMessages, webhookHandlerMessages } from '../../shared/webhooks/webhook-messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** A comment line now and then keeps proxies and browsers from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
@@ -77,7 +78,7 @@ export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = 
 
   app.get('/:flowType', { schema: { params: consoleParamsSchema, querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
     const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
-    if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
+    if (!flow) throw new HttpError(apiErrorCodes.not_found, requestMessages.notFound);
     const resumeFrom = resumeCursor(request.headers['last-event-id'], request.query.lastEventId);
     // HEAD asks whether the stream is there: its headers, and no stream to hold open.
     if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
@@ -160,9 +161,9 @@ export const testSendRoutes: FastifyPluginAsyncZod<TestSendRoutesOptions> = asyn
     { schema: { params: consoleParamsSchema, body: testWebhookBodySchema, response: { 202: testWebhookResponseSchema } }, preHandler: rateLimited('write') },
     async (request, reply) => {
       const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
-      if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
-      if (!flow.webhookUrl) throw new HttpError(409, 'no_webhook_url', webhookConsoleMessages.noWebhookUrl);
-      const stored = await options.intake.accept({ kind: 'test', flow, payloadText: request.body.payload, dryRun: request.body.dryRun ?? false });
+      if (!flow) throw new HttpError(apiErrorCodes.not_found, requestMessages.notFound);
+      if (!flow.webhookUrl) throw new HttpError(apiErrorCodes.no_webhook_url, webhookConsoleMessages.noWebhookUrl);
+      const stored = unlessRefused(await options.intake.accept({ kind: 'test', flow, payloadText: request.body.payload, dryRun: request.body.dryRun ?? false }));
       return reply.status(202).send({ success: true, ...stored });
     },
   );
@@ -186,7 +187,7 @@ export const webhookStatusRoutes: FastifyPluginAsyncZod = async (app) => {
       // The URL names the flow by its key, as the webhook route reads it: a rotated-away key
       // is unknown here as soon as the webhook route stops taking it.
       const flow = known ? await findFlowByWebhookKey(pool, flowId, app.clock.now()) : null;
-      if (!flow || flow.flowType !== flowType) throw new HttpError(404, 'not_found', webhookHandlerMessages.notFound);
+      if (!flow || flow.flowType !== flowType) throw new HttpError(apiErrorCodes.not_found, webhookHandlerMessages.notFound);
       return {
         success: flow.isActive,
         message: flow.isActive ? webhookHandlerMessages.active : webhookHandlerMessages.inactive,

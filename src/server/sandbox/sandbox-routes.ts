@@ -19,6 +19,7 @@ import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
 import { endSandboxPeriod, ensureSandboxAccount, findSandboxAccount, hasOpenSandboxPeriod, listSandboxPeriods, listSandboxProfiles, saveSandboxOpenaiKey, startSandboxPeriod } from './sandbox-queries.ts';
 import { sendSampleActivity } from './sample-activity.ts';
 import { sandboxKeyContext } from './sandbox-credentials.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * The sandbox under /api/sandbox, in the signed-in context: everything is keyed by
@@ -77,8 +78,8 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ intake: Intake }> = async (a
   /** "Use my real services": events from now on go to the owner's saved services. */
   app.post('/leave', { schema: { response: { 200: sandboxStatusSchema } }, preHandler: rateLimited('write') }, async (request) => {
     const userId = request.user.id;
-    if (!(await hasStoredCredentials(pool, userId))) throw new HttpError(409, 'credentials_missing', sandboxMessages.needCredentials);
-    if (!(await endSandboxPeriod(pool, userId, app.clock.now()))) throw new HttpError(409, 'not_in_sandbox', sandboxMessages.notInSandbox);
+    if (!(await hasStoredCredentials(pool, userId))) throw new HttpError(apiErrorCodes.credentials_missing, sandboxMessages.needCredentials);
+    if (!(await endSandboxPeriod(pool, userId, app.clock.now()))) throw new HttpError(apiErrorCodes.not_in_sandbox, sandboxMessages.notInSandbox);
     request.log.info({ userId }, 'sandbox left for the real services');
     return statusOf(pool, userId);
   });
@@ -89,7 +90,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ intake: Intake }> = async (a
     async (request) => {
       const userId = request.user.id;
       const account = await findSandboxAccount(pool, userId);
-      if (!account || !(await hasOpenSandboxPeriod(pool, userId))) throw new HttpError(409, 'not_in_sandbox', sandboxMessages.notInSandbox);
+      if (!account || !(await hasOpenSandboxPeriod(pool, userId))) throw new HttpError(apiErrorCodes.not_in_sandbox, sandboxMessages.notInSandbox);
       const wanted = request.body.flowType ? [request.body.flowType] : [...flowTypes];
       const events = await sendSampleActivity({ pool, clock: app.clock, intake: options.intake, enqueue: (db, job) => app.engine.enqueue(db, job) }, account, wanted);
       return { events };
@@ -106,7 +107,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ intake: Intake }> = async (a
     { schema: { body: sandboxOpenaiKeyRequestSchema, response: { 200: sandboxStatusSchema } }, preHandler: rateLimited('write') },
     async (request) => {
       const userId = request.user.id;
-      if (!(await findSandboxAccount(pool, userId))) throw new HttpError(409, 'no_sandbox', sandboxMessages.noSandboxAccount);
+      if (!(await findSandboxAccount(pool, userId))) throw new HttpError(apiErrorCodes.no_sandbox, sandboxMessages.noSandboxAccount);
       const key = request.body.openaiApiKey;
       await saveSandboxOpenaiKey(pool, userId, key ? app.credentialCipher.encrypt(key, sandboxKeyContext(userId)) : null);
       return statusOf(pool, userId);

@@ -9,6 +9,7 @@ import type { ShopifyConnection } from '../credentials/shopify-token-provider.ts
 import { connectStore, listFlowSubscriptions, missingWebhookScopes } from './store-connection.ts';
 import { describeShopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { isPublicAddress } from './public-address.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** A store with many subscriptions takes several calls; the browser waits this long at most. */
 const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
@@ -51,7 +52,7 @@ export const shopifyConnectRoutes: FastifyPluginAsyncZod = async (app) => {
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       if (error.code === 'unauthorized' && connection) await app.shopifyTokens.invalidate(userId, connection.accessToken);
-      throw new HttpError(502, 'shopify_failed', ownerMessageOf(error));
+      throw new HttpError(apiErrorCodes.shopify_failed, ownerMessageOf(error));
     }
   }
 
@@ -62,15 +63,15 @@ export const shopifyConnectRoutes: FastifyPluginAsyncZod = async (app) => {
   });
 
   app.post('/connect', { schema: { response: { 200: connectResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
-    if (!isPublicAddress(publicUrl)) throw new HttpError(409, 'not_public', m.notPublic);
+    if (!isPublicAddress(publicUrl)) throw new HttpError(apiErrorCodes.not_public, m.notPublic);
     const flows = await listFlowsForUser(pool, request.user.id);
     const result = await askShopify(request.user.id, async (connection, signal) => {
       // Checked first, so the owner reads which scope to add instead of a half-made registration.
       const missing = await missingWebhookScopes(connection, flows, signal);
-      if (missing.length > 0) throw new HttpError(409, 'shopify_missing_scope', m.shopifyMissingScopes(describeShopifyScopes(missing), missing.length));
+      if (missing.length > 0) throw new HttpError(apiErrorCodes.shopify_missing_scope, m.shopifyMissingScopes(describeShopifyScopes(missing), missing.length));
       return connectStore(connection, publicUrl, flows, signal);
     });
-    if (!result) throw new HttpError(409, 'shopify_not_configured', m.noCredentials);
+    if (!result) throw new HttpError(apiErrorCodes.shopify_not_configured, m.noCredentials);
     request.log.info({ created: result.created, updated: result.updated, deleted: result.deleted }, 'store webhooks connected');
     return result;
   });

@@ -4,6 +4,7 @@ import { rateLimited } from '../platform/user-rate-limit.ts';
 import { findFlowForUser } from '../flows/flow-queries.ts';
 import { pixelAddressResponseSchema, pixelUrlOf } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * `GET /api/flows/browser_abandonment/pixel`, in the signed-in context: the address the
@@ -19,7 +20,7 @@ export const pixelAddressRoutes: FastifyPluginAsyncZod = async (app) => {
     { schema: { response: { 200: pixelAddressResponseSchema } }, preHandler: rateLimited('read') },
     async (request) => {
       const flow = await findFlowForUser(pool, request.user.id, 'browser_abandonment');
-      if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
+      if (!flow) throw new HttpError(apiErrorCodes.not_found, requestMessages.notFound);
       return { pixelUrl: pixelUrlOf(app.appConfig.publicUrl, flow.pixelKey) };
     },
   );
