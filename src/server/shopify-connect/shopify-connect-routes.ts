@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { connectResponseSchema, subscriptionsResponseSchema } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 import { shopifyConnectMessages as m } from '../../shared/shopify-connect/shopify-connect-messages.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
@@ -10,6 +9,8 @@ import { connectStore, listFlowSubscriptions, missingWebhookScopes } from './sto
 import { describeShopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { isPublicAddress } from './public-address.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 /** A store with many subscriptions takes several calls; the browser waits this long at most. */
 const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
@@ -56,13 +57,13 @@ export const shopifyConnectRoutes: FastifyPluginAsyncZod = async (app) => {
     }
   }
 
-  app.get('/subscriptions', { schema: { response: { 200: subscriptionsResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.shopify.subscriptions, { preHandler: rateLimited('read') }, async (request) => {
     const flows = await listFlowsForUser(pool, request.user.id);
     const subscriptions = await askShopify(request.user.id, (connection, signal) => listFlowSubscriptions(connection, flows, signal));
     return { configured: subscriptions !== null, publicAddress: isPublicAddress(publicUrl), subscriptions: subscriptions ?? [] };
   });
 
-  app.post('/connect', { schema: { response: { 200: connectResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
+  await registerEndpoint(app, endpoints.shopify.connect, { preHandler: rateLimited('write') }, async (request) => {
     if (!isPublicAddress(publicUrl)) throw new HttpError(apiErrorCodes.not_public, m.notPublic);
     const flows = await listFlowsForUser(pool, request.user.id);
     const result = await askShopify(request.user.id, async (connection, signal) => {
