@@ -72,6 +72,25 @@ function httpErrorsOutsideRoutes(sources: Source[]): string[] {
   return sources.filter(({ file, text }) => !httpPlumbing.some((pattern) => pattern.test(file)) && /new HttpError\(/.test(text)).map(({ file }) => file);
 }
 
+/**
+ * Routes are registered from the endpoint table (registerEndpoint) except the ones the
+ * table does not hold: the public intake addresses, whose raw bodies and answers are the
+ * senders' contract, the operators' health and metrics, and the web pages.
+ */
+const ownRegistration = [
+  /^src\/server\/webhooks\/webhook-routes\.ts$/,
+  /^src\/server\/privacy\/privacy-webhook-routes\.ts$/,
+  /^src\/server\/observability\/observability-routes\.ts$/,
+  /^src\/server\/web-pages\/web-page-routes\.ts$/,
+];
+const routeRegistration = /\b(?:app|scope)\.(?:get|post|put|patch|delete|route)\(/;
+
+function routesRegisteredByHand(sources: Source[]): string[] {
+  return sources
+    .filter(({ file, text }) => file.endsWith('-routes.ts') && !ownRegistration.some((pattern) => pattern.test(file)) && routeRegistration.test(text))
+    .map(({ file }) => file);
+}
+
 const serverCodeLiterals = (sources: Source[]) => errorCodeLiterals(sources, answeringPlaces);
 const webCodeLiterals = (sources: Source[]) => errorCodeLiterals(sources, [anyLiteral]);
 
@@ -119,9 +138,22 @@ describe('the HTTP contract scans', () => {
     ];
     expect(httpErrorsOutsideRoutes(sources)).toEqual(['src/server/flows/flow-queries.ts']);
   });
+
+  it('find a route registered by hand outside the table', () => {
+    const sources = [
+      { file: 'src/server/flows/flow-routes.ts', text: "app.get('/', { schema: { response: { 200: flowListResponseSchema } } }, list);" },
+      { file: 'src/server/events/event-routes.ts', text: "await registerEndpoint(app, endpoints.events.list, {}, list);" },
+      { file: 'src/server/webhooks/webhook-routes.ts', text: "app.post('/api/webhooks/:flowType/:flowId', options, receive);" },
+    ];
+    expect(routesRegisteredByHand(sources)).toEqual(['src/server/flows/flow-routes.ts']);
+  });
 });
 
 describe("the app's HTTP contract", () => {
+  it('registers every other route from the endpoint table', async () => {
+    expect(routesRegisteredByHand(await sourcesUnder('src/server'))).toEqual([]);
+  });
+
   it('makes HTTP errors only in routes, the platform and the HTTP hooks', async () => {
     expect(httpErrorsOutsideRoutes(await sourcesUnder('src/server'))).toEqual([]);
   });

@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import type { CredentialsLoader } from '../engine/engine-credentials.ts';
@@ -37,7 +36,7 @@ export const privacyRoutes: FastifyPluginAsyncZod<PrivacyRouteOptions> = async (
     requests: await listPrivacyRequests(pool, request.user.id),
   }));
 
-  app.get('/requests/:id/export', { schema: { params: z.object({ id: z.string().max(100) }) }, preHandler: rateLimited('read') }, async (request, reply) => {
+  await registerEndpoint(app, endpoints.privacy.requestExport, { preHandler: rateLimited('read') }, async (request, reply) => {
     const found = await findPrivacyExport(pool, request.user.id, request.params.id);
     if (!found) throw new HttpError(apiErrorCodes.not_found, privacyMessages.exportNotFound);
     const download = asDownload(`flowsmith-data-request-${request.params.id}.json`, found.content);

@@ -189,6 +189,8 @@ export const endpoints = {
   privacy: {
     endpoint: endpoint('GET', '/api/privacy/endpoint', async () => ({ response: (await privacySchemas()).privacyEndpointSchema })),
     requests: endpoint('GET', '/api/privacy/requests', async () => ({ response: (await privacySchemas()).privacyRequestListSchema })),
+    /** A download: the address a request's `exportLocation` names. */
+    requestExport: endpoint('GET', '/api/privacy/requests/:id/export', async () => ({ params: (await privacySchemas()).privacyRequestParamsSchema })),
     shopper: endpoint('GET', '/api/privacy/shoppers', async () => {
       const s = await privacySchemas();
       return { query: s.shopperQuerySchema, response: s.shopperSummarySchema };
