@@ -55,6 +55,7 @@ import { createBackground, type Background } from './background/background.ts';
 import { appBackgroundParts } from './background/background-parts.ts';
 import { createDatabaseUpkeep, type DatabaseUpkeep, type DatabaseUpkeepOptions } from './database/database-upkeep.ts';
 import { accountDeletionRoutes } from './account/account-deletion-routes.ts';
+import { apiErrorCodes } from '../shared/api/error-codes.ts';
 
 export interface AppDependencies {
   config: AppConfig;
@@ -118,7 +119,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     exposeHeadRoutes: true,
     // A path the router cannot decode (a stray %) gets the shared error body, not Fastify's.
     frameworkErrors: (_error, _request, reply) => {
-      void (reply as FastifyReply).status(400).send({ error: 'malformed_address', message: requestMessages.malformedAddress });
+      void (reply as FastifyReply).status(400).send({ error: apiErrorCodes.malformed_address, message: requestMessages.malformedAddress });
     },
   }).withTypeProvider<ZodTypeProvider>();
 
@@ -184,7 +185,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(rateLimit, {
     global: false,
     errorResponseBuilder: (_request, context) =>
-      new HttpError(429, 'rate_limited', requestMessages.rateLimited, {
+      new HttpError(apiErrorCodes.rate_limited, requestMessages.rateLimited, {
         retryAfterSeconds: Math.ceil(context.ttl / 1000),
       }),
   });

@@ -13,6 +13,7 @@ import { loadServiceCredentials } from '../../src/server/credentials/credential-
 import { rotateCredentialsKey } from '../../src/server/credentials/credential-key-rotation.ts';
 import { createMissingFlows } from '../../src/server/flows/flow-queries.ts';
 import { loadFlowSigningSecrets, requireFlowSignature } from '../../src/server/flows/flow-signature-queries.ts';
+import { unlessRefused } from '../../src/server/platform/http-errors.ts';
 
 const run = promisify(execFile);
 const rotateScript = path.resolve(import.meta.dirname, '../../src/server/credentials/rotate-credentials-key.ts');
@@ -59,7 +60,7 @@ describe('credentials key rotation', () => {
     const oldCipher = testApp.app.credentialCipher;
     // A flow of the first owner requires a signature; its secret is under the same key.
     await createMissingFlows(pool, first);
-    const { flowId, secret } = await requireFlowSignature(pool, oldCipher, testApp.clock, first, 'abandoned_cart');
+    const { flowId, secret } = unlessRefused(await requireFlowSignature(pool, oldCipher, testApp.clock, first, 'abandoned_cart'));
     const newCipher = createCredentialCipher(Buffer.alloc(32, 7));
     const before = (await pool.query('SELECT * FROM api_credentials ORDER BY user_id')).rows;
 

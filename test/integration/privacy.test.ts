@@ -141,7 +141,10 @@ describe("Shopify's compliance webhooks", () => {
     const events = await shopperActivity(owner, shopper);
     const url = await endpointOf(owner);
     expect((await sendComplianceWebhook(url, 'customers/redact', redactBody(shopper), { secret: null })).status).toBe(401);
-    expect((await sendComplianceWebhook(url, 'customers/redact', redactBody(shopper), { secret: 'shpss_someone_else' })).status).toBe(401);
+    const wronglySigned = await sendComplianceWebhook(url, 'customers/redact', redactBody(shopper), { secret: 'shpss_someone_else' });
+    expect(wronglySigned.status).toBe(401);
+    // The same code as a flow's webhook with a Shopify signature that does not match: one failure, one name.
+    expect(JSON.parse(wronglySigned.text)).toMatchObject({ error: 'bad_signature' });
     expect((await sendComplianceWebhook(url, 'customers/redact', '{"shop_domain": ', {})).status).toBe(400);
     expect((await sendComplianceWebhook(url, 'customers/redact', { shop_domain: 'test-shop.myshopify.com' })).status).toBe(400);
     expect((await sendComplianceWebhook(url, 'customers/delete_everything', redactBody(shopper))).status).toBe(400);

@@ -1,8 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { isAPIError } from 'better-auth/api';
-import { accountDeletionMessages, deleteAccountSchema } from '../../shared/auth/account-deletion.ts';
-import { messageResponseSchema } from '../../shared/auth/auth-schemas.ts';
+import { accountDeletionMessages } from '../../shared/auth/account-deletion.ts';
 import { authMessages } from '../../shared/messages.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { clientAddressKey } from '../platform/client-address.ts';
@@ -12,6 +11,9 @@ import { recordFailedSignIn, secondsUntilUnlocked, signInCounters } from '../aut
 import type { Mailer } from '../mail/mailer.ts';
 import { accountDeletedMail } from '../mail/account-mails.ts';
 import { deleteOwnerEverywhere } from './account-deletion.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 export interface AccountDeletionRoutesOptions {
   auth: AuthLibrary;
@@ -38,37 +40,30 @@ function clearSessionCookies(request: FastifyRequest, reply: FastifyReply): void
  */
 export const accountDeletionRoutes: FastifyPluginAsyncZod<AccountDeletionRoutesOptions> = async (app, { auth, mailer, rateLimitPerMinute }) => {
   const { pool } = app.database;
-  app.post(
-    '/delete',
-    {
-      schema: { body: deleteAccountSchema, response: { 200: messageResponseSchema } },
-      config: { rateLimit: { max: rateLimitPerMinute, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => clientAddressKey(request.ip) } },
-    },
-    async (request, reply) => {
-      const user = request.user;
-      const counters = signInCounters(user.email, request.ip);
-      const lockedFor = await secondsUntilUnlocked(pool, counters, app.clock);
-      if (lockedFor > 0) throw new HttpError(429, 'locked_out', authMessages.lockout, { retryAfterSeconds: lockedFor });
-      try {
-        await auth.api.verifyPassword({ body: { password: request.body.password }, headers: toFetchHeaders(request) });
-      } catch (error) {
-        if (isAPIError(error) && error.statusCode < 500) {
-          const nowLocked = await recordFailedSignIn(pool, counters, app.clock);
-          if (nowLocked) throw new HttpError(429, 'locked_out', authMessages.lockout, { retryAfterSeconds: await secondsUntilUnlocked(pool, counters, app.clock) });
-          throw new HttpError(401, 'wrong_password', accountDeletionMessages.wrongPassword);
-        }
-        throw error;
+  await registerEndpoint(app, endpoints.account.delete, { config: { rateLimit: { max: rateLimitPerMinute, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => clientAddressKey(request.ip) } }, }, async (request, reply) => {
+    const user = request.user;
+    const counters = signInCounters(user.email, request.ip);
+    const lockedFor = await secondsUntilUnlocked(pool, counters, app.clock);
+    if (lockedFor > 0) throw new HttpError(apiErrorCodes.locked_out, authMessages.lockout, { retryAfterSeconds: lockedFor });
+    try {
+      await auth.api.verifyPassword({ body: { password: request.body.password }, headers: toFetchHeaders(request) });
+    } catch (error) {
+      if (isAPIError(error) && error.statusCode < 500) {
+        const nowLocked = await recordFailedSignIn(pool, counters, app.clock);
+        if (nowLocked) throw new HttpError(apiErrorCodes.locked_out, authMessages.lockout, { retryAfterSeconds: await secondsUntilUnlocked(pool, counters, app.clock) });
+        throw new HttpError(apiErrorCodes.wrong_password, accountDeletionMessages.wrongPassword);
       }
-      await deleteOwnerEverywhere(pool, user);
-      request.log.info({ userId: user.id }, 'account deleted');
-      clearSessionCookies(request, reply);
-      try {
-        await mailer.send(accountDeletedMail(user.email, user.fullName, app.appConfig.publicUrl));
-      } catch (error) {
-        // The account is gone either way; the failure is logged without the mail's content.
-        request.log.warn({ err: { message: (error as Error).message } }, 'account deletion mail could not be sent');
-      }
-      return { message: accountDeletionMessages.deleted };
-    },
-  );
+      throw error;
+    }
+    await deleteOwnerEverywhere(pool, user);
+    request.log.info({ userId: user.id }, 'account deleted');
+    clearSessionCookies(request, reply);
+    try {
+      await mailer.send(accountDeletedMail(user.email, user.fullName, app.appConfig.publicUrl));
+    } catch (error) {
+      // The account is gone either way; the failure is logged without the mail's content.
+      request.log.warn({ err: { message: (error as Error).message } }, 'account deletion mail could not be sent');
+    }
+    return { message: accountDeletionMessages.deleted };
+  });
 };

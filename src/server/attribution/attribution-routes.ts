@@ -2,9 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import {
-  attributionSettingsSchema,
-  revenueQuerySchema,
-  revenueResponseSchema,
   type CurrencyRevenue,
   type RevenueFigures,
 } from '../../shared/attribution/attribution-schemas.ts';
@@ -17,6 +14,8 @@ import {
   sumRevenueByCurrency,
   sumRevenueByFlow,
 } from './attribution-queries.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** The credited orders the page lists (each a link to its delivery); the sums count all. */
@@ -35,7 +34,7 @@ function figures(deliveries: number, revenue: CurrencyRevenue[], spend: { costUs
 export const attributionRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
 
-  app.get('/', { schema: { querystring: revenueQuerySchema, response: { 200: revenueResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.revenue.read, { preHandler: rateLimited('read') }, async (request) => {
     const userId = request.user.id;
     const { days } = request.query;
     const since = new Date(app.clock.now().getTime() - days * DAY_MS);
@@ -81,11 +80,11 @@ export const attributionRoutes: FastifyPluginAsyncZod = async (app) => {
     };
   });
 
-  app.get('/settings', { schema: { response: { 200: attributionSettingsSchema } }, preHandler: rateLimited('read') }, async (request) => ({
+  await registerEndpoint(app, endpoints.revenue.settings, { preHandler: rateLimited('read') }, async (request) => ({
     windowDays: await findAttributionWindowDays(pool, request.user.id),
   }));
 
-  app.put('/settings', { schema: { body: attributionSettingsSchema, response: { 200: attributionSettingsSchema } }, preHandler: rateLimited('write') }, async (request) => {
+  await registerEndpoint(app, endpoints.revenue.saveSettings, { preHandler: rateLimited('write') }, async (request) => {
     await saveAttributionWindowDays(pool, request.user.id, request.body.windowDays);
     return { windowDays: request.body.windowDays };
   });

@@ -1,17 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { isAPIError } from 'better-auth/api';
-import {
-  forgotPasswordSchema,
-  resendVerificationSchema,
-  resetPasswordSchema,
-  sessionResponseSchema,
-  signInSchema,
-  signUpSchema,
-  verifyEmailSchema,
-  messageResponseSchema,
-} from '../../shared/auth/auth-schemas.ts';
 import { authMessages } from '../../shared/messages.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import type { AuthLibrary } from './auth-library.ts';
@@ -21,6 +10,9 @@ import { forwardSetCookies, readSessionUser, toFetchHeaders } from './session.ts
 import { clearAccountFailures, recordFailedSignIn, secondsUntilUnlocked, signInCounters } from './login-lockout.ts';
 import { clientAddressKey } from '../platform/client-address.ts';
 import { findUserIdByResetToken, findUserById, markEmailVerified } from './account-queries.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 export interface AuthRoutesOptions {
   auth: AuthLibrary;
@@ -31,7 +23,7 @@ export interface AuthRoutesOptions {
 }
 
 const lockedOut = (seconds: number) =>
-  new HttpError(429, 'locked_out', authMessages.lockout, { retryAfterSeconds: seconds });
+  new HttpError(apiErrorCodes.locked_out, authMessages.lockout, { retryAfterSeconds: seconds });
 
 /**
  * The account API under /api/account. Each route validates with the shared schema and
@@ -41,55 +33,47 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
   const limited = {
     rateLimit: { max: rateLimitPerMinute, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => clientAddressKey(request.ip) },
   };
-  app.post(
-    '/sign-up',
-    { schema: { body: signUpSchema, response: { 200: messageResponseSchema } }, config: limited },
-    async (request) => {
-      const { email, password, fullName } = request.body;
-      try {
-        await auth.api.signUpEmail({ body: { email, password, name: fullName }, headers: toFetchHeaders(request) });
-      } catch (error) {
-        throw translateAuthError(error, authMessages.signUpFallback);
-      }
-      // The same answer for a new and an already registered email (no enumeration);
-      // the owner of an existing account gets a mail saying so instead.
-      return { message: authMessages.registrationVerify };
-    },
-  );
+  await registerEndpoint(app, endpoints.account.signUp, { config: limited }, async (request) => {
+    const { email, password, fullName } = request.body;
+    try {
+      await auth.api.signUpEmail({ body: { email, password, name: fullName }, headers: toFetchHeaders(request) });
+    } catch (error) {
+      throw translateAuthError(error, authMessages.signUpFallback);
+    }
+    // The same answer for a new and an already registered email (no enumeration);
+    // the owner of an existing account gets a mail saying so instead.
+    return { message: authMessages.registrationVerify };
+  });
 
-  app.post(
-    '/sign-in',
-    { schema: { body: signInSchema, response: { 200: sessionResponseSchema } } },
-    async (request, reply) => {
-      const { email, password, rememberMe } = request.body;
-      const counters = signInCounters(email, request.ip);
-      const lockedFor = await secondsUntilUnlocked(pool, counters, clock);
-      if (lockedFor > 0) throw lockedOut(lockedFor);
-      try {
-        const result = await auth.api.signInEmail({
-          body: { email, password, rememberMe: rememberMe ?? false },
-          headers: toFetchHeaders(request),
-          returnHeaders: true,
-        });
-        await clearAccountFailures(pool, email);
-        forwardSetCookies(reply, result.headers);
-        const user = result.response.user;
-        return { user: { id: user.id, email: user.email, fullName: user.name } };
-      } catch (error) {
-        if (isAPIError(error) && error.statusCode === 401) {
-          const nowLocked = await recordFailedSignIn(pool, counters, clock);
-          if (nowLocked) throw lockedOut(await secondsUntilUnlocked(pool, counters, clock));
-          throw new HttpError(401, 'invalid_credentials', authMessages.invalidCredentials);
-        }
-        if (isAPIError(error) && error.statusCode === 403) {
-          throw new HttpError(403, 'email_not_verified', authMessages.emailNotVerified);
-        }
-        throw translateAuthError(error, authMessages.signInFallback);
+  await registerEndpoint(app, endpoints.account.signIn, {}, async (request, reply) => {
+    const { email, password, rememberMe } = request.body;
+    const counters = signInCounters(email, request.ip);
+    const lockedFor = await secondsUntilUnlocked(pool, counters, clock);
+    if (lockedFor > 0) throw lockedOut(lockedFor);
+    try {
+      const result = await auth.api.signInEmail({
+        body: { email, password, rememberMe: rememberMe ?? false },
+        headers: toFetchHeaders(request),
+        returnHeaders: true,
+      });
+      await clearAccountFailures(pool, email);
+      forwardSetCookies(reply, result.headers);
+      const user = result.response.user;
+      return { user: { id: user.id, email: user.email, fullName: user.name } };
+    } catch (error) {
+      if (isAPIError(error) && error.statusCode === 401) {
+        const nowLocked = await recordFailedSignIn(pool, counters, clock);
+        if (nowLocked) throw lockedOut(await secondsUntilUnlocked(pool, counters, clock));
+        throw new HttpError(apiErrorCodes.wrong_email_or_password, authMessages.invalidCredentials);
       }
-    },
-  );
+      if (isAPIError(error) && error.statusCode === 403) {
+        throw new HttpError(apiErrorCodes.email_not_verified, authMessages.emailNotVerified);
+      }
+      throw translateAuthError(error, authMessages.signInFallback);
+    }
+  });
 
-  app.post('/sign-out', { schema: { response: { 200: messageResponseSchema } } }, async (request, reply) => {
+  await registerEndpoint(app, endpoints.account.signOut, {}, async (request, reply) => {
     if (request.headers.cookie) {
       try {
         const result = await auth.api.signOut({ headers: toFetchHeaders(request), returnHeaders: true });
@@ -104,96 +88,80 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
     return { message: authMessages.loggedOut };
   });
 
-  app.get('/session', { schema: { response: { 200: sessionResponseSchema } } }, async (request, reply) => {
+  await registerEndpoint(app, endpoints.account.session, {}, async (request, reply) => {
     const user = await readSessionUser(auth, request, reply);
-    if (!user) throw new HttpError(401, 'not_signed_in', authMessages.notSignedIn);
+    if (!user) throw new HttpError(apiErrorCodes.not_signed_in, authMessages.notSignedIn);
     return { user };
   });
 
-  app.post(
-    '/verify-email',
-    { schema: { body: verifyEmailSchema, response: { 200: z.object({ message: z.string(), signedIn: z.boolean() }) } } },
-    async (request, reply) => {
-      try {
-        const result = await auth.api.verifyEmail({
-          query: { token: request.body.token },
-          headers: toFetchHeaders(request),
-          returnHeaders: true,
-        });
-        forwardSetCookies(reply, result.headers);
-        const signedIn = (result.headers?.getSetCookie() ?? []).some((cookie) => cookie.includes('session_token='));
-        return { message: 'Email Verified!', signedIn };
-      } catch (error) {
-        if (isAPIError(error) && error.statusCode < 500) {
-          throw new HttpError(400, 'verification_failed', authMessages.verificationProblem);
-        }
-        throw error;
-      }
-    },
-  );
-
-  app.post(
-    '/resend-verification',
-    { schema: { body: resendVerificationSchema, response: { 200: messageResponseSchema } }, config: limited },
-    async (request) => {
-      try {
-        await auth.api.sendVerificationEmail({ body: { email: request.body.email }, headers: toFetchHeaders(request) });
-      } catch {
-        // Unknown or already verified emails get the same answer (no enumeration).
-      }
-      return { message: 'If that address has an account waiting for confirmation, a new link is on its way.' };
-    },
-  );
-
-  app.post(
-    '/forgot-password',
-    { schema: { body: forgotPasswordSchema, response: { 200: messageResponseSchema } }, config: limited },
-    async (request) => {
-      try {
-        await auth.api.requestPasswordReset({ body: { email: request.body.email }, headers: toFetchHeaders(request) });
-      } catch (error) {
-        throw translateAuthError(error, authMessages.passwordResetFallback);
-      }
-      return { message: authMessages.resetSent };
-    },
-  );
-
-  app.post(
-    '/reset-password',
-    { schema: { body: resetPasswordSchema, response: { 200: sessionResponseSchema } }, config: limited },
-    async (request, reply) => {
-      const { token, password } = request.body;
-      const userId = await findUserIdByResetToken(pool, token, clock);
-      const user = userId ? await findUserById(pool, userId) : null;
-      if (!user) throw new HttpError(400, 'invalid_reset_link', authMessages.invalidResetLink);
-      try {
-        await auth.api.resetPassword({ body: { newPassword: password, token }, headers: toFetchHeaders(request) });
-      } catch (error) {
-        if (isAPIError(error) && error.statusCode < 500) {
-          throw new HttpError(400, 'invalid_reset_link', authMessages.invalidResetLink);
-        }
-        throw translateAuthError(error, authMessages.passwordUpdateFallback);
-      }
-      // Following the mailed link proves the address; then sign the owner in, as SPEC.md
-      // sends them to the dashboard after a password update.
-      await markEmailVerified(pool, user.id);
-      await clearAccountFailures(pool, user.email);
-      const result = await auth.api.signInEmail({
-        body: { email: user.email, password, rememberMe: false },
+  await registerEndpoint(app, endpoints.account.verifyEmail, {}, async (request, reply) => {
+    try {
+      const result = await auth.api.verifyEmail({
+        query: { token: request.body.token },
         headers: toFetchHeaders(request),
         returnHeaders: true,
       });
       forwardSetCookies(reply, result.headers);
-      return { user: { id: user.id, email: user.email, fullName: user.fullName } };
-    },
-  );
+      const signedIn = (result.headers?.getSetCookie() ?? []).some((cookie) => cookie.includes('session_token='));
+      return { message: 'Email Verified!', signedIn };
+    } catch (error) {
+      if (isAPIError(error) && error.statusCode < 500) {
+        throw new HttpError(apiErrorCodes.verification_failed, authMessages.verificationProblem);
+      }
+      throw error;
+    }
+  });
+
+  await registerEndpoint(app, endpoints.account.resendVerification, { config: limited }, async (request) => {
+    try {
+      await auth.api.sendVerificationEmail({ body: { email: request.body.email }, headers: toFetchHeaders(request) });
+    } catch {
+      // Unknown or already verified emails get the same answer (no enumeration).
+    }
+    return { message: 'If that address has an account waiting for confirmation, a new link is on its way.' };
+  });
+
+  await registerEndpoint(app, endpoints.account.forgotPassword, { config: limited }, async (request) => {
+    try {
+      await auth.api.requestPasswordReset({ body: { email: request.body.email }, headers: toFetchHeaders(request) });
+    } catch (error) {
+      throw translateAuthError(error, authMessages.passwordResetFallback);
+    }
+    return { message: authMessages.resetSent };
+  });
+
+  await registerEndpoint(app, endpoints.account.resetPassword, { config: limited }, async (request, reply) => {
+    const { token, password } = request.body;
+    const userId = await findUserIdByResetToken(pool, token, clock);
+    const user = userId ? await findUserById(pool, userId) : null;
+    if (!user) throw new HttpError(apiErrorCodes.invalid_reset_link, authMessages.invalidResetLink);
+    try {
+      await auth.api.resetPassword({ body: { newPassword: password, token }, headers: toFetchHeaders(request) });
+    } catch (error) {
+      if (isAPIError(error) && error.statusCode < 500) {
+        throw new HttpError(apiErrorCodes.invalid_reset_link, authMessages.invalidResetLink);
+      }
+      throw translateAuthError(error, authMessages.passwordUpdateFallback);
+    }
+    // Following the mailed link proves the address; then sign the owner in, as SPEC.md
+    // sends them to the dashboard after a password update.
+    await markEmailVerified(pool, user.id);
+    await clearAccountFailures(pool, user.email);
+    const result = await auth.api.signInEmail({
+      body: { email: user.email, password, rememberMe: false },
+      headers: toFetchHeaders(request),
+      returnHeaders: true,
+    });
+    forwardSetCookies(reply, result.headers);
+    return { user: { id: user.id, email: user.email, fullName: user.fullName } };
+  });
 };
 
-/** Client mistakes keep better-auth's own message; anything else is the route's fallback. */
+/** Client mistakes keep better-auth's own status and message under our one code for them; anything else is the route's fallback. */
 function translateAuthError(error: unknown, fallback: string): Error {
   if (error instanceof HttpError) return error;
   if (isAPIError(error) && error.statusCode >= 400 && error.statusCode < 500) {
-    return new HttpError(error.statusCode, String(error.body?.code ?? 'auth_error').toLowerCase(), error.body?.message ?? fallback);
+    return new HttpError(apiErrorCodes.auth_refused, error.body?.message ?? fallback, { status: error.statusCode });
   }
-  return new HttpError(500, 'internal', fallback);
+  return new HttpError(apiErrorCodes.internal, fallback);
 }

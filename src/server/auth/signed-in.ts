@@ -4,6 +4,7 @@ import { authMessages } from '../../shared/messages.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import type { AuthLibrary } from './auth-library.ts';
 import { readSessionUser } from './session.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -24,7 +25,7 @@ export function requireSignedIn(scope: FastifyInstance, auth: AuthLibrary): void
   // onRequest, so an anonymous caller gets 401 before any body is read or validated.
   scope.addHook('onRequest', async (request, reply) => {
     const user = await readSessionUser(auth, request, reply);
-    if (!user) throw new HttpError(401, 'not_signed_in', authMessages.notSignedIn);
+    if (!user) throw new HttpError(apiErrorCodes.not_signed_in, authMessages.notSignedIn);
     request.user = user;
   });
 }

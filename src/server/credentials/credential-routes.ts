@@ -1,14 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import {
-  credentialCheckResponseSchema,
-  credentialsInputSchema,
-  credentialsResponseSchema,
-  encryptionCheckResponseSchema,
-  openaiModelsRequestSchema,
-  openaiModelsResponseSchema,
-  saveCredentialsResponseSchema,
-  setupStatusResponseSchema,
   type Credentials,
 } from '../../shared/credentials/credential-schemas.ts';
 import { credentialCheckMessages, credentialMessages } from '../../shared/credentials/credential-messages.ts';
@@ -20,6 +12,9 @@ import { offeredModels } from '../engine/openai-prices.ts';
 import { checkCredentials, CREDENTIAL_CHECK_TIMEOUT_MS, KlaviyoKeyCache, type CredentialCheckReport, type CredentialCheckServices } from './credential-checks.ts';
 import { hasStoredCredentials } from './credential-queries.ts';
 import { checkEncryption, readMaskedCredentials, resolveUnchangedSecrets, saveCredentials, toMaskedCredentials } from './credential-store.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 /**
  * The credentials API under /api/credentials, registered in the signed-in context: every
@@ -41,7 +36,7 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
   async function resolveAndCheck(userId: string, submitted: Credentials, log: FastifyInstance['log']) {
     const resolved = await resolveUnchangedSecrets(pool, cipher, userId, submitted);
     if (Object.keys(resolved.fieldErrors).length > 0) {
-      throw new HttpError(400, 'validation', Object.values(resolved.fieldErrors)[0]!, { fieldErrors: resolved.fieldErrors as Record<string, string> });
+      throw new HttpError(apiErrorCodes.validation, Object.values(resolved.fieldErrors)[0]!, { fieldErrors: resolved.fieldErrors as Record<string, string> });
     }
     const report = await checkCredentials(resolved.credentials, services);
     if (report.problems.length > 0) log.info({ problems: report.problems }, 'credential check found problems');
@@ -50,68 +45,55 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
 
   function refuse(report: CredentialCheckReport): never {
     const fieldErrors = report.fieldErrors as Record<string, string>;
-    if (report.invalid) throw new HttpError(400, 'invalid_credentials', credentialMessages.invalidKeys, { fieldErrors });
-    throw new HttpError(503, 'service_unreachable', credentialMessages.servicesUnreachable, { fieldErrors });
+    if (report.invalid) throw new HttpError(apiErrorCodes.invalid_credentials, credentialMessages.invalidKeys, { fieldErrors });
+    throw new HttpError(apiErrorCodes.service_unreachable, credentialMessages.servicesUnreachable, { fieldErrors });
   }
 
-  app.get('/status', { schema: { response: { 200: setupStatusResponseSchema } }, preHandler: rateLimited('read') }, async (request) => ({
+  await registerEndpoint(app, endpoints.credentials.status, { preHandler: rateLimited('read') }, async (request) => ({
     setupComplete: await hasStoredCredentials(pool, request.user.id),
   }));
 
-  app.get('/', { schema: { response: { 200: credentialsResponseSchema } }, preHandler: rateLimited('read') }, async (request) => ({
+  await registerEndpoint(app, endpoints.credentials.read, { preHandler: rateLimited('read') }, async (request) => ({
     credentials: await readMaskedCredentials(pool, cipher, request.user.id),
   }));
 
-  app.get('/encryption', { schema: { response: { 200: encryptionCheckResponseSchema } }, preHandler: rateLimited('read') }, async (request) =>
-    checkEncryption(pool, cipher, request.user.id),
-  );
+  await registerEndpoint(app, endpoints.credentials.encryption, { preHandler: rateLimited('read') }, async (request) =>
+    checkEncryption(pool, cipher, request.user.id));
 
-  app.post(
-    '/check',
-    { schema: { body: credentialsInputSchema, response: { 200: credentialCheckResponseSchema } }, preHandler: rateLimited('check') },
-    async (request) => {
-      const { report } = await resolveAndCheck(request.user.id, request.body, request.log);
-      return { valid: !report.invalid && !report.unreachable, unreachable: report.unreachable, fieldErrors: report.fieldErrors as Record<string, string> };
-    },
-  );
+  await registerEndpoint(app, endpoints.credentials.check, { preHandler: rateLimited('check') }, async (request) => {
+    const { report } = await resolveAndCheck(request.user.id, request.body, request.log);
+    return { valid: !report.invalid && !report.unreachable, unreachable: report.unreachable, fieldErrors: report.fieldErrors as Record<string, string> };
+  });
 
-  app.put(
-    '/',
-    // A save checks the keys with each service first, so it counts as a check too.
-    { schema: { body: credentialsInputSchema, response: { 200: saveCredentialsResponseSchema } }, preHandler: [rateLimited('write'), rateLimited('check')] },
-    async (request) => {
-      const { credentials, report } = await resolveAndCheck(request.user.id, request.body, request.log);
-      if (report.invalid || report.unreachable) refuse(report);
-      const { row, created } = await saveCredentials(pool, cipher, request.user.id, credentials, {
-        now: app.clock.now(),
-        obtainedShopifyToken: report.obtainedShopifyToken,
-      });
-      request.log.info({ firstSave: created }, 'credentials saved');
-      return { credentials: toMaskedCredentials(cipher, row), firstSave: created };
-    },
-  );
+  // A save checks the keys with each service first, so it counts as a check too.
+  await registerEndpoint(app, endpoints.credentials.save, { preHandler: [rateLimited('write'), rateLimited('check')] }, async (request) => {
+    const { credentials, report } = await resolveAndCheck(request.user.id, request.body, request.log);
+    if (report.invalid || report.unreachable) refuse(report);
+    const { row, created } = await saveCredentials(pool, cipher, request.user.id, credentials, {
+      now: app.clock.now(),
+      obtainedShopifyToken: report.obtainedShopifyToken,
+    });
+    request.log.info({ firstSave: created }, 'credentials saved');
+    return { credentials: toMaskedCredentials(cipher, row), firstSave: created };
+  });
 
   // The models a key being typed may use, to offer in the form. A check, so it counts as one.
-  app.post(
-    '/openai-models',
-    { schema: { body: openaiModelsRequestSchema, response: { 200: openaiModelsResponseSchema } }, preHandler: rateLimited('check') },
-    async (request) => {
-      const { credentials } = await resolveUnchangedSecrets(pool, cipher, request.user.id, {
-        ...emptyCredentials,
-        openaiApiKey: request.body.openaiApiKey,
-      });
-      try {
-        const models = await listOpenAiModels(services.openaiBaseUrl, credentials.openaiApiKey, AbortSignal.timeout(CREDENTIAL_CHECK_TIMEOUT_MS));
-        return { models: offeredModels(models, services.clock.now()) };
-      } catch (error) {
-        if (!(error instanceof ServiceError)) throw error;
-        if (error.reachable) {
-          throw new HttpError(400, 'invalid_credentials', credentialCheckMessages.openaiKeyInvalid, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiKeyInvalid } });
-        }
-        throw new HttpError(503, 'service_unreachable', credentialCheckMessages.openaiUnreachable, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiUnreachable } });
+  await registerEndpoint(app, endpoints.credentials.openaiModels, { preHandler: rateLimited('check') }, async (request) => {
+    const { credentials } = await resolveUnchangedSecrets(pool, cipher, request.user.id, {
+      ...emptyCredentials,
+      openaiApiKey: request.body.openaiApiKey,
+    });
+    try {
+      const models = await listOpenAiModels(services.openaiBaseUrl, credentials.openaiApiKey, AbortSignal.timeout(CREDENTIAL_CHECK_TIMEOUT_MS));
+      return { models: offeredModels(models, services.clock.now()) };
+    } catch (error) {
+      if (!(error instanceof ServiceError)) throw error;
+      if (error.reachable) {
+        throw new HttpError(apiErrorCodes.invalid_credentials, credentialCheckMessages.openaiKeyInvalid, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiKeyInvalid } });
       }
-    },
-  );
+      throw new HttpError(apiErrorCodes.service_unreachable, credentialCheckMessages.openaiUnreachable, { fieldErrors: { openaiApiKey: credentialCheckMessages.openaiUnreachable } });
+    }
+  });
 };
 
 /** Only the OpenAI key matters when resolving it alone. */

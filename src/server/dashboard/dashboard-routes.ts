@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { flowTypes } from '../../shared/flows/flow-types.ts';
-import { dashboardResponseSchema, type DashboardFlow, type DashboardProcessing, type FlowHealth } from '../../shared/dashboard/dashboard-schemas.ts';
+import { type DashboardFlow, type DashboardProcessing, type FlowHealth } from '../../shared/dashboard/dashboard-schemas.ts';
 import { findSetupFacts, listFlowFacts, type FlowFacts } from './dashboard-queries.ts';
 import { countArrivedAndFinished, findOwnerEventsBehind } from '../events/event-log-queries.ts';
 import { findDatabaseBytes } from '../database/database-size-queries.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 const HOUR_MS = 60 * 60 * 1000;
 const DAY_MS = 24 * HOUR_MS;
@@ -27,7 +29,7 @@ export function flowHealth(facts: Pick<FlowFacts, 'lastEvent' | 'lastOutcome'>):
 export const dashboardRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
   const databaseKind: DashboardProcessing['database']['kind'] = app.database.embedded ? 'embedded' : 'server';
-  app.get('/', { schema: { response: { 200: dashboardResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.dashboard.read, { preHandler: rateLimited('read') }, async (request) => {
     const userId = request.user.id;
     const now = app.clock.now();
     const since = new Date(now.getTime() - DAY_MS);

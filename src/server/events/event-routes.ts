@@ -1,21 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HttpError } from '../platform/http-errors.ts';
+import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
 import { listGenerations } from '../engine/generation-queries.ts';
 import { listDeliveries } from '../engine/delivery-queries.ts';
 import { findEventForUser } from './event-queries.ts';
 import { activitySince, eventRecordToListItem, listEventsForUser } from './event-log-queries.ts';
-import {
-  activitySummaryResponseSchema,
-  eventDetailResponseSchema,
-  eventListQuerySchema,
-  eventListResponseSchema,
-  eventParamsSchema,
-  replayResponseSchema,
-} from '../../shared/events/event-schemas.ts';
 import { eventLogMessages } from '../../shared/events/event-messages.ts';
 import { flowTypes } from '../../shared/flows/flow-types.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -31,13 +26,9 @@ export interface EventRoutesOptions {
 export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app, options) => {
   const { pool } = app.database;
 
-  app.get(
-    '/',
-    { schema: { querystring: eventListQuerySchema, response: { 200: eventListResponseSchema } }, preHandler: rateLimited('read') },
-    async (request) => listEventsForUser(pool, request.user.id, request.query),
-  );
+  await registerEndpoint(app, endpoints.events.list, { preHandler: rateLimited('read') }, async (request) => listEventsForUser(pool, request.user.id, request.query));
 
-  app.get('/activity', { schema: { response: { 200: activitySummaryResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.events.activity, { preHandler: rateLimited('read') }, async (request) => {
     const since = new Date(app.clock.now().getTime() - DAY_MS);
     const activity = await activitySince(pool, request.user.id, since);
     const byType = new Map(activity.map((flow) => [flow.flowType, flow]));
@@ -47,46 +38,38 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
     };
   });
 
-  app.get(
-    '/:eventId',
-    { schema: { params: eventParamsSchema, response: { 200: eventDetailResponseSchema } }, preHandler: rateLimited('read') },
-    async (request) => {
-      const event = await findEventForUser(pool, request.user.id, request.params.eventId);
-      if (!event) throw new HttpError(404, 'not_found', eventLogMessages.eventNotFound);
-      const [generations, deliveries] = await Promise.all([listGenerations(pool, event.id, event.attempt), listDeliveries(pool, event.id)]);
-      return {
-        event: {
-          ...eventRecordToListItem(event),
-          contentType: event.contentType,
-          rawBody: event.rawBody,
-          headers: event.headers,
-          normalized: event.normalized,
-          finishedAt: event.finishedAt?.toISOString() ?? null,
-          generations: generations.map(({ eventId: _eventId, attempt: _attempt, reuseKey: _reuseKey, openaiCallId: _callId, ...generation }) => generation),
-          deliveries: deliveries.map((delivery) => ({
-            id: delivery.id,
-            attempt: delivery.attempt,
-            status: delivery.status,
-            properties: delivery.properties,
-            profileId: delivery.profileId,
-            profileCreated: delivery.profileCreated,
-            profileWrittenAt: delivery.profileWrittenAt?.toISOString() ?? null,
-            klaviyoEventName: delivery.klaviyoEventName,
-            eventSentAt: delivery.eventSentAt?.toISOString() ?? null,
-            error: delivery.error,
-          })),
-        },
-      };
-    },
-  );
+  await registerEndpoint(app, endpoints.events.detail, { preHandler: rateLimited('read') }, async (request) => {
+    const event = await findEventForUser(pool, request.user.id, request.params.eventId);
+    if (!event) throw new HttpError(apiErrorCodes.not_found, eventLogMessages.eventNotFound);
+    const [generations, deliveries] = await Promise.all([listGenerations(pool, event.id, event.attempt), listDeliveries(pool, event.id)]);
+    return {
+      event: {
+        ...eventRecordToListItem(event),
+        contentType: event.contentType,
+        rawBody: event.rawBody,
+        headers: event.headers,
+        normalized: event.normalized,
+        finishedAt: event.finishedAt?.toISOString() ?? null,
+        generations: generations.map(({ eventId: _eventId, attempt: _attempt, reuseKey: _reuseKey, openaiCallId: _callId, ...generation }) => generation),
+        deliveries: deliveries.map((delivery) => ({
+          id: delivery.id,
+          attempt: delivery.attempt,
+          status: delivery.status,
+          properties: delivery.properties,
+          profileId: delivery.profileId,
+          profileCreated: delivery.profileCreated,
+          profileWrittenAt: delivery.profileWrittenAt?.toISOString() ?? null,
+          klaviyoEventName: delivery.klaviyoEventName,
+          eventSentAt: delivery.eventSentAt?.toISOString() ?? null,
+          error: delivery.error,
+        })),
+      },
+    };
+  });
 
   /** Queues a failed event again, or delivers a delivered one again on purpose (a new attempt). */
-  app.post(
-    '/:eventId/replay',
-    { schema: { params: eventParamsSchema, response: { 202: replayResponseSchema } }, preHandler: rateLimited('write') },
-    async (request, reply) => {
-      const replayed = await options.intake.accept({ kind: 'replay', userId: request.user.id, eventId: request.params.eventId });
-      return reply.status(202).send({ event: eventRecordToListItem(replayed.event) });
-    },
-  );
+  await registerEndpoint(app, endpoints.events.replay, { preHandler: rateLimited('write') }, async (request, reply) => {
+    const replayed = unlessRefused(await options.intake.accept({ kind: 'replay', userId: request.user.id, eventId: request.params.eventId }));
+    return reply.status(202).send({ event: eventRecordToListItem(replayed.event) });
+  });
 };

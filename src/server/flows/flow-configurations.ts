@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../database/database.ts';
-import { HttpError } from '../platform/http-errors.ts';
+import { refused, type Refused } from '../platform/http-errors.ts';
 import { flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
 import type { Flow, UpdateFlow } from '../../shared/flows/flow-schemas.ts';
 import { flowMessages, flowValidationMessages } from '../../shared/flows/flow-messages.ts';
@@ -16,6 +16,7 @@ import {
   type FlowRecord,
 } from './flow-queries.ts';
 import { newWebhookKey, webhookUrlFor } from './webhook-url.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * The API's view of a flow: the stored URL next to the one the server would generate now,
@@ -65,16 +66,16 @@ export async function updateFlow(
   userId: string,
   flowType: FlowType,
   input: UpdateFlow,
-): Promise<{ flow: FlowRecord; firstSave: boolean; webhookUrlRewritten: boolean }> {
+): Promise<{ flow: FlowRecord; firstSave: boolean; webhookUrlRewritten: boolean } | Refused> {
   if (!flowHasWait(flowType) && input.waitMinutes !== undefined) {
-    throw new HttpError(400, 'validation', flowValidationMessages.waitNotApplicable, {
+    return refused(apiErrorCodes.validation, flowValidationMessages.waitNotApplicable, {
       fieldErrors: { waitMinutes: flowValidationMessages.waitNotApplicable },
     });
   }
   return inTransaction(pool, async (client) => {
     await createMissingFlows(client, userId);
     const current = await findFlowForUser(client, userId, flowType, { forUpdate: true });
-    if (!current) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
+    if (!current) return refused(apiErrorCodes.flow_not_found, flowMessages.flowNotFound);
     const webhookUrl = webhookUrlFor(publicUrl, flowType, current.webhookKey);
     const flow = await saveFlowConfiguration(client, userId, flowType, {
       isActive: input.isActive,
@@ -90,7 +91,7 @@ export async function updateFlow(
       dailyBudgetUsd: input.dailyBudgetUsd === undefined ? { keep: true } : { keep: false, value: input.dailyBudgetUsd },
       overBudget: input.overBudget ?? null,
     });
-    if (!flow) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
+    if (!flow) return refused(apiErrorCodes.flow_not_found, flowMessages.flowNotFound);
     return {
       flow,
       firstSave: current.webhookUrl === null,
@@ -130,12 +131,12 @@ export async function rotateWebhookUrl(
   userId: string,
   flowType: FlowType,
   graceMinutes: WebhookUrlGraceMinutes,
-): Promise<FlowRecord> {
+): Promise<FlowRecord | Refused> {
   const flow = await rotateWebhookKey(db, userId, flowType, {
     newKey: newWebhookKey(),
     previousKeyExpiresAt: graceMinutes === 0 ? null : new Date(now.getTime() + graceMinutes * 60_000),
     webhookUrlFor: (key) => webhookUrlFor(publicUrl, flowType, key),
   });
-  if (!flow) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
+  if (!flow) return refused(apiErrorCodes.flow_not_found, flowMessages.flowNotFound);
   return flow;
 }

@@ -1,20 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import {
-  fixWebhookUrlsResponseSchema,
-  flowListResponseSchema,
-  flowParamsSchema,
-  initializeFlowsResponseSchema,
-  placeholderProblemsOf,
-  updateFlowResponseSchema,
-  updateFlowSchema,
-} from '../../shared/flows/flow-schemas.ts';
-import { rotateWebhookUrlResponseSchema, rotateWebhookUrlSchema } from '../../shared/flows/webhook-url-rotation.ts';
+import { placeholderProblemsOf } from '../../shared/flows/flow-schemas.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import { HttpError } from '../platform/http-errors.ts';
+import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { listFlowsForUser, type FlowRecord } from './flow-queries.ts';
 import { listOwnerSpend, spendDay } from '../engine/flow-spend-queries.ts';
-import { flowCostsResponseSchema } from '../../shared/flows/flow-costs.ts';
 import { fixWebhookUrls, initializeFlows, rotateWebhookUrl, toApiFlow, updateFlow } from './flow-configurations.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * The flows API under /api/flows, registered in the signed-in context: every query is
@@ -27,7 +20,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
   const toApi = (flow: FlowRecord) => toApiFlow(flow, publicUrl, app.clock.now());
 
   // What each flow spent on OpenAI: today (UTC) and the last 7 days, for the dashboard.
-  app.get('/costs', { schema: { response: { 200: flowCostsResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.flows.costs, { preHandler: rateLimited('read') }, async (request) => {
     const now = app.clock.now();
     const today = spendDay(now);
     const fromDay = spendDay(new Date(now.getTime() - 6 * 86_400_000));
@@ -56,52 +49,38 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     };
   });
 
-  app.get('/', { schema: { response: { 200: flowListResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.flows.list, { preHandler: rateLimited('read') }, async (request) => {
     const flows = await listFlowsForUser(pool, request.user.id);
     return { flows: flows.map(toApi) };
   });
 
-  app.post('/initialize', { schema: { response: { 200: initializeFlowsResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
+  await registerEndpoint(app, endpoints.flows.initialize, { preHandler: rateLimited('write') }, async (request) => {
     const { flows, created } = await initializeFlows(pool, request.user.id);
     return { flows: flows.map(toApi), created };
   });
 
-  app.put(
-    '/:flowType',
-    {
-      schema: { params: flowParamsSchema, body: updateFlowSchema, response: { 200: updateFlowResponseSchema } },
-      preHandler: rateLimited('write'),
-    },
-    async (request) => {
-      // The body's schema cannot know the flow (it is in the address): a placeholder this
-      // flow never fills is refused here, with the form's message under the template.
-      const problems = placeholderProblemsOf(request.params.flowType, request.body.assistants);
-      if (problems.length > 0) {
-        const fieldErrors = Object.fromEntries(problems.map((problem) => [`assistants.${problem.index}.prompt_template`, problem.message]));
-        throw new HttpError(400, 'validation', problems[0]!.message, { fieldErrors });
-      }
-      const result = await updateFlow(pool, publicUrl, request.user.id, request.params.flowType, request.body);
-      return { ...result, flow: toApi(result.flow) };
-    },
-  );
+  await registerEndpoint(app, endpoints.flows.update, { preHandler: rateLimited('write') }, async (request) => {
+    // The body's schema cannot know the flow (it is in the address): a placeholder this
+    // flow never fills is refused here, with the form's message under the template.
+    const problems = placeholderProblemsOf(request.params.flowType, request.body.assistants);
+    if (problems.length > 0) {
+      const fieldErrors = Object.fromEntries(problems.map((problem) => [`assistants.${problem.index}.prompt_template`, problem.message]));
+      throw new HttpError(apiErrorCodes.validation, problems[0]!.message, { fieldErrors });
+    }
+    const result = unlessRefused(await updateFlow(pool, publicUrl, request.user.id, request.params.flowType, request.body));
+    return { ...result, flow: toApi(result.flow) };
+  });
 
-  app.post('/fix-webhook-urls', { schema: { response: { 200: fixWebhookUrlsResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
+  await registerEndpoint(app, endpoints.flows.fixWebhookUrls, { preHandler: rateLimited('write') }, async (request) => {
     const { updated, flows } = await fixWebhookUrls(pool, publicUrl, request.user.id);
     return { updated, flows: flows.map(toApi) };
   });
 
   // The replaced URL works until the grace period's end by the app's clock; "at once" stops
   // it now, apart from the intake's per-process flow cache, which holds an entry 1 s at most.
-  app.post(
-    '/:flowType/webhook-url/rotate',
-    {
-      schema: { params: flowParamsSchema, body: rotateWebhookUrlSchema, response: { 200: rotateWebhookUrlResponseSchema } },
-      preHandler: rateLimited('write'),
-    },
-    async (request) => {
-      const flow = await rotateWebhookUrl(pool, publicUrl, app.clock.now(), request.user.id, request.params.flowType, request.body.graceMinutes);
-      request.log.info({ userId: flow.userId, flowType: flow.flowType, graceMinutes: request.body.graceMinutes }, 'flow webhook URL rotated');
-      return { flow: toApi(flow) };
-    },
-  );
+  await registerEndpoint(app, endpoints.flows.rotateWebhookUrl, { preHandler: rateLimited('write') }, async (request) => {
+    const flow = unlessRefused(await rotateWebhookUrl(pool, publicUrl, app.clock.now(), request.user.id, request.params.flowType, request.body.graceMinutes));
+    request.log.info({ userId: flow.userId, flowType: flow.flowType, graceMinutes: request.body.graceMinutes }, 'flow webhook URL rotated');
+    return { flow: toApi(flow) };
+  });
 };

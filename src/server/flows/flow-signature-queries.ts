@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../database/database.ts';
-import { HttpError } from '../platform/http-errors.ts';
+import { isRefused, refused, type Refused } from '../platform/http-errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import { CredentialDecryptionError, type CredentialCipher } from '../credentials/credential-cipher.ts';
 import { maskSecret } from '../credentials/credential-masking.ts';
@@ -15,6 +15,7 @@ import {
   type FlowSignature,
 } from '../../shared/flows/flow-signature-schemas.ts';
 import { findFlowForUser } from './flow-queries.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * The per-flow signing secrets of generic senders (docs/decisions/0012-generic-sender-signatures.md),
@@ -95,15 +96,16 @@ function toFlowSignature(row: SignatureRow | undefined, now: Date): FlowSignatur
 
 const signatureColumns = 'secret_mask, created_at, previous_valid_until';
 
-async function ownersFlowId(db: Queryable, userId: string, flowType: FlowType, forUpdate: boolean): Promise<string> {
+async function ownersFlowId(db: Queryable, userId: string, flowType: FlowType, forUpdate: boolean): Promise<string | Refused> {
   const flow = await findFlowForUser(db, userId, flowType, { forUpdate });
-  if (!flow) throw new HttpError(404, 'flow_not_found', flowMessages.flowNotFound);
+  if (!flow) return refused(apiErrorCodes.flow_not_found, flowMessages.flowNotFound);
   return flow.id;
 }
 
 /** The owner's view of one flow's signature: on or off, and the secret masked. */
-export async function readFlowSignature(db: Queryable, clock: Clock, userId: string, flowType: FlowType): Promise<FlowSignature> {
+export async function readFlowSignature(db: Queryable, clock: Clock, userId: string, flowType: FlowType): Promise<FlowSignature | Refused> {
   const flowId = await ownersFlowId(db, userId, flowType, false);
+  if (isRefused(flowId)) return flowId;
   const { rows } = await db.query<SignatureRow>(`SELECT ${signatureColumns} FROM flow_signing_secrets WHERE flow_id = $1`, [flowId]);
   return toFlowSignature(rows[0], clock.now());
 }
@@ -115,10 +117,11 @@ export interface CreatedSecret {
   secret: string;
 }
 
-/** "Require a signature": a new secret for a flow that requires none yet (409 otherwise, so a double click keeps the first). */
-export async function requireFlowSignature(pool: pg.Pool, cipher: CredentialCipher, clock: Clock, userId: string, flowType: FlowType): Promise<CreatedSecret> {
+/** "Require a signature": a new secret for a flow that requires none yet (refused otherwise, so a double click keeps the first). */
+export async function requireFlowSignature(pool: pg.Pool, cipher: CredentialCipher, clock: Clock, userId: string, flowType: FlowType): Promise<CreatedSecret | Refused> {
   return inTransaction(pool, async (client) => {
     const flowId = await ownersFlowId(client, userId, flowType, true);
+    if (isRefused(flowId)) return flowId;
     const secret = newSigningSecret();
     const now = clock.now();
     const { rows } = await client.query<SignatureRow>(
@@ -128,7 +131,7 @@ export async function requireFlowSignature(pool: pg.Pool, cipher: CredentialCiph
        RETURNING ${signatureColumns}`,
       [flowId, userId, cipher.encrypt(secret, encryptionContext(userId, flowId)), maskSecret(secret), now],
     );
-    if (!rows[0]) throw new HttpError(409, 'signature_already_required', flowSignatureMessages.alreadyRequired);
+    if (!rows[0]) return refused(apiErrorCodes.signature_already_required, flowSignatureMessages.alreadyRequired);
     return { flowId, signature: toFlowSignature(rows[0], now), secret };
   });
 }
@@ -137,9 +140,10 @@ export async function requireFlowSignature(pool: pg.Pool, cipher: CredentialCiph
  * "Generate new secret": the current secret becomes the previous one, accepted for one
  * more hour; a previous one still in its hour is dropped.
  */
-export async function rotateFlowSigningSecret(pool: pg.Pool, cipher: CredentialCipher, clock: Clock, userId: string, flowType: FlowType): Promise<CreatedSecret> {
+export async function rotateFlowSigningSecret(pool: pg.Pool, cipher: CredentialCipher, clock: Clock, userId: string, flowType: FlowType): Promise<CreatedSecret | Refused> {
   return inTransaction(pool, async (client) => {
     const flowId = await ownersFlowId(client, userId, flowType, true);
+    if (isRefused(flowId)) return flowId;
     const secret = newSigningSecret();
     const now = clock.now();
     const { rows } = await client.query<SignatureRow>(
@@ -150,15 +154,16 @@ export async function rotateFlowSigningSecret(pool: pg.Pool, cipher: CredentialC
         RETURNING ${signatureColumns}`,
       [flowId, userId, new Date(now.getTime() + PREVIOUS_SECRET_VALID_MS), cipher.encrypt(secret, encryptionContext(userId, flowId)), maskSecret(secret), now],
     );
-    if (!rows[0]) throw new HttpError(409, 'signature_not_required', flowSignatureMessages.notRequired);
+    if (!rows[0]) return refused(apiErrorCodes.signature_not_required, flowSignatureMessages.notRequired);
     return { flowId, signature: toFlowSignature(rows[0], now), secret };
   });
 }
 
 /** "Turn off": removes the current and previous secrets; unsigned requests are accepted again. */
-export async function removeFlowSignature(pool: pg.Pool, userId: string, flowType: FlowType): Promise<{ flowId: string; signature: FlowSignature }> {
+export async function removeFlowSignature(pool: pg.Pool, userId: string, flowType: FlowType): Promise<{ flowId: string; signature: FlowSignature } | Refused> {
   return inTransaction(pool, async (client) => {
     const flowId = await ownersFlowId(client, userId, flowType, true);
+    if (isRefused(flowId)) return flowId;
     await client.query('DELETE FROM flow_signing_secrets WHERE flow_id = $1 AND user_id = $2', [flowId, userId]);
     return { flowId, signature: notRequiredSignature };
   });

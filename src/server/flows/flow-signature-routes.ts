@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { flowParamsSchema } from '../../shared/flows/flow-schemas.ts';
-import { flowSignatureResponseSchema, flowSignatureSecretResponseSchema } from '../../shared/flows/flow-signature-schemas.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
+import { unlessRefused } from '../platform/http-errors.ts';
 import type { FlowSignatureCache } from '../intake/flow-signature-cache.ts';
 import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlowSigningSecret } from './flow-signature-queries.ts';
 
@@ -22,42 +23,28 @@ export const flowSignatureRoutes: FastifyPluginAsyncZod<FlowSignatureRoutesOptio
   const cipher = app.credentialCipher;
   const cache = options.flowSignatures;
 
-  app.get(
-    '/:flowType/signature',
-    { schema: { params: flowParamsSchema, response: { 200: flowSignatureResponseSchema } }, preHandler: rateLimited('read') },
-    async (request) => ({ signature: await readFlowSignature(pool, app.clock, request.user.id, request.params.flowType) }),
-  );
+  await registerEndpoint(app, endpoints.flowSignature.read, { preHandler: rateLimited('read') }, async (request) => ({
+    signature: unlessRefused(await readFlowSignature(pool, app.clock, request.user.id, request.params.flowType)),
+  }));
 
-  app.post(
-    '/:flowType/signature',
-    { schema: { params: flowParamsSchema, response: { 200: flowSignatureSecretResponseSchema } }, preHandler: rateLimited('write') },
-    async (request, reply) => {
-      const created = await requireFlowSignature(pool, cipher, app.clock, request.user.id, request.params.flowType);
-      cache.invalidate(created.flowId);
-      // The secret must not linger in a cache between the server and the owner's browser.
-      reply.header('cache-control', 'no-store');
-      return { signature: created.signature, secret: created.secret };
-    },
-  );
+  await registerEndpoint(app, endpoints.flowSignature.require, { preHandler: rateLimited('write') }, async (request, reply) => {
+    const created = unlessRefused(await requireFlowSignature(pool, cipher, app.clock, request.user.id, request.params.flowType));
+    cache.invalidate(created.flowId);
+    // The secret must not linger in a cache between the server and the owner's browser.
+    reply.header('cache-control', 'no-store');
+    return { signature: created.signature, secret: created.secret };
+  });
 
-  app.post(
-    '/:flowType/signature/rotate',
-    { schema: { params: flowParamsSchema, response: { 200: flowSignatureSecretResponseSchema } }, preHandler: rateLimited('write') },
-    async (request, reply) => {
-      const created = await rotateFlowSigningSecret(pool, cipher, app.clock, request.user.id, request.params.flowType);
-      cache.invalidate(created.flowId);
-      reply.header('cache-control', 'no-store');
-      return { signature: created.signature, secret: created.secret };
-    },
-  );
+  await registerEndpoint(app, endpoints.flowSignature.rotate, { preHandler: rateLimited('write') }, async (request, reply) => {
+    const created = unlessRefused(await rotateFlowSigningSecret(pool, cipher, app.clock, request.user.id, request.params.flowType));
+    cache.invalidate(created.flowId);
+    reply.header('cache-control', 'no-store');
+    return { signature: created.signature, secret: created.secret };
+  });
 
-  app.delete(
-    '/:flowType/signature',
-    { schema: { params: flowParamsSchema, response: { 200: flowSignatureResponseSchema } }, preHandler: rateLimited('write') },
-    async (request) => {
-      const removed = await removeFlowSignature(pool, request.user.id, request.params.flowType);
-      cache.invalidate(removed.flowId);
-      return { signature: removed.signature };
-    },
-  );
+  await registerEndpoint(app, endpoints.flowSignature.remove, { preHandler: rateLimited('write') }, async (request) => {
+    const removed = unlessRefused(await removeFlowSignature(pool, request.user.id, request.params.flowType));
+    cache.invalidate(removed.flowId);
+    return { signature: removed.signature };
+  });
 };

@@ -2,6 +2,7 @@ import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../s
 import { signatureAnswerMessages, signatureRejectionReasons } from '../../shared/flows/flow-signature-messages.ts';
 import { defaultJsonLimits, type JsonTextProblem } from '../platform/json-text.ts';
 import type { FlowSignatureCheck } from './flow-signature-cache.ts';
+import { apiErrorCodes, type ServerErrorCode } from '../../shared/api/error-codes.ts';
 
 /**
  * What the intake decides about a request, apart from reading and storing it
@@ -26,14 +27,14 @@ export interface Refusal {
   reason: string;
   httpStatus: 400 | 401 | 413 | 415;
   /** The answer's error code: the refusal's code, or a broader one where the sender need not know more. */
-  answerCode: string;
+  answerCode: ServerErrorCode;
   /** What the sender is told. */
   message: string;
 }
 
 type Of<K extends IntakeDecision['kind']> = Extract<IntakeDecision, { kind: K }>;
 
-function refuse(code: string, reason: string, httpStatus: Refusal['httpStatus'], message: string, answerCode = code): Of<'refuse'> {
+function refuse(answerCode: ServerErrorCode, reason: string, httpStatus: Refusal['httpStatus'], message: string, code: string = answerCode): Of<'refuse'> {
   return { kind: 'refuse', refusal: { code, reason, httpStatus, answerCode, message } };
 }
 
@@ -51,14 +52,14 @@ export function decideAcceptance(flow: { isActive: boolean }, waitMinutes: numbe
 export function decideUnreadBody(refusal: 'too_large' | 'unsupported_media_type', kind: 'webhook' | 'pixel', contentType: string | null): Of<'refuse'> {
   if (refusal === 'too_large') {
     return kind === 'pixel'
-      ? refuse('body_too_large', rejectionReasons.pixelBodyTooLarge, 413, webhookMessages.pixelBodyTooLarge)
-      : refuse('body_too_large', rejectionReasons.bodyTooLarge, 413, webhookMessages.bodyTooLarge);
+      ? refuse(apiErrorCodes.body_too_large, rejectionReasons.pixelBodyTooLarge, 413, webhookMessages.pixelBodyTooLarge)
+      : refuse(apiErrorCodes.body_too_large, rejectionReasons.bodyTooLarge, 413, webhookMessages.bodyTooLarge);
   }
-  return refuse('unsupported_media_type', rejectionReasons.unsupportedMediaType(contentType?.slice(0, 100) ?? ''), 415, webhookMessages.unsupportedMediaType);
+  return refuse(apiErrorCodes.unsupported_media_type, rejectionReasons.unsupportedMediaType(contentType?.slice(0, 100) ?? ''), 415, webhookMessages.unsupportedMediaType);
 }
 
 export function decideWebhookBody(byteLength: number): Of<'refuse' | 'go_on'> {
-  return byteLength === 0 ? refuse('empty_body', rejectionReasons.emptyBody, 400, webhookMessages.emptyBody) : { kind: 'go_on' };
+  return byteLength === 0 ? refuse(apiErrorCodes.empty_body, rejectionReasons.emptyBody, 400, webhookMessages.emptyBody) : { kind: 'go_on' };
 }
 
 /**
@@ -67,7 +68,7 @@ export function decideWebhookBody(byteLength: number): Of<'refuse' | 'go_on'> {
  * signature either. Only a signed request is worth checking against the owner's secrets.
  */
 export function decideShopifySignaturePresent(signature: string): Of<'refuse' | 'go_on'> {
-  if (signature.replace(/[\s,]/g, '') === '') return refuse('shopify_unsigned', rejectionReasons.shopifyUnsigned, 401, webhookMessages.shopifyUnsigned, 'signature_required');
+  if (signature.replace(/[\s,]/g, '') === '') return refuse(apiErrorCodes.signature_required, rejectionReasons.shopifyUnsigned, 401, webhookMessages.shopifyUnsigned, 'shopify_unsigned');
   return { kind: 'go_on' };
 }
 
@@ -76,9 +77,9 @@ export function decideShopifySignaturePresent(signature: string): Of<'refuse' | 
  * one, or the previous one during a rotation), and naming its topic.
  */
 export function decideShopifySignature(check: { secretCount: number; valid: boolean; topicNamed: boolean }): Of<'refuse' | 'go_on'> {
-  if (check.secretCount === 0) return refuse('no_signing_secret', rejectionReasons.noSigningSecret, 401, webhookMessages.badSignature, 'bad_signature');
-  if (!check.valid) return refuse('bad_signature', rejectionReasons.signatureMismatch, 401, webhookMessages.badSignature);
-  if (!check.topicNamed) return refuse('topic_missing', rejectionReasons.shopifyTopicMissing, 400, webhookMessages.shopifyTopicMissing);
+  if (check.secretCount === 0) return refuse(apiErrorCodes.bad_signature, rejectionReasons.noSigningSecret, 401, webhookMessages.badSignature, 'no_signing_secret');
+  if (!check.valid) return refuse(apiErrorCodes.bad_signature, rejectionReasons.signatureMismatch, 401, webhookMessages.badSignature);
+  if (!check.topicNamed) return refuse(apiErrorCodes.topic_missing, rejectionReasons.shopifyTopicMissing, 400, webhookMessages.shopifyTopicMissing);
   return { kind: 'go_on' };
 }
 
@@ -92,15 +93,15 @@ export function decideFlowSignature(outcome: FlowSignatureCheck, ageSeconds: () 
     case 'not_required':
       return { kind: 'go_on' };
     case 'missing':
-      return refuse('signature_required', signatureRejectionReasons.missing, 401, signatureAnswerMessages.missing);
+      return refuse(apiErrorCodes.signature_required, signatureRejectionReasons.missing, 401, signatureAnswerMessages.missing);
     case 'malformed':
-      return refuse('bad_signature', signatureRejectionReasons.malformed, 401, signatureAnswerMessages.malformed);
+      return refuse(apiErrorCodes.bad_signature, signatureRejectionReasons.malformed, 401, signatureAnswerMessages.malformed);
     case 'expired':
-      return refuse('signature_expired', signatureRejectionReasons.expired(ageSeconds()), 401, signatureAnswerMessages.expired);
+      return refuse(apiErrorCodes.signature_expired, signatureRejectionReasons.expired(ageSeconds()), 401, signatureAnswerMessages.expired);
     case 'mismatch':
-      return refuse('bad_signature', signatureRejectionReasons.mismatch, 401, signatureAnswerMessages.mismatch);
+      return refuse(apiErrorCodes.bad_signature, signatureRejectionReasons.mismatch, 401, signatureAnswerMessages.mismatch);
     case 'unreadable':
-      return refuse('bad_signature', signatureRejectionReasons.unreadable, 401, signatureAnswerMessages.mismatch);
+      return refuse(apiErrorCodes.bad_signature, signatureRejectionReasons.unreadable, 401, signatureAnswerMessages.mismatch);
   }
 }
 
@@ -108,17 +109,17 @@ export function decideFlowSignature(outcome: FlowSignatureCheck, ageSeconds: () 
 export function decideUnparsedBody(problem: JsonTextProblem, detail: string): Of<'refuse'> {
   switch (problem) {
     case 'malformed':
-      return refuse('malformed_json', rejectionReasons.malformedJson(detail), 400, webhookMessages.malformedJson);
+      return refuse(apiErrorCodes.malformed_json, rejectionReasons.malformedJson(detail), 400, webhookMessages.malformedJson);
     case 'too_deep':
-      return refuse('too_deep', rejectionReasons.tooDeep(defaultJsonLimits.maxDepth), 400, webhookMessages.tooDeep(defaultJsonLimits.maxDepth));
+      return refuse(apiErrorCodes.too_deep, rejectionReasons.tooDeep(defaultJsonLimits.maxDepth), 400, webhookMessages.tooDeep(defaultJsonLimits.maxDepth));
     case 'too_many_members':
-      return refuse('too_many_members', rejectionReasons.tooManyMembers(defaultJsonLimits.maxMembers), 400, webhookMessages.tooManyMembers(defaultJsonLimits.maxMembers));
+      return refuse(apiErrorCodes.too_many_members, rejectionReasons.tooManyMembers(defaultJsonLimits.maxMembers), 400, webhookMessages.tooManyMembers(defaultJsonLimits.maxMembers));
   }
 }
 
 /** Every source sends one JSON object per event. */
 export function decideParsedBody(payload: unknown): Of<'refuse' | 'go_on'> {
-  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return refuse('not_an_object', rejectionReasons.notAnObject, 400, webhookMessages.notAnObject);
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return refuse(apiErrorCodes.not_an_object, rejectionReasons.notAnObject, 400, webhookMessages.notAnObject);
   return { kind: 'go_on' };
 }
 
@@ -128,5 +129,5 @@ export function decidePixelShape(issues: Array<{ path: PropertyKey[]; message: s
     .slice(0, 3)
     .map((issue) => `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`)
     .join('; ');
-  return refuse('not_pixel_event', rejectionReasons.notPixelEvent(problems), 400, webhookMessages.notPixelEvent);
+  return refuse(apiErrorCodes.not_pixel_event, rejectionReasons.notPixelEvent(problems), 400, webhookMessages.notPixelEvent);
 }

@@ -4,7 +4,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { inTransaction, type Queryable } from '../database/database.ts';
 import { isDatabaseUnavailable, isForeignKeyViolation } from '../database/database-errors.ts';
-import { HttpError } from '../platform/http-errors.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, refused, type Refused } from '../platform/http-errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { CredentialCipher } from '../credentials/credential-cipher.ts';
@@ -34,14 +34,16 @@ import { webhookConsoleMessages } from '../../shared/webhooks/webhook-messages.t
 import { flowTypeDetails, flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * Receiving, for every source (docs/architecture.md): the Shopify or generic webhook, the
  * browsing pixel, the console's test send and the owner's replay each come in through
  * `accept`, which verifies what the source must prove, keeps duplicates once, and stores
  * the event with its job in one transaction before it answers. A refusal is recorded on
- * the flow with its reason (so the owner sees what was turned away) and thrown as the
- * HttpError the sender gets. Routes only find the flow an address names and translate.
+ * the flow with its reason (so the owner sees what was turned away) and returned as the
+ * `Refused` result the route answers the sender with. Routes only find the flow an
+ * address names and translate.
  */
 
 /** A request to a public intake address, as the route hands it over. */
@@ -104,6 +106,27 @@ const MAX_REJECTED_BODY_CHARS = 16_384;
 /** Refusals of a body seen before it is read (its size, its type), decided by the HTTP layer. */
 export type BodyRefusal = 'too_large' | 'unsupported_media_type';
 
+/**
+ * How a refusal leaves the depths of one submission's checks: thrown inside the intake
+ * only, and returned from its public methods as the `Refused` result.
+ */
+class SubmissionRefused extends Error {
+  readonly refusal: Refused;
+  constructor(refusal: Refused) {
+    super(refusal.message);
+    this.refusal = refusal;
+  }
+}
+
+async function refusalAsResult<T>(work: () => Promise<T>): Promise<T | Refused> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof SubmissionRefused) return error.refusal;
+    throw error;
+  }
+}
+
 export class Intake {
   private readonly deps: IntakeDependencies;
   private readonly batcher: IntakeBatcher;
@@ -121,34 +144,40 @@ export class Intake {
     this.flowSignatures = deps.flowSignatures;
   }
 
-  accept(submission: Extract<Submission, { kind: 'replay' }>): Promise<Replayed>;
-  accept(submission: Exclude<Submission, { kind: 'replay' }>): Promise<Accepted>;
-  async accept(submission: Submission): Promise<Accepted | Replayed> {
-    switch (submission.kind) {
-      case 'webhook':
-        return this.acceptWebhook(submission.flow, submission.request);
-      case 'pixel':
-        return this.acceptPixel(submission.flow, submission.request);
-      case 'test':
-        return this.acceptTestSend(submission.flow, submission.payloadText, submission.dryRun);
-      case 'replay':
-        return this.acceptReplay(submission.userId, submission.eventId);
-    }
+  accept(submission: Extract<Submission, { kind: 'replay' }>): Promise<Replayed | Refused>;
+  accept(submission: Exclude<Submission, { kind: 'replay' }>): Promise<Accepted | Refused>;
+  async accept(submission: Submission): Promise<Accepted | Replayed | Refused> {
+    return refusalAsResult(() => {
+      switch (submission.kind) {
+        case 'webhook':
+          return this.acceptWebhook(submission.flow, submission.request);
+        case 'pixel':
+          return this.acceptPixel(submission.flow, submission.request);
+        case 'test':
+          return this.acceptTestSend(submission.flow, submission.payloadText, submission.dryRun);
+        case 'replay':
+          return this.acceptReplay(submission.userId, submission.eventId);
+      }
+    });
   }
 
   /** The flow a webhook URL names, or 404 that says nothing more (a wrong type is recorded for its owner). */
-  async flowOfWebhookAddress(address: { flowType: string; flowKey: string }, request: IntakeRequest): Promise<FlowRecord> {
+  async flowOfWebhookAddress(address: { flowType: string; flowKey: string }, request: IntakeRequest): Promise<FlowRecord | Refused> {
+    return refusalAsResult(() => this.findWebhookFlow(address, request));
+  }
+
+  private async findWebhookFlow(address: { flowType: string; flowKey: string }, request: IntakeRequest): Promise<FlowRecord> {
     const flow = await this.readingFlows(() => this.webhookFlows.find(address.flowKey));
     if (!flow) {
       this.deps.observer?.rejected('unknown', 'unknown_flow');
       this.deps.logger.info({ reason: 'unknown_flow' }, 'webhook rejected');
-      throw new HttpError(404, 'not_found', requestMessages.notFound);
+      throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
     }
     if (flow.flowType !== address.flowType) {
       const known = (flowTypes as readonly string[]).includes(address.flowType);
       const sentTo = known ? flowTypeDetails[address.flowType as FlowType].title : address.flowType.slice(0, 50);
       await this.refuse(flow, 'webhook', request, 'wrong_flow_type', rejectionReasons.wrongFlowType(sentTo, flowTypeDetails[flow.flowType].title), null);
-      throw new HttpError(404, 'not_found', requestMessages.notFound);
+      throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
     }
     return flow;
   }
@@ -157,19 +186,23 @@ export class Intake {
    * The browsing flow a pixel key names, or 404 that says nothing more: a key of another
    * flow type is as unknown as a made-up one, and a key that is not one is not looked up.
    */
-  async flowOfPixelAddress(pixelKey: string): Promise<FlowRecord> {
+  async flowOfPixelAddress(pixelKey: string): Promise<FlowRecord | Refused> {
+    return refusalAsResult(() => this.findPixelFlow(pixelKey));
+  }
+
+  private async findPixelFlow(pixelKey: string): Promise<FlowRecord> {
     const flow = pixelKeyPattern.test(pixelKey) ? await this.readingFlows(() => this.pixelFlows.find(pixelKey)) : null;
     if (!flow || flow.flowType !== 'browser_abandonment') {
       this.deps.observer?.rejected('pixel', 'unknown_flow');
       this.deps.logger.info({ reason: 'unknown_pixel_key' }, 'webhook rejected');
-      throw new HttpError(404, 'not_found', requestMessages.notFound);
+      throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
     }
     return flow;
   }
 
   /** A body refused before it was read: recorded on the flow, answered 413 or 415. */
-  async refuseUnreadBody(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, refusal: BodyRefusal): Promise<never> {
-    return this.refuseWith(flow, kind, request, decideUnreadBody(refusal, kind, request.contentType), null);
+  async refuseUnreadBody(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, refusal: BodyRefusal): Promise<Refused> {
+    return refusalAsResult(() => this.refuseWith(flow, kind, request, decideUnreadBody(refusal, kind, request.contentType), null));
   }
 
   private async acceptWebhook(flow: FlowRecord, request: IntakeRequest): Promise<Accepted> {
@@ -210,12 +243,12 @@ export class Intake {
     } catch (error) {
       if (error instanceof JsonTextError && error.problem !== 'malformed') {
         const message = error.problem === 'too_deep' ? requestMessages.tooDeeplyNested : requestMessages.tooManyMembers;
-        throw new HttpError(400, error.problem, message, { fieldErrors: { payload: message } });
+        throw new SubmissionRefused(refused(error.problem, message, { status: 400, fieldErrors: { payload: message } }));
       }
       payload = null;
     }
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
-      throw new HttpError(400, 'invalid_json', webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } });
+      throw new SubmissionRefused(refused(apiErrorCodes.invalid_json, webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } }));
     }
     const details = readIntakeDetails('test', {}, payload as Record<string, unknown>, flow, this.deps.clock.now());
     return this.store(flow, details, { rawBody: payloadText, contentType: 'application/json', headers: {} }, dryRun);
@@ -230,8 +263,8 @@ export class Intake {
     });
     if (!replayed) {
       const existing = await findEventForUser(this.deps.pool, userId, eventId);
-      if (!existing) throw new HttpError(404, 'not_found', eventLogMessages.eventNotFound);
-      throw new HttpError(409, 'not_replayable', eventLogMessages.replayNotAllowed);
+      if (!existing) throw new SubmissionRefused(refused(apiErrorCodes.not_found, eventLogMessages.eventNotFound));
+      throw new SubmissionRefused(refused(apiErrorCodes.not_replayable, eventLogMessages.replayNotAllowed));
     }
     this.deps.logger.info({ eventId: replayed.id, attempt: replayed.attempt }, 'event replayed');
     return { eventId: replayed.id, status: replayed.status, duplicate: false, event: replayed };
@@ -246,9 +279,9 @@ export class Intake {
     } catch (error) {
       // The flow (or its owner's account) was deleted after the request found it in the
       // intake's cache: the address no longer exists, and a retry would find that too.
-      if (isForeignKeyViolation(error)) throw new HttpError(404, 'not_found', requestMessages.notFound);
+      if (isForeignKeyViolation(error)) throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
       this.deps.logger.error({ err: error, userId: flow.userId, flowType: flow.flowType }, 'intake: the event could not be stored');
-      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
     this.deps.observer?.accepted(details.source);
     this.deps.logger.info({ eventId: stored.id, flowType: flow.flowType, source: details.source, status: stored.status, duplicate: !stored.inserted }, 'event accepted');
@@ -270,7 +303,7 @@ export class Intake {
       check = await this.signingSecrets.verify(flow.userId, (secrets) => verifyShopifySignature(request.body, signature, secrets));
     } catch (error) {
       this.deps.logger.error({ err: error }, 'intake: could not read the signing secrets');
-      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
     const verified = decideShopifySignature({ secretCount: check.secrets.length, valid: check.valid, topicNamed: Boolean(shopifyTopicOf(request.headers)) });
     if (verified.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, verified, text);
@@ -287,7 +320,7 @@ export class Intake {
       outcome = await this.flowSignatures.check(flow.id, request.body, header);
     } catch (error) {
       this.deps.logger.error({ err: error }, 'intake: could not read the flow signing secrets');
-      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
     const nowSeconds = Math.floor(this.deps.clock.now().getTime() / 1000);
     const decision = decideFlowSignature(outcome, () => signatureAgeSeconds(header ?? '', nowSeconds));
@@ -326,7 +359,7 @@ export class Intake {
   private async refuseWith(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, decision: { refusal: Refusal }, rawBody: string | null): Promise<never> {
     const { refusal } = decision;
     await this.refuse(flow, kind, request, refusal.code, refusal.reason, rawBody);
-    throw new HttpError(refusal.httpStatus, refusal.answerCode, refusal.message);
+    throw new SubmissionRefused(refused(refusal.answerCode, refusal.message, { status: refusal.httpStatus }));
   }
 
   private async refuse(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, code: string, reason: string, rawBody: string | null): Promise<void> {
@@ -362,7 +395,7 @@ export class Intake {
       // Whatever failed, the sender should come back: only the database is read here.
       if (!isDatabaseUnavailable(error)) this.deps.logger.error({ err: error }, 'intake: could not read the flow');
       else this.deps.logger.warn('intake: the database is unavailable');
-      throw new HttpError(503, 'unavailable', webhookMessages.unavailable, { retryAfterSeconds: 5 });
+      throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
   }
 }

@@ -6,6 +6,7 @@ import { findPendingMigrations } from '../database/migrate.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import type { AppMetrics } from './metrics.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 export interface ObservabilityRouteOptions {
   metrics: AppMetrics;
@@ -52,9 +53,9 @@ export const observabilityRoutes: FastifyPluginAsync<ObservabilityRouteOptions> 
   app.get('/metrics', { config: operationalRouteConfig, schema: { hide: true } }, async (request, reply) => {
     if (!mayReadMetrics(request, options.metricsToken)) {
       // Without a token there is nothing to ask for, so the route is not there for strangers.
-      if (!options.metricsToken) throw new HttpError(404, 'not_found', requestMessages.notFound);
+      if (!options.metricsToken) throw new HttpError(apiErrorCodes.not_found, requestMessages.notFound);
       reply.header('www-authenticate', 'Bearer');
-      throw new HttpError(401, 'unauthorized', requestMessages.metricsUnauthorized);
+      throw new HttpError(apiErrorCodes.unauthorized, requestMessages.metricsUnauthorized);
     }
     const text = await options.metrics.registry.metrics();
     return reply.type(options.metrics.registry.contentType).header('cache-control', 'no-store').send(text);

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import underPressure from '@fastify/under-pressure';
 import { HttpError } from '../platform/http-errors.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 export interface OverloadLimits {
   /** Event-loop delay past which requests are turned away (0 turns the check off). */
@@ -30,7 +31,7 @@ export async function registerOverloadGuard(app: FastifyInstance, limits: Overlo
     sampleInterval: limits.sampleIntervalMs,
     pressureHandler: async (request, _reply, type) => {
       request.log.warn({ pressure: type }, 'overloaded: request turned away');
-      throw new HttpError(503, 'overloaded', requestMessages.overloaded, { retryAfterSeconds: RETRY_AFTER_SECONDS });
+      throw new HttpError(apiErrorCodes.overloaded, requestMessages.overloaded, { retryAfterSeconds: RETRY_AFTER_SECONDS });
     },
   });
 }

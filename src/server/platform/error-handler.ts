@@ -1,15 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { HttpError } from './http-errors.ts';
+import { DATABASE_RETRY_AFTER_SECONDS, HttpError } from './http-errors.ts';
 import { isDatabaseInputError, isDatabaseUnavailable } from '../database/database-errors.ts';
 import { requestMessages } from '../../shared/messages.ts';
-
-/** What a 503 for an unavailable database asks the client to wait before trying again. */
-export const DATABASE_RETRY_AFTER_SECONDS = 5;
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** The answer while the database cannot be reached: senders retry, nothing is lost. */
 export function databaseUnavailableError(): HttpError {
-  return new HttpError(503, 'database_unavailable', requestMessages.databaseUnavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
+  return new HttpError(apiErrorCodes.database_unavailable, requestMessages.databaseUnavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS });
 }
 
 function sendHttpError(reply: FastifyReply, error: HttpError) {
@@ -72,7 +70,7 @@ export function registerErrorHandler(app: FastifyInstance): void {
         fieldErrors[field] ??= ownerValidationMessage(field, issue.message);
       }
       const first = Object.values(fieldErrors)[0] ?? requestMessages.invalidInput;
-      return reply.status(400).send({ error: 'validation', message: first, fieldErrors });
+      return sendHttpError(reply, new HttpError(apiErrorCodes.validation, first, { fieldErrors }));
     }
     if (isDatabaseUnavailable(error)) {
       request.server.database?.availability.noteFailure(error);
@@ -81,29 +79,29 @@ export function registerErrorHandler(app: FastifyInstance): void {
     }
     if (isDatabaseInputError(error)) {
       request.log.info({ err: databaseFailureOf(error) }, 'the database refused a value of the request');
-      return reply.status(400).send({ error: 'invalid_value', message: requestMessages.unreadableValue });
+      return sendHttpError(reply, new HttpError(apiErrorCodes.invalid_value, requestMessages.unreadableValue));
     }
     const statusCode = typeof error?.statusCode === 'number' ? error.statusCode : 500;
     if (statusCode === 413) {
-      return reply.status(413).send({ error: 'body_too_large', message: requestMessages.bodyTooLarge });
+      return sendHttpError(reply, new HttpError(apiErrorCodes.body_too_large, requestMessages.bodyTooLarge));
     }
     if (error?.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || error?.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || (statusCode === 400 && error instanceof SyntaxError)) {
-      return reply.status(400).send({ error: 'malformed_json', message: requestMessages.malformedJson });
+      return sendHttpError(reply, new HttpError(apiErrorCodes.malformed_json, requestMessages.malformedJson));
     }
     if (statusCode === 415) {
-      return reply.status(415).send({ error: 'unsupported_media_type', message: requestMessages.unsupportedMediaType });
+      return sendHttpError(reply, new HttpError(apiErrorCodes.unsupported_media_type, requestMessages.unsupportedMediaType));
     }
     if (statusCode === 429) {
-      return reply.status(429).send({ error: 'rate_limited', message: requestMessages.rateLimited });
+      return sendHttpError(reply, new HttpError(apiErrorCodes.rate_limited, requestMessages.rateLimited));
     }
     if (statusCode >= 400 && statusCode < 500) {
-      return reply.status(statusCode).send({ error: 'bad_request', message: error.message });
+      return sendHttpError(reply, new HttpError(apiErrorCodes.bad_request, error.message, { status: statusCode }));
     }
     if (await databaseIsDown(request)) {
       request.log.warn({ err: databaseFailureOf(error) }, 'request failed while the database is unavailable');
       return sendHttpError(reply, databaseUnavailableError());
     }
     request.log.error({ err: error }, 'request failed');
-    return reply.status(500).send({ error: 'internal', message: requestMessages.internal });
+    return sendHttpError(reply, new HttpError(apiErrorCodes.internal, requestMessages.internal));
   });
 }

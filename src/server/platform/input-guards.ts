@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { HttpError } from './http-errors.ts';
 import { JsonTextError, parseJsonText } from './json-text.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** C0 control characters and DEL: never part of an id, a key or a query value the app reads. */
 // eslint-disable-next-line no-control-regex
@@ -21,9 +22,9 @@ export function checkRequestAddress(url: string): HttpError | null {
   try {
     decoded = decodeURIComponent(path) + decodeURIComponent(query.replaceAll('+', ' '));
   } catch {
-    return new HttpError(400, 'malformed_address', requestMessages.malformedAddress);
+    return new HttpError(apiErrorCodes.malformed_address, requestMessages.malformedAddress);
   }
-  if (controlCharacters.test(decoded) || controlCharacters.test(url)) return new HttpError(400, 'control_characters', requestMessages.controlCharacters);
+  if (controlCharacters.test(decoded) || controlCharacters.test(url)) return new HttpError(apiErrorCodes.control_characters, requestMessages.controlCharacters);
   return null;
 }
 
@@ -36,7 +37,7 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     if (text.trim() === '') {
-      done(new HttpError(400, 'malformed_json', requestMessages.malformedJson), undefined);
+      done(new HttpError(apiErrorCodes.malformed_json, requestMessages.malformedJson), undefined);
       return;
     }
     try {
@@ -47,9 +48,9 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
         return;
       }
       const refusal = {
-        malformed: new HttpError(400, 'malformed_json', requestMessages.malformedJson),
-        too_deep: new HttpError(400, 'too_deeply_nested', requestMessages.tooDeeplyNested),
-        too_many_members: new HttpError(413, 'too_many_members', requestMessages.tooManyMembers),
+        malformed: new HttpError(apiErrorCodes.malformed_json, requestMessages.malformedJson),
+        too_deep: new HttpError(apiErrorCodes.too_deep, requestMessages.tooDeeplyNested),
+        too_many_members: new HttpError(apiErrorCodes.too_many_members, requestMessages.tooManyMembers, { status: 413 }),
       }[error.problem];
       done(refusal, undefined);
     }

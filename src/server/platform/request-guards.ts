@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './http-errors.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 const safeMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -40,13 +41,13 @@ export function registerCsrfGuard(app: FastifyInstance, publicUrl: string): void
     if (origin !== undefined) {
       const hostOrigin = `${request.protocol}://${request.headers.host ?? ''}`;
       if (origin !== allowedOrigin && origin !== hostOrigin) {
-        throw new HttpError(403, 'cross_site', requestMessages.crossSite);
+        throw new HttpError(apiErrorCodes.cross_site, requestMessages.crossSite);
       }
       return;
     }
     const fetchSite = request.headers['sec-fetch-site'];
     if (fetchSite !== undefined && fetchSite !== 'same-origin' && fetchSite !== 'none') {
-      throw new HttpError(403, 'cross_site', requestMessages.crossSite);
+      throw new HttpError(apiErrorCodes.cross_site, requestMessages.crossSite);
     }
   });
 }

@@ -5,6 +5,7 @@ import type { Clock } from './clock.ts';
 import { inTransaction } from '../database/database.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import { countUses, forgetUsesUpTo, lockUserRateLimit, recordUse } from './user-rate-limit-queries.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * Uses per owner per 60 seconds (docs/decisions/0025-per-owner-rate-limits.md). SPEC.md
@@ -39,7 +40,7 @@ export async function consumeUserRateLimit(pool: pg.Pool, clock: Clock, userId: 
     await recordUse(client, userId, kind, now);
     return null;
   });
-  if (retryAfterSeconds !== null) throw new HttpError(429, 'rate_limited', requestMessages.rateLimited, { retryAfterSeconds });
+  if (retryAfterSeconds !== null) throw new HttpError(apiErrorCodes.rate_limited, requestMessages.rateLimited, { retryAfterSeconds });
 }
 
 /**

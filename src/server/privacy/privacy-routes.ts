@@ -1,20 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import type { CredentialsLoader } from '../engine/engine-credentials.ts';
-import {
-  privacyEndpointSchema,
-  privacyRequestListSchema,
-  shopperEraseInputSchema,
-  shopperEraseResultSchema,
-  shopperQuerySchema,
-  shopperSummarySchema,
-} from '../../shared/privacy/privacy-schemas.ts';
 import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
 import { ensurePrivacyEndpointKey, findPrivacyExport, listPrivacyRequests } from './privacy-queries.ts';
 import { exportShopper } from './shopper-data-registry.ts';
 import { eraseShopperForOwner, summariseShopper } from './shopper-lookup.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 export interface PrivacyRouteOptions {
   loadCredentials: CredentialsLoader;
@@ -33,39 +27,37 @@ function asDownload(name: string, content: unknown) {
 export const privacyRoutes: FastifyPluginAsyncZod<PrivacyRouteOptions> = async (app, options) => {
   const { pool } = app.database;
 
-  app.get('/endpoint', { schema: { response: { 200: privacyEndpointSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.privacy.endpoint, { preHandler: rateLimited('read') }, async (request) => {
     const key = await ensurePrivacyEndpointKey(pool, request.user.id);
     return { url: `${app.appConfig.publicUrl.replace(/\/$/, '')}/api/privacy-webhooks/${key}` };
   });
 
-  app.get('/requests', { schema: { response: { 200: privacyRequestListSchema } }, preHandler: rateLimited('read') }, async (request) => ({
+  await registerEndpoint(app, endpoints.privacy.requests, { preHandler: rateLimited('read') }, async (request) => ({
     requests: await listPrivacyRequests(pool, request.user.id),
   }));
 
-  app.get('/requests/:id/export', { schema: { params: z.object({ id: z.string().max(100) }) }, preHandler: rateLimited('read') }, async (request, reply) => {
+  await registerEndpoint(app, endpoints.privacy.requestExport, { preHandler: rateLimited('read') }, async (request, reply) => {
     const found = await findPrivacyExport(pool, request.user.id, request.params.id);
-    if (!found) throw new HttpError(404, 'not_found', privacyMessages.exportNotFound);
+    if (!found) throw new HttpError(apiErrorCodes.not_found, privacyMessages.exportNotFound);
     const download = asDownload(`flowsmith-data-request-${request.params.id}.json`, found.content);
     return reply.headers(download.headers).type('application/json').send(download.body);
   });
 
-  app.get('/shoppers', { schema: { querystring: shopperQuerySchema, response: { 200: shopperSummarySchema } }, preHandler: rateLimited('read') }, async (request) =>
-    summariseShopper(pool, request.user.id, request.query.email),
-  );
+  await registerEndpoint(app, endpoints.privacy.shopper, { preHandler: rateLimited('read') }, async (request) =>
+    summariseShopper(pool, request.user.id, request.query.email));
 
-  app.get('/shoppers/export', { schema: { querystring: shopperQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
+  await registerEndpoint(app, endpoints.privacy.shopperExport, { preHandler: rateLimited('read') }, async (request, reply) => {
     const now = app.clock.now();
     const content = { shopper: request.query.email, exportedAt: now.toISOString(), ...(await exportShopper(pool, request.user.id, request.query.email)) };
     const download = asDownload(`flowsmith-shopper-${now.toISOString().slice(0, 10)}.json`, content);
     return reply.headers(download.headers).type('application/json').send(download.body);
   });
 
-  app.post('/shoppers/erase', { schema: { body: shopperEraseInputSchema, response: { 200: shopperEraseResultSchema } }, preHandler: rateLimited('write') }, async (request) =>
+  await registerEndpoint(app, endpoints.privacy.eraseShopper, { preHandler: rateLimited('write') }, async (request) =>
     eraseShopperForOwner(
       { pool, clock: app.clock, loadCredentials: options.loadCredentials, klaviyoBaseUrl: app.appConfig.klaviyoBaseUrl },
       request.user.id,
       request.body.email,
       request.body.unsetKlaviyo,
-    ),
-  );
+    ));
 };

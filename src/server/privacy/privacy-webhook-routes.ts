@@ -8,6 +8,7 @@ import { JsonTextError, parseJsonText } from '../platform/json-text.ts';
 import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
 import { findOwnerOfPrivacyKey, recordPrivacyRequest } from './privacy-queries.ts';
 import type { PrivacyWork } from './privacy-work.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** Shopify's compliance payloads are a few hundred bytes; anything near this is not one. */
 export const MAX_PRIVACY_WEBHOOK_BYTES = 64 * 1024;
@@ -69,26 +70,26 @@ export async function privacyWebhookRoutes(scope: FastifyInstance, options: Priv
     { bodyLimit: MAX_PRIVACY_WEBHOOK_BYTES, config: crossSiteReceiver, schema: { params: paramsSchema, response: { 200: z.object({ received: z.literal(true) }) } } },
     async (request, reply) => {
       const userId = await findOwnerOfPrivacyKey(pool, request.params.ownerKey);
-      if (!userId) throw new HttpError(404, 'not_found', privacyMessages.unknownAddress);
+      if (!userId) throw new HttpError(apiErrorCodes.not_found, privacyMessages.unknownAddress);
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       const signature = headerOf(request.headers['x-shopify-hmac-sha256']);
       const secrets = signature ? await options.loadShopifySecrets(userId) : [];
       if (!signature || !verifyShopifySignature(body, signature, secrets)) {
         request.log.info({ reason: signature ? 'bad signature' : 'no signature' }, 'privacy webhook refused');
-        throw new HttpError(401, 'invalid_signature', privacyMessages.invalidSignature);
+        throw new HttpError(apiErrorCodes.bad_signature, privacyMessages.invalidSignature);
       }
       const topic = topics.find((candidate) => candidate === headerOf(request.headers['x-shopify-topic']));
-      if (!topic) throw new HttpError(400, 'unknown_topic', privacyMessages.unknownTopic);
+      if (!topic) throw new HttpError(apiErrorCodes.unknown_topic, privacyMessages.unknownTopic);
       let json: unknown;
       try {
         // Like every body from outside: bounded nesting, exact ids, text PostgreSQL can store.
         json = parseJsonText(body.toString('utf8'));
       } catch (error) {
-        if (error instanceof JsonTextError) throw new HttpError(400, 'malformed_json', privacyMessages.malformedBody);
+        if (error instanceof JsonTextError) throw new HttpError(apiErrorCodes.malformed_json, privacyMessages.malformedBody);
         throw error;
       }
       const parsed = topic === 'shop/redact' ? shopSchema.safeParse(json) : customerRequestSchema.safeParse(json);
-      if (!parsed.success) throw new HttpError(400, 'invalid_body', privacyMessages.malformedBody);
+      if (!parsed.success) throw new HttpError(apiErrorCodes.invalid_body, privacyMessages.malformedBody);
       const customerRequest = topic === 'shop/redact' ? null : (parsed.data as z.infer<typeof customerRequestSchema>);
       const customer = customerRequest?.customer ?? null;
       const triggeredAt = new Date(headerOf(request.headers['x-shopify-triggered-at']) ?? '');

@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HttpError } from '../platform/http-errors.ts';
+import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
 import { findFlowByWebhookKey, findFlowForUser, listFlowsForUser } from '../flows/flow-queries.ts';
@@ -8,16 +8,11 @@ import type { ChangeFeed } from './change-feed.ts';
 import { formatChangeCursor, parseChangeCursor, streamStartCursor, type ChangeCursor, type EventChange } from './event-change-queries.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages, streamMessages } from '../../shared/messages.ts';
-import {
-  consoleParamsSchema,
-  streamChangeEventName,
-  streamQuerySchema,
-  testWebhookBodySchema,
-  testWebhookResponseSchema,
-  webhookStatusParamsSchema,
-  webhookStatusResponseSchema,
-} from '../../shared/webhooks/webhook-schemas.ts';
+import { streamChangeEventName } from '../../shared/webhooks/webhook-schemas.ts';
 import { webhookConsoleMessages, webhookHandlerMessages } from '../../shared/webhooks/webhook-messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 /** A comment line now and then keeps proxies and browsers from closing an idle stream. */
 const HEARTBEAT_MS = 15_000;
@@ -76,9 +71,9 @@ export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = 
   // work stops the feed again at onClose, which does nothing more.
   app.addHook('preClose', () => feed.stop());
 
-  app.get('/:flowType', { schema: { params: consoleParamsSchema, querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
+  await registerEndpoint(app, endpoints.stream.flow, { preHandler: rateLimited('read') }, async (request, reply) => {
     const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
-    if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
+    if (!flow) throw new HttpError(apiErrorCodes.not_found, requestMessages.notFound);
     const resumeFrom = resumeCursor(request.headers['last-event-id'], request.query.lastEventId);
     // HEAD asks whether the stream is there: its headers, and no stream to hold open.
     if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
@@ -91,7 +86,7 @@ export const liveStreamRoutes: FastifyPluginAsyncZod<LiveStreamRoutesOptions> = 
    * which would otherwise hold one connection per flow (browsers allow six per host).
    * Cursors are one order across flows, so one cursor resumes every flow.
    */
-  app.get('/', { schema: { querystring: streamQuerySchema }, preHandler: rateLimited('read') }, async (request, reply) => {
+  await registerEndpoint(app, endpoints.stream.all, { preHandler: rateLimited('read') }, async (request, reply) => {
     const resumeFrom = resumeCursor(request.headers['last-event-id'], request.query.lastEventId);
     if (request.method === 'HEAD') return reply.status(200).headers(streamHeaders).send();
     const flows = await listFlowsForUser(pool, request.user.id);
@@ -156,17 +151,13 @@ export const testSendRoutes: FastifyPluginAsyncZod<TestSendRoutesOptions> = asyn
    * flow's URL (the same intake, the same transaction with its job), marked as a test
    * by this signed-in route and by nothing a sender can write.
    */
-  app.post(
-    '/:flowType',
-    { schema: { params: consoleParamsSchema, body: testWebhookBodySchema, response: { 202: testWebhookResponseSchema } }, preHandler: rateLimited('write') },
-    async (request, reply) => {
-      const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
-      if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
-      if (!flow.webhookUrl) throw new HttpError(409, 'no_webhook_url', webhookConsoleMessages.noWebhookUrl);
-      const stored = await options.intake.accept({ kind: 'test', flow, payloadText: request.body.payload, dryRun: request.body.dryRun ?? false });
-      return reply.status(202).send({ success: true, ...stored });
-    },
-  );
+  await registerEndpoint(app, endpoints.webhooks.testSend, { preHandler: rateLimited('write') }, async (request, reply) => {
+    const flow = await findFlowForUser(pool, request.user.id, request.params.flowType);
+    if (!flow) throw new HttpError(apiErrorCodes.not_found, requestMessages.notFound);
+    if (!flow.webhookUrl) throw new HttpError(apiErrorCodes.no_webhook_url, webhookConsoleMessages.noWebhookUrl);
+    const stored = unlessRefused(await options.intake.accept({ kind: 'test', flow, payloadText: request.body.payload, dryRun: request.body.dryRun ?? false }));
+    return reply.status(202).send({ success: true, ...stored });
+  });
 };
 
 /**
@@ -175,26 +166,19 @@ export const testSendRoutes: FastifyPluginAsyncZod<TestSendRoutesOptions> = asyn
  */
 export const webhookStatusRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
-  app.get(
-    '/:flowType/:flowId',
-    {
-      schema: { params: webhookStatusParamsSchema, response: { 200: webhookStatusResponseSchema } },
-      config: { rateLimit: { max: 60, timeWindow: 60_000 } },
-    },
-    async (request) => {
-      const { flowType, flowId } = request.params;
-      const known = (flowTypes as readonly string[]).includes(flowType);
-      // The URL names the flow by its key, as the webhook route reads it: a rotated-away key
-      // is unknown here as soon as the webhook route stops taking it.
-      const flow = known ? await findFlowByWebhookKey(pool, flowId, app.clock.now()) : null;
-      if (!flow || flow.flowType !== flowType) throw new HttpError(404, 'not_found', webhookHandlerMessages.notFound);
-      return {
-        success: flow.isActive,
-        message: flow.isActive ? webhookHandlerMessages.active : webhookHandlerMessages.inactive,
-        flowType: flow.flowType as FlowType,
-        flowId,
-        timestamp: app.clock.now().toISOString(),
-      };
-    },
-  );
+  await registerEndpoint(app, endpoints.webhooks.status, { config: { rateLimit: { max: 60, timeWindow: 60_000 } }, }, async (request) => {
+    const { flowType, flowId } = request.params;
+    const known = (flowTypes as readonly string[]).includes(flowType);
+    // The URL names the flow by its key, as the webhook route reads it: a rotated-away key
+    // is unknown here as soon as the webhook route stops taking it.
+    const flow = known ? await findFlowByWebhookKey(pool, flowId, app.clock.now()) : null;
+    if (!flow || flow.flowType !== flowType) throw new HttpError(apiErrorCodes.not_found, webhookHandlerMessages.notFound);
+    return {
+      success: flow.isActive,
+      message: flow.isActive ? webhookHandlerMessages.active : webhookHandlerMessages.inactive,
+      flowType: flow.flowType as FlowType,
+      flowId,
+      timestamp: app.clock.now().toISOString(),
+    };
+  });
 };

@@ -11,6 +11,7 @@ import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { SampleActivityResult } from '../../shared/sandbox/sandbox-schemas.ts';
 import { importSandboxProfile, listSandboxProfiles, type SandboxAccount } from './sandbox-queries.ts';
 import { SAMPLE_CURRENCY, SAMPLE_SHOP_DOMAIN, sampleProducts, sampleShoppers, type SampleProduct, type SampleShopper } from './sample-shop.ts';
+import { unlessRefused } from '../platform/http-errors.ts';
 
 export interface SampleActivityDeps {
   pool: pg.Pool;
@@ -103,7 +104,7 @@ async function sendPixel(
     product: { id: event.product.id, quantity: 1 },
   };
   const request: IntakeRequest = { headers: { 'content-type': 'text/plain' }, contentType: 'text/plain', body: Buffer.from(JSON.stringify(body)) };
-  const accepted = await deps.intake.accept({ kind: 'pixel', flow, request });
+  const accepted = unlessRefused(await deps.intake.accept({ kind: 'pixel', flow, request }));
   return { flowType: flow.flowType, eventId: accepted.eventId, topic: event.name, shopperEmail: event.shopper.email };
 }
 
@@ -123,7 +124,7 @@ async function sendWebhook(deps: SampleActivityDeps, account: SandboxAccount, fl
     contentType: 'application/json',
     body,
   };
-  const accepted = await deps.intake.accept({ kind: 'webhook', flow, request });
+  const accepted = unlessRefused(await deps.intake.accept({ kind: 'webhook', flow, request }));
   return { flowType: flow.flowType, eventId: accepted.eventId, topic, shopperEmail: shopper.email };
 }
 

@@ -7,18 +7,14 @@ import { hasStoredCredentials } from '../credentials/credential-queries.ts';
 import { createMissingFlows, listFlowsForUser, lockFlowsForUser, saveFlowConfiguration } from '../flows/flow-queries.ts';
 import { webhookUrlFor } from '../flows/webhook-url.ts';
 import { flowTypes } from '../../shared/flows/flow-types.ts';
-import {
-  sampleActivityRequestSchema,
-  sampleActivityResultSchema,
-  sandboxOpenaiKeyRequestSchema,
-  sandboxProfilesSchema,
-  sandboxStatusSchema,
-  type SandboxStatus,
-} from '../../shared/sandbox/sandbox-schemas.ts';
+import { type SandboxStatus } from '../../shared/sandbox/sandbox-schemas.ts';
 import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
 import { endSandboxPeriod, ensureSandboxAccount, findSandboxAccount, hasOpenSandboxPeriod, listSandboxPeriods, listSandboxProfiles, saveSandboxOpenaiKey, startSandboxPeriod } from './sandbox-queries.ts';
 import { sendSampleActivity } from './sample-activity.ts';
 import { sandboxKeyContext } from './sandbox-credentials.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 /**
  * The sandbox under /api/sandbox, in the signed-in context: everything is keyed by
@@ -39,14 +35,14 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ intake: Intake }> = async (a
     };
   }
 
-  app.get('/', { schema: { response: { 200: sandboxStatusSchema } }, preHandler: rateLimited('read') }, async (request) => statusOf(pool, request.user.id));
+  await registerEndpoint(app, endpoints.sandbox.status, { preHandler: rateLimited('read') }, async (request) => statusOf(pool, request.user.id));
 
   /**
    * Starts (or resumes) the sandbox: from now on the owner's events go to the sandbox
    * services. The owner's flows are made and switched on, so sample activity has
    * somewhere to go; a flow never saved gets its URL as saving it would give.
    */
-  app.post('/start', { schema: { response: { 200: sandboxStatusSchema } }, preHandler: rateLimited('write') }, async (request) => {
+  await registerEndpoint(app, endpoints.sandbox.start, { preHandler: rateLimited('write') }, async (request) => {
     const userId = request.user.id;
     await inTransaction(pool, async (client) => {
       await ensureSandboxAccount(client, userId);
@@ -75,41 +71,33 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ intake: Intake }> = async (a
   });
 
   /** "Use my real services": events from now on go to the owner's saved services. */
-  app.post('/leave', { schema: { response: { 200: sandboxStatusSchema } }, preHandler: rateLimited('write') }, async (request) => {
+  await registerEndpoint(app, endpoints.sandbox.leave, { preHandler: rateLimited('write') }, async (request) => {
     const userId = request.user.id;
-    if (!(await hasStoredCredentials(pool, userId))) throw new HttpError(409, 'credentials_missing', sandboxMessages.needCredentials);
-    if (!(await endSandboxPeriod(pool, userId, app.clock.now()))) throw new HttpError(409, 'not_in_sandbox', sandboxMessages.notInSandbox);
+    if (!(await hasStoredCredentials(pool, userId))) throw new HttpError(apiErrorCodes.credentials_missing, sandboxMessages.needCredentials);
+    if (!(await endSandboxPeriod(pool, userId, app.clock.now()))) throw new HttpError(apiErrorCodes.not_in_sandbox, sandboxMessages.notInSandbox);
     request.log.info({ userId }, 'sandbox left for the real services');
     return statusOf(pool, userId);
   });
 
-  app.post(
-    '/activity',
-    { schema: { body: sampleActivityRequestSchema, response: { 200: sampleActivityResultSchema } }, preHandler: rateLimited('write') },
-    async (request) => {
-      const userId = request.user.id;
-      const account = await findSandboxAccount(pool, userId);
-      if (!account || !(await hasOpenSandboxPeriod(pool, userId))) throw new HttpError(409, 'not_in_sandbox', sandboxMessages.notInSandbox);
-      const wanted = request.body.flowType ? [request.body.flowType] : [...flowTypes];
-      const events = await sendSampleActivity({ pool, clock: app.clock, intake: options.intake, enqueue: (db, job) => app.engine.enqueue(db, job) }, account, wanted);
-      return { events };
-    },
-  );
+  await registerEndpoint(app, endpoints.sandbox.activity, { preHandler: rateLimited('write') }, async (request) => {
+    const userId = request.user.id;
+    const account = await findSandboxAccount(pool, userId);
+    if (!account || !(await hasOpenSandboxPeriod(pool, userId))) throw new HttpError(apiErrorCodes.not_in_sandbox, sandboxMessages.notInSandbox);
+    const wanted = request.body.flowType ? [request.body.flowType] : [...flowTypes];
+    const events = await sendSampleActivity({ pool, clock: app.clock, intake: options.intake, enqueue: (db, job) => app.engine.enqueue(db, job) }, account, wanted);
+    return { events };
+  });
 
-  app.get('/profiles', { schema: { response: { 200: sandboxProfilesSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.sandbox.profiles, { preHandler: rateLimited('read') }, async (request) => {
     const profiles = await listSandboxProfiles(pool, request.user.id);
     return { profiles: profiles.map((profile) => ({ ...profile, updatedAt: profile.updatedAt.toISOString() })) };
   });
 
-  app.put(
-    '/openai-key',
-    { schema: { body: sandboxOpenaiKeyRequestSchema, response: { 200: sandboxStatusSchema } }, preHandler: rateLimited('write') },
-    async (request) => {
-      const userId = request.user.id;
-      if (!(await findSandboxAccount(pool, userId))) throw new HttpError(409, 'no_sandbox', sandboxMessages.noSandboxAccount);
-      const key = request.body.openaiApiKey;
-      await saveSandboxOpenaiKey(pool, userId, key ? app.credentialCipher.encrypt(key, sandboxKeyContext(userId)) : null);
-      return statusOf(pool, userId);
-    },
-  );
+  await registerEndpoint(app, endpoints.sandbox.openaiKey, { preHandler: rateLimited('write') }, async (request) => {
+    const userId = request.user.id;
+    if (!(await findSandboxAccount(pool, userId))) throw new HttpError(apiErrorCodes.no_sandbox, sandboxMessages.noSandboxAccount);
+    const key = request.body.openaiApiKey;
+    await saveSandboxOpenaiKey(pool, userId, key ? app.credentialCipher.encrypt(key, sandboxKeyContext(userId)) : null);
+    return statusOf(pool, userId);
+  });
 };

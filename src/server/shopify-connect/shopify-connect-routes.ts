@@ -1,5 +1,4 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { connectResponseSchema, subscriptionsResponseSchema } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 import { shopifyConnectMessages as m } from '../../shared/shopify-connect/shopify-connect-messages.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
@@ -9,6 +8,9 @@ import type { ShopifyConnection } from '../credentials/shopify-token-provider.ts
 import { connectStore, listFlowSubscriptions, missingWebhookScopes } from './store-connection.ts';
 import { describeShopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { isPublicAddress } from './public-address.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 /** A store with many subscriptions takes several calls; the browser waits this long at most. */
 const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
@@ -51,26 +53,26 @@ export const shopifyConnectRoutes: FastifyPluginAsyncZod = async (app) => {
     } catch (error) {
       if (!(error instanceof ServiceError)) throw error;
       if (error.code === 'unauthorized' && connection) await app.shopifyTokens.invalidate(userId, connection.accessToken);
-      throw new HttpError(502, 'shopify_failed', ownerMessageOf(error));
+      throw new HttpError(apiErrorCodes.shopify_failed, ownerMessageOf(error));
     }
   }
 
-  app.get('/subscriptions', { schema: { response: { 200: subscriptionsResponseSchema } }, preHandler: rateLimited('read') }, async (request) => {
+  await registerEndpoint(app, endpoints.shopify.subscriptions, { preHandler: rateLimited('read') }, async (request) => {
     const flows = await listFlowsForUser(pool, request.user.id);
     const subscriptions = await askShopify(request.user.id, (connection, signal) => listFlowSubscriptions(connection, flows, signal));
     return { configured: subscriptions !== null, publicAddress: isPublicAddress(publicUrl), subscriptions: subscriptions ?? [] };
   });
 
-  app.post('/connect', { schema: { response: { 200: connectResponseSchema } }, preHandler: rateLimited('write') }, async (request) => {
-    if (!isPublicAddress(publicUrl)) throw new HttpError(409, 'not_public', m.notPublic);
+  await registerEndpoint(app, endpoints.shopify.connect, { preHandler: rateLimited('write') }, async (request) => {
+    if (!isPublicAddress(publicUrl)) throw new HttpError(apiErrorCodes.not_public, m.notPublic);
     const flows = await listFlowsForUser(pool, request.user.id);
     const result = await askShopify(request.user.id, async (connection, signal) => {
       // Checked first, so the owner reads which scope to add instead of a half-made registration.
       const missing = await missingWebhookScopes(connection, flows, signal);
-      if (missing.length > 0) throw new HttpError(409, 'shopify_missing_scope', m.shopifyMissingScopes(describeShopifyScopes(missing), missing.length));
+      if (missing.length > 0) throw new HttpError(apiErrorCodes.shopify_missing_scope, m.shopifyMissingScopes(describeShopifyScopes(missing), missing.length));
       return connectStore(connection, publicUrl, flows, signal);
     });
-    if (!result) throw new HttpError(409, 'shopify_not_configured', m.noCredentials);
+    if (!result) throw new HttpError(apiErrorCodes.shopify_not_configured, m.noCredentials);
     request.log.info({ created: result.created, updated: result.updated, deleted: result.deleted }, 'store webhooks connected');
     return result;
   });

@@ -6,6 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { requestMessages } from '../../shared/messages.ts';
 import { pageRoutes, webhookPagePattern } from '../../shared/routes.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** Where assets live under the build; their names carry a hash of their content. */
 const assetsPrefix = '/assets/';
@@ -64,7 +65,7 @@ export async function registerWebPages(app: FastifyInstance, webRoot: string): P
   app.get('/', async (_request, reply) => reply.redirect(pageRoutes.dashboard));
   app.setNotFoundHandler(async (request, reply) => {
     if (request.url.startsWith('/api/') || request.url.startsWith(assetsPrefix) || request.method !== 'GET') {
-      return reply.status(404).send({ error: 'not_found', message: requestMessages.notFound });
+      return reply.status(404).send({ error: apiErrorCodes.not_found, message: requestMessages.notFound });
     }
     return reply.redirect(pageRoutes.dashboard);
   });

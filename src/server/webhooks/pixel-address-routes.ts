@@ -2,8 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { findFlowForUser } from '../flows/flow-queries.ts';
-import { pixelAddressResponseSchema, pixelUrlOf } from '../../shared/shopify-pixel/pixel-schemas.ts';
+import { pixelUrlOf } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 /**
  * `GET /api/flows/browser_abandonment/pixel`, in the signed-in context: the address the
@@ -14,13 +17,9 @@ import { requestMessages } from '../../shared/messages.ts';
 export const pixelAddressRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
 
-  app.get(
-    '/browser_abandonment/pixel',
-    { schema: { response: { 200: pixelAddressResponseSchema } }, preHandler: rateLimited('read') },
-    async (request) => {
-      const flow = await findFlowForUser(pool, request.user.id, 'browser_abandonment');
-      if (!flow) throw new HttpError(404, 'not_found', requestMessages.notFound);
-      return { pixelUrl: pixelUrlOf(app.appConfig.publicUrl, flow.pixelKey) };
-    },
-  );
+  await registerEndpoint(app, endpoints.flows.pixelAddress, { preHandler: rateLimited('read') }, async (request) => {
+    const flow = await findFlowForUser(pool, request.user.id, 'browser_abandonment');
+    if (!flow) throw new HttpError(apiErrorCodes.not_found, requestMessages.notFound);
+    return { pixelUrl: pixelUrlOf(app.appConfig.publicUrl, flow.pixelKey) };
+  });
 };

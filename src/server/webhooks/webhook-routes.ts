@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { HttpError } from '../platform/http-errors.ts';
+import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { clientAddressKey } from '../platform/client-address.ts';
 import { crossSiteReceiver } from '../platform/request-guards.ts';
 import { storableText } from '../platform/json-text.ts';
@@ -10,6 +10,7 @@ import { PixelRateLimiter } from '../intake/pixel-rate-limiter.ts';
 import { MAX_PIXEL_BODY_BYTES } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { webhookMessages } from '../../shared/events/event-messages.ts';
 import { webhookAcceptedSchema } from '../../shared/events/event-schemas.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** SPEC.md's limit on a webhook body. */
 export const MAX_WEBHOOK_BODY_BYTES = 1_048_576;
@@ -55,18 +56,19 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
     const params = pixel ? pixelParamsSchema.safeParse(request.params) : webhookParamsSchema.safeParse(request.params);
     if (!params.success) throw error;
     const incoming = intakeRequestOf(request);
-    const flow =
+    const flow = unlessRefused(
       'pixelKey' in params.data
         ? await intake.flowOfPixelAddress(params.data.pixelKey)
-        : await intake.flowOfWebhookAddress({ flowType: params.data.flowType, flowKey: params.data.flowId }, incoming);
-    // Throws the 413 or 415 the app's error handler answers with.
-    await intake.refuseUnreadBody(flow, pixel ? 'pixel' : 'webhook', incoming, refusal);
+        : await intake.flowOfWebhookAddress({ flowType: params.data.flowType, flowKey: params.data.flowId }, incoming),
+    );
+    // Thrown as the 413 or 415 the app's error handler answers with.
+    throw HttpError.of(await intake.refuseUnreadBody(flow, pixel ? 'pixel' : 'webhook', incoming, refusal));
   });
 
   app.post('/api/webhooks/:flowType/:flowId', { config: crossSiteReceiver, schema: { params: webhookParamsSchema, response: { 202: webhookAcceptedSchema } } }, async (request, reply) => {
     const incoming = intakeRequestOf(request);
-    const flow = await intake.flowOfWebhookAddress({ flowType: request.params.flowType, flowKey: request.params.flowId }, incoming);
-    const accepted = await intake.accept({ kind: 'webhook', flow, request: incoming });
+    const flow = unlessRefused(await intake.flowOfWebhookAddress({ flowType: request.params.flowType, flowKey: request.params.flowId }, incoming));
+    const accepted = unlessRefused(await intake.accept({ kind: 'webhook', flow, request: incoming }));
     return reply.status(202).send(accepted);
   });
 
@@ -87,13 +89,13 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
         if (retryAfterSeconds !== null) {
           request.log.info({ reason: 'pixel rate limit' }, 'webhook rejected');
           app.metrics.eventRejected('pixel', 'rate_limited');
-          throw new HttpError(429, 'rate_limited', webhookMessages.pixelRateLimited, { retryAfterSeconds });
+          throw new HttpError(apiErrorCodes.rate_limited, webhookMessages.pixelRateLimited, { retryAfterSeconds });
         }
       },
     },
     async (request, reply) => {
-      const flow = await intake.flowOfPixelAddress(request.params.pixelKey);
-      const accepted = await intake.accept({ kind: 'pixel', flow, request: intakeRequestOf(request) });
+      const flow = unlessRefused(await intake.flowOfPixelAddress(request.params.pixelKey));
+      const accepted = unlessRefused(await intake.accept({ kind: 'pixel', flow, request: intakeRequestOf(request) }));
       return reply.status(202).send(accepted);
     },
   );
@@ -106,7 +108,7 @@ export async function webhookRoutes(scope: FastifyInstance, options: WebhookRout
    */
   const retiredPixelAddress = async (_request: FastifyRequest, reply: FastifyReply) => {
     reply.header('access-control-allow-origin', '*');
-    throw new HttpError(410, 'pixel_address_retired', webhookMessages.pixelAddressRetired);
+    throw new HttpError(apiErrorCodes.pixel_address_retired, webhookMessages.pixelAddressRetired);
   };
   // Answered on arrival, before a body is read, whatever the body is.
   app.post(RETIRED_PIXEL_ROUTE, { config: crossSiteReceiver, schema: { params: webhookParamsSchema }, onRequest: retiredPixelAddress }, retiredPixelAddress);

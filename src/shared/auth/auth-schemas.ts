@@ -85,3 +85,6 @@ export type SessionUser = z.infer<typeof sessionUserSchema>;
 export const sessionResponseSchema = z.object({ user: sessionUserSchema });
 
 export const messageResponseSchema = z.object({ message: z.string() });
+
+/** The answer to a verification link: whether it also signed the owner in. */
+export const verifyEmailResponseSchema = z.object({ message: z.string(), signedIn: z.boolean() });

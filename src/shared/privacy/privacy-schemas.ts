@@ -53,3 +53,6 @@ export const shopperEraseResultSchema = z.object({
   klaviyoMessage: z.string().nullable(),
 });
 export type ShopperEraseResult = z.infer<typeof shopperEraseResultSchema>;
+
+/** A privacy request named in an address: its export's download. */
+export const privacyRequestParamsSchema = z.object({ id: z.string().max(100) });

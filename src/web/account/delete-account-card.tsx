@@ -5,7 +5,7 @@ import { useNavigate } from 'react-router';
 import { toast } from '../app/toast.ts';
 import { accountDeletionMessages as m, deleteAccountSchema } from '../../shared/auth/account-deletion.ts';
 import { pageRoutes } from '../../shared/routes.ts';
-import { api, ApiRequestError } from '../app/api-client.ts';
+import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
 import { useAuth } from '../auth/auth-context.tsx';
 import { errorMessage, showServerFieldErrors } from '../auth/server-field-errors.ts';
 import { Alert } from '../ui/alert.tsx';
@@ -13,6 +13,7 @@ import { Button } from '../ui/button.tsx';
 import { Card } from '../ui/card.tsx';
 import { CheckboxField } from '../ui/checkbox-field.tsx';
 import { TextField } from '../ui/field.tsx';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 interface DeleteAccountForm {
   password: string;
@@ -33,7 +34,9 @@ export function DeleteAccountCard() {
   const onSubmit = form.handleSubmit(async (values) => {
     setProblem(null);
     try {
-      await api.post('/api/account/delete', values);
+      // The form's resolver has already refused an unticked box; this says so to the types.
+      if (values.confirm !== true) return;
+      await callEndpoint(endpoints.account.delete, { body: { password: values.password, confirm: values.confirm } });
       toast.success(m.deleted);
       setUser(null);
       navigate(pageRoutes.login, { replace: true });

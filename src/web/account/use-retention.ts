@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, retryWhenBusy } from '../app/api-client.ts';
-import { retentionSettingsSchema, type RetentionSettings } from '../../shared/retention/retention-schemas.ts';
+import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
+import { type RetentionSettings } from '../../shared/retention/retention-schemas.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 export const retentionQueryKey = ['retention'] as const;
 
@@ -8,7 +9,7 @@ export const retentionQueryKey = ['retention'] as const;
 export function useRetention() {
   return useQuery({
     queryKey: retentionQueryKey,
-    queryFn: async () => retentionSettingsSchema.parse(await api.get('/api/retention')),
+    queryFn: () => callEndpoint(endpoints.retention.read),
     retry: retryWhenBusy,
   });
 }
@@ -16,7 +17,7 @@ export function useRetention() {
 export function useSaveRetention() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (settings: RetentionSettings) => retentionSettingsSchema.parse(await api.put('/api/retention', settings)),
+    mutationFn: (settings: RetentionSettings) => callEndpoint(endpoints.retention.save, { body: settings }),
     onSuccess: (saved) => queryClient.setQueryData(retentionQueryKey, saved),
   });
 }

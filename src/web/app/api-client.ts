@@ -1,6 +1,8 @@
 import type { ApiErrorBody } from '../../shared/api-error.ts';
 import { parseApiErrorBody } from './api-error-body.ts';
+import { endpointAddress, type Endpoint, type EndpointBody, type EndpointParams, type EndpointQuery, type EndpointResponse } from '../../shared/api/endpoint.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** An API answer other than 2xx, carrying the server's message and per-field errors. */
 export class ApiRequestError extends Error {
@@ -14,13 +16,38 @@ export class ApiRequestError extends Error {
 }
 
 /** What a request that could not reach the server fails with. */
-export const networkErrorBody: ApiErrorBody = { error: 'network', message: requestMessages.unreachable };
+export const networkErrorBody: ApiErrorBody = { error: apiErrorCodes.network, message: requestMessages.unreachable };
+
+/** What a call to the API sends: the path parameters, query and body its endpoint takes. */
+export type EndpointInput<E extends Endpoint> = (EndpointParams<E> extends undefined ? unknown : { params: EndpointParams<E> }) &
+  (EndpointQuery<E> extends undefined ? unknown : { query: EndpointQuery<E> }) &
+  (EndpointBody<E> extends undefined ? unknown : { body: EndpointBody<E> });
 
 /**
- * Every call from the browser to the app's API goes through here: JSON in and out, the
- * session cookie sent along, errors turned into ApiRequestError.
+ * Every call from the browser to the app's API goes through here: an endpoint of the
+ * shared table (src/shared/api/endpoints.ts), JSON in and out, the session cookie sent
+ * along, the answer parsed with the endpoint's response schema (an answer that does not
+ * match is an error, never a value cast to a type), errors turned into ApiRequestError.
+ * The schemas are fetched only to read a successful answer, so a signed-out visitor's
+ * first session check (a 401) loads no zod.
  */
-export async function apiRequest<T>(method: string, path: string, body?: unknown): Promise<T> {
+export async function callEndpoint<E extends Endpoint>(
+  endpoint: E,
+  ...[input]: Record<string, never> extends EndpointInput<E> ? [input?: EndpointInput<E>] : [input: EndpointInput<E>]
+): Promise<EndpointResponse<E>> {
+  const { params, query, body } = (input ?? {}) as { params?: object; query?: object; body?: unknown };
+  // A POST without a body of its own still sends `{}`: the server takes JSON bodies only.
+  const sent = body === undefined && endpoint.method !== 'GET' && endpoint.method !== 'DELETE' ? {} : body;
+  const json = await apiRequest(endpoint.method, endpointAddress(endpoint, { params, query }), sent);
+  const schemas = await endpoint.schemas();
+  if (!schemas.response) return undefined as EndpointResponse<E>;
+  const parsed = schemas.response.safeParse(json);
+  if (!parsed.success) throw new ApiRequestError(200, { error: apiErrorCodes.http_error, message: requestMessages.internal });
+  return parsed.data as EndpointResponse<E>;
+}
+
+/** One request and its answer's JSON; an answer other than 2xx is thrown as ApiRequestError. */
+export async function apiRequest(method: string, path: string, body?: unknown): Promise<unknown> {
   let response: Response;
   try {
     response = await fetch(path, {
@@ -40,13 +67,13 @@ export async function apiRequest<T>(method: string, path: string, body?: unknown
     json = undefined;
   }
   if (!response.ok) {
-    const errorBody: ApiErrorBody = parseApiErrorBody(json) ?? { error: 'http_error', message: requestMessages.internal };
+    const errorBody: ApiErrorBody = parseApiErrorBody(json) ?? { error: apiErrorCodes.http_error, message: requestMessages.internal };
     // A proxy's or overload answer may give the wait only as the header.
     const header = Number(response.headers.get('retry-after'));
     if (errorBody.retryAfterSeconds === undefined && Number.isFinite(header) && header > 0) errorBody.retryAfterSeconds = header;
     throw new ApiRequestError(response.status, errorBody);
   }
-  return json as T;
+  return json;
 }
 
 /**
@@ -105,10 +132,3 @@ export function retryOnceOrWhenBusy(failureCount: number, error: Error): boolean
 export function retryDelayFor(failureCount: number, error: Error): number {
   return isBusyError(error) ? busyWaitMs(error) : Math.min(1000 * 2 ** failureCount, 30_000);
 }
-
-export const api = {
-  get: <T>(path: string) => apiRequest<T>('GET', path),
-  post: <T>(path: string, body: unknown = {}) => apiRequest<T>('POST', path, body),
-  put: <T>(path: string, body: unknown = {}) => apiRequest<T>('PUT', path, body),
-  delete: <T>(path: string) => apiRequest<T>('DELETE', path),
-};

@@ -1,13 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, retryWhenBusy } from '../app/api-client.ts';
-import { attributionSettingsSchema, revenueResponseSchema, type AttributionSettings, type RevenuePeriod } from '../../shared/attribution/attribution-schemas.ts';
+import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
+import { type AttributionSettings, type RevenuePeriod } from '../../shared/attribution/attribution-schemas.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 export const revenueQueryKey = ['revenue'] as const;
 
 export function useRevenue(days: RevenuePeriod) {
   return useQuery({
     queryKey: [...revenueQueryKey, days],
-    queryFn: async () => revenueResponseSchema.parse(await api.get(`/api/revenue?days=${days}`)),
+    queryFn: () => callEndpoint(endpoints.revenue.read, { query: { days } }),
     refetchInterval: 60_000,
     retry: retryWhenBusy,
   });
@@ -16,7 +17,7 @@ export function useRevenue(days: RevenuePeriod) {
 export function useAttributionSettings() {
   return useQuery({
     queryKey: [...revenueQueryKey, 'settings'],
-    queryFn: async () => attributionSettingsSchema.parse(await api.get('/api/revenue/settings')),
+    queryFn: () => callEndpoint(endpoints.revenue.settings),
     retry: retryWhenBusy,
   });
 }
@@ -24,7 +25,7 @@ export function useAttributionSettings() {
 export function useSaveAttributionSettings() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (settings: AttributionSettings) => attributionSettingsSchema.parse(await api.put('/api/revenue/settings', settings)),
+    mutationFn: (settings: AttributionSettings) => callEndpoint(endpoints.revenue.saveSettings, { body: settings }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: revenueQueryKey }),
   });
 }

@@ -1,7 +1,8 @@
 import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, ApiRequestError } from '../app/api-client.ts';
+import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
 import type { SessionUser, SignInInput } from '../../shared/auth/auth-schemas.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 interface AuthState {
   user: SessionUser | null;
@@ -19,7 +20,7 @@ export const sessionQueryKey = ['session'] as const;
 
 async function fetchSessionUser(): Promise<SessionUser | null> {
   try {
-    return (await api.get<{ user: SessionUser }>('/api/account/session')).user;
+    return (await callEndpoint(endpoints.account.session)).user;
   } catch (error) {
     if (error instanceof ApiRequestError && error.status === 401) return null;
     throw error;
@@ -48,7 +49,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const signIn = useCallback(
     async (input: SignInInput) => {
-      const { user } = await api.post<{ user: SessionUser }>('/api/account/sign-in', input);
+      const { user } = await callEndpoint(endpoints.account.signIn, { body: input });
       setUser(user);
       return user;
     },
@@ -57,7 +58,7 @@ export function AuthProvider({ children }: { children: ReactNode }) {
 
   const signOut = useCallback(async () => {
     try {
-      await api.post('/api/account/sign-out');
+      await callEndpoint(endpoints.account.signOut);
     } finally {
       setUser(null);
     }

@@ -1,5 +1,6 @@
 import type { FieldValues, Path, UseFormSetError } from 'react-hook-form';
 import { ApiRequestError } from '../app/api-client.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
  * Puts the server's per-field messages under the matching fields. Returns true when it
@@ -28,4 +29,4 @@ export function errorMessage(error: unknown, fallback: string): string {
 }
 
 /** The API client's own codes for "no answer" and "an answer that said nothing usable", and the server's bare 500. */
-const unexplained = new Set(['network', 'http_error', 'internal']);
+const unexplained = new Set<string>([apiErrorCodes.network, apiErrorCodes.http_error, apiErrorCodes.internal]);

@@ -17,6 +17,7 @@ import {
 import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import { fetchOpenAiModels, useSaveCredentials } from './use-credentials.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 const formFields: readonly CredentialField[] = [
   'klaviyoApiKey',
@@ -58,9 +59,9 @@ function initialValues(stored: MaskedCredentials | null): CredentialsInput {
 
 function toastFor(error: unknown): string {
   if (!(error instanceof ApiRequestError)) return credentialMessages.unexpected;
-  if (error.body.error === 'invalid_credentials') return credentialMessages.invalidKeys;
-  if (error.body.error === 'service_unreachable') return credentialMessages.servicesUnreachable;
-  if (error.body.error === 'rate_limited') return requestMessages.rateLimited;
+  if (error.body.error === apiErrorCodes.invalid_credentials) return credentialMessages.invalidKeys;
+  if (error.body.error === apiErrorCodes.service_unreachable) return credentialMessages.servicesUnreachable;
+  if (error.body.error === apiErrorCodes.rate_limited) return requestMessages.rateLimited;
   return credentialMessages.saveFailed;
 }
 

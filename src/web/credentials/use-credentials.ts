@@ -1,17 +1,13 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
-import { api, ApiRequestError, isBusyError, retryWhenBusy } from '../app/api-client.ts';
+import { ApiRequestError, callEndpoint, isBusyError, retryWhenBusy } from '../app/api-client.ts';
 import {
-  credentialsResponseSchema,
-  encryptionCheckResponseSchema,
-  openaiModelsResponseSchema,
-  saveCredentialsResponseSchema,
-  setupStatusResponseSchema,
   type Credentials,
   type EncryptionCheck,
   type MaskedCredentials,
 } from '../../shared/credentials/credential-schemas.ts';
 import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 export const credentialsQueryKeys = {
   status: ['credentials', 'status'],
@@ -23,7 +19,7 @@ export const credentialsQueryKeys = {
 export function useSetupStatus() {
   return useQuery({
     queryKey: credentialsQueryKeys.status,
-    queryFn: async () => setupStatusResponseSchema.parse(await api.get('/api/credentials/status')).setupComplete,
+    queryFn: async () => (await callEndpoint(endpoints.credentials.status)).setupComplete,
     staleTime: Infinity,
   });
 }
@@ -37,7 +33,7 @@ export function useMaskedCredentials() {
     queryKey: credentialsQueryKeys.record,
     queryFn: async (): Promise<MaskedCredentials | null> => {
       try {
-        return credentialsResponseSchema.parse(await api.get('/api/credentials')).credentials;
+        return (await callEndpoint(endpoints.credentials.read)).credentials;
       } catch (error) {
         // Told to wait: the query waits and asks again (with the page's busy note), so no toast yet.
         if (isBusyError(error)) throw error;
@@ -54,7 +50,7 @@ export function useMaskedCredentials() {
 export function useEncryptionCheck() {
   return useQuery({
     queryKey: credentialsQueryKeys.encryption,
-    queryFn: async (): Promise<EncryptionCheck> => encryptionCheckResponseSchema.parse(await api.get('/api/credentials/encryption')),
+    queryFn: (): Promise<EncryptionCheck> => callEndpoint(endpoints.credentials.encryption),
   });
 }
 
@@ -65,7 +61,7 @@ export function useEncryptionCheck() {
 export function useSaveCredentials() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (credentials: Credentials) => saveCredentialsResponseSchema.parse(await api.put('/api/credentials', credentials)),
+    mutationFn: (credentials: Credentials) => callEndpoint(endpoints.credentials.save, { body: credentials }),
     onSuccess: async (result) => {
       queryClient.setQueryData(credentialsQueryKeys.status, true);
       queryClient.setQueryData(credentialsQueryKeys.record, result.credentials);
@@ -76,5 +72,5 @@ export function useSaveCredentials() {
 
 /** The text models a key may use; the stored key when `openaiApiKey` is its masked form. */
 export async function fetchOpenAiModels(openaiApiKey: string): Promise<string[]> {
-  return openaiModelsResponseSchema.parse(await api.post('/api/credentials/openai-models', { openaiApiKey })).models;
+  return (await callEndpoint(endpoints.credentials.openaiModels, { body: { openaiApiKey } })).models;
 }

@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, retryWhenBusy } from '../app/api-client.ts';
+import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { stackedTable } from '../ui/stacked-table.ts';
 import { flowTypeDetails } from '../../shared/flows/flow-types.ts';
-import { estimatedCostNote, flowCostsResponseSchema, formatCost, type Spend } from '../../shared/flows/flow-costs.ts';
+import { estimatedCostNote, formatCost, type Spend } from '../../shared/flows/flow-costs.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 /** The share of input tokens OpenAI's prompt cache served, as the owner reads it. */
 function cachedShare(spend: Spend): string {
@@ -17,7 +18,7 @@ const columns = ['Today (UTC)', 'Last 7 days', 'OpenAI calls', 'Input from cache
 export function DashboardCosts() {
   const costs = useQuery({
     queryKey: ['flows', 'costs'],
-    queryFn: async () => flowCostsResponseSchema.parse(await api.get('/api/flows/costs')),
+    queryFn: () => callEndpoint(endpoints.flows.costs),
     refetchInterval: 60_000,
     // A rate limit or busy server is waited out (with the busy note), not shown as an error.
     retry: retryWhenBusy,

@@ -1,6 +1,6 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
-import { streamChangeEventName } from '../../shared/webhooks/webhook-schemas.ts';
+import { useEventStream } from '../app/use-event-stream.ts';
 import { dashboardQueryKey } from './use-dashboard.ts';
 
 /**
@@ -18,31 +18,28 @@ export const DASHBOARD_REFRESH_THROTTLE_MS = 10_000;
  */
 export function useDashboardLive(): void {
   const queryClient = useQueryClient();
-  useEffect(() => {
-    if (typeof EventSource === 'undefined') return;
-    const stream = new EventSource('/api/stream');
-    let timer: ReturnType<typeof setTimeout> | null = null;
-    let lastRefresh = 0;
-    let connectedBefore = false;
-    const refresh = () => {
-      if (timer) return;
-      const wait = Math.max(0, lastRefresh + DASHBOARD_REFRESH_THROTTLE_MS - Date.now());
-      timer = setTimeout(() => {
-        timer = null;
-        lastRefresh = Date.now();
-        void queryClient.invalidateQueries({ queryKey: dashboardQueryKey });
-        void queryClient.invalidateQueries({ queryKey: ['flows', 'costs'] });
-      }, wait);
-    };
-    const onReady = () => {
-      if (connectedBefore) refresh();
-      connectedBefore = true;
-    };
-    stream.addEventListener('ready', onReady);
-    stream.addEventListener(streamChangeEventName, refresh);
-    return () => {
-      stream.close();
-      if (timer) clearTimeout(timer);
-    };
-  }, [queryClient]);
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const lastRefresh = useRef(0);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+    },
+    [],
+  );
+  const refresh = () => {
+    if (timer.current) return;
+    const wait = Math.max(0, lastRefresh.current + DASHBOARD_REFRESH_THROTTLE_MS - Date.now());
+    timer.current = setTimeout(() => {
+      timer.current = null;
+      lastRefresh.current = Date.now();
+      void queryClient.invalidateQueries({ queryKey: dashboardQueryKey });
+      void queryClient.invalidateQueries({ queryKey: ['flows', 'costs'] });
+    }, wait);
+  };
+  useEventStream('all', {
+    onChange: refresh,
+    onReady: (_message, reconnected) => {
+      if (reconnected) refresh();
+    },
+  });
 }

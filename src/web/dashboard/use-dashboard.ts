@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, retryWhenBusy } from '../app/api-client.ts';
-import { dashboardResponseSchema } from '../../shared/dashboard/dashboard-schemas.ts';
+import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 export const dashboardQueryKey = ['dashboard'] as const;
 
@@ -12,7 +12,7 @@ export const dashboardQueryKey = ['dashboard'] as const;
 export function useDashboard() {
   return useQuery({
     queryKey: dashboardQueryKey,
-    queryFn: async () => dashboardResponseSchema.parse(await api.get('/api/dashboard')),
+    queryFn: () => callEndpoint(endpoints.dashboard.read),
     refetchInterval: 5 * 60_000,
     // A rate limit or busy server is waited out (with the busy note), not shown as an error.
     retry: retryWhenBusy,

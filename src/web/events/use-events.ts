@@ -1,16 +1,10 @@
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, retryWhenBusy } from '../app/api-client.ts';
+import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import type {
-  ActivitySummaryResponse,
-  EventDetail,
-  EventListItem,
-  EventListResponse,
-  EventStatus,
-} from '../../shared/events/event-schemas.ts';
-
-import { streamChangeEventName } from '../../shared/webhooks/webhook-schemas.ts';
+import type { EventStatus } from '../../shared/events/event-schemas.ts';
+import { useEventStream } from '../app/use-event-stream.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 /**
  * The event log's data: pages of a flow's events, one event's detail, Replay, and the
@@ -30,26 +24,31 @@ export const eventsQueryKey = ['events'] as const;
 
 /**
  * While mounted, reloads the flow's event data whenever the flow's stream reports a
- * change. EventSource reconnects by itself after a drop and resumes after the last change
- * it saw; if it gives up, the list's interval refresh still runs.
+ * change, and after a reconnect, when changes may have passed meanwhile. The stream
+ * resumes after the last change it saw (use-event-stream.ts); if it gives up, the list's
+ * interval refresh still runs.
  */
 export function useLiveEvents(flowType: FlowType) {
   const queryClient = useQueryClient();
-  useEffect(() => {
-    const stream = new EventSource(`/api/stream/${flowType}`);
-    let timer: number | null = null;
-    const reload = () => {
-      timer = null;
+  const timer = useRef<number | null>(null);
+  useEffect(
+    () => () => {
+      if (timer.current !== null) window.clearTimeout(timer.current);
+    },
+    [],
+  );
+  const reloadSoon = () => {
+    timer.current ??= window.setTimeout(() => {
+      timer.current = null;
       void queryClient.invalidateQueries({ queryKey: eventsQueryKey });
-    };
-    stream.addEventListener(streamChangeEventName, () => {
-      timer ??= window.setTimeout(reload, LIVE_RELOAD_PAUSE_MS);
-    });
-    return () => {
-      stream.close();
-      if (timer !== null) window.clearTimeout(timer);
-    };
-  }, [flowType, queryClient]);
+    }, LIVE_RELOAD_PAUSE_MS);
+  };
+  useEventStream({ flowType }, {
+    onChange: reloadSoon,
+    onReady: (_message, reconnected) => {
+      if (reconnected) reloadSoon();
+    },
+  });
 }
 
 export function useEventLog(flowType: FlowType, status: EventStatus | null) {
@@ -57,12 +56,7 @@ export function useEventLog(flowType: FlowType, status: EventStatus | null) {
   return useInfiniteQuery({
     queryKey: [...eventsQueryKey, 'list', flowType, status],
     initialPageParam: null as string | null,
-    queryFn: ({ pageParam }) => {
-      const query = new URLSearchParams({ flowType, limit: '25' });
-      if (status) query.set('status', status);
-      if (pageParam) query.set('before', pageParam);
-      return api.get<EventListResponse>(`/api/events?${query.toString()}`);
-    },
+    queryFn: ({ pageParam }) => callEndpoint(endpoints.events.list, { query: { flowType, limit: 25, status: status ?? undefined, before: pageParam ?? undefined } }),
     getNextPageParam: (page) => page.nextBefore,
     refetchInterval: REFRESH_MS,
     retry: retryWhenBusy,
@@ -72,7 +66,7 @@ export function useEventLog(flowType: FlowType, status: EventStatus | null) {
 export function useEventDetail(eventId: string | null) {
   return useQuery({
     queryKey: [...eventsQueryKey, 'detail', eventId],
-    queryFn: () => api.get<{ event: EventDetail }>(`/api/events/${encodeURIComponent(eventId!)}`).then((answer) => answer.event),
+    queryFn: async () => (await callEndpoint(endpoints.events.detail, { params: { eventId: eventId! } })).event,
     enabled: eventId !== null,
     // While the event is still on its way, look again a little sooner.
     refetchInterval: (query) => (query.state.data && !['delivered', 'failed', 'skipped', 'rejected'].includes(query.state.data.status) ? 3_000 : false),
@@ -83,7 +77,7 @@ export function useEventDetail(eventId: string | null) {
 export function useReplayEvent() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (eventId: string) => api.post<{ event: EventListItem }>(`/api/events/${encodeURIComponent(eventId)}/replay`),
+    mutationFn: (eventId: string) => callEndpoint(endpoints.events.replay, { params: { eventId } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: eventsQueryKey }),
   });
 }
@@ -91,7 +85,7 @@ export function useReplayEvent() {
 export function useActivitySummary() {
   return useQuery({
     queryKey: [...eventsQueryKey, 'activity'],
-    queryFn: () => api.get<ActivitySummaryResponse>('/api/events/activity'),
+    queryFn: () => callEndpoint(endpoints.events.activity),
     refetchInterval: 60_000,
     retry: retryWhenBusy,
   });

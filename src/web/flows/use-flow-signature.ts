@@ -1,12 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, retryWhenBusy } from '../app/api-client.ts';
+import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import {
-  flowSignatureResponseSchema,
-  flowSignatureSecretResponseSchema,
-  type FlowSignature,
-  type FlowSignatureSecretResponse,
-} from '../../shared/flows/flow-signature-schemas.ts';
+import { type FlowSignature } from '../../shared/flows/flow-signature-schemas.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 export const flowSignatureQueryKey = (flowType: FlowType) => ['flow-signature', flowType] as const;
 
@@ -14,7 +10,7 @@ export const flowSignatureQueryKey = (flowType: FlowType) => ['flow-signature', 
 export function useFlowSignature(flowType: FlowType) {
   return useQuery({
     queryKey: flowSignatureQueryKey(flowType),
-    queryFn: async () => flowSignatureResponseSchema.parse(await api.get(`/api/flows/${flowType}/signature`)).signature,
+    queryFn: async () => (await callEndpoint(endpoints.flowSignature.read, { params: { flowType } })).signature,
     staleTime: 30_000,
     retry: retryWhenBusy,
   });
@@ -30,12 +26,9 @@ export function useChangeFlowSignature(flowType: FlowType) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (action: FlowSignatureAction): Promise<{ signature: FlowSignature; secret: string | null }> => {
-      const path = `/api/flows/${flowType}/signature`;
-      if (action === 'turnOff') return { ...flowSignatureResponseSchema.parse(await api.delete(path)), secret: null };
-      const created: FlowSignatureSecretResponse = flowSignatureSecretResponseSchema.parse(
-        await api.post(action === 'turnOn' ? path : `${path}/rotate`),
-      );
-      return created;
+      const input = { params: { flowType } };
+      if (action === 'turnOff') return { ...(await callEndpoint(endpoints.flowSignature.remove, input)), secret: null };
+      return callEndpoint(action === 'turnOn' ? endpoints.flowSignature.require : endpoints.flowSignature.rotate, input);
     },
     onSuccess: ({ signature }) => {
       queryClient.setQueryData(flowSignatureQueryKey(flowType), signature);

@@ -1,17 +1,11 @@
 import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
-import { api, ApiRequestError, isBusyError, retryWhenBusy } from '../app/api-client.ts';
+import { ApiRequestError, callEndpoint, isBusyError, retryWhenBusy } from '../app/api-client.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
-import {
-  fixWebhookUrlsResponseSchema,
-  flowListResponseSchema,
-  initializeFlowsResponseSchema,
-  type Flow,
-  type UpdateFlowInput,
-  type UpdateFlowResponse,
-} from '../../shared/flows/flow-schemas.ts';
+import { type Flow, type UpdateFlowInput } from '../../shared/flows/flow-schemas.ts';
 import { flowMessages } from '../../shared/flows/flow-messages.ts';
-import { rotateWebhookUrlResponseSchema, type WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
+import { type WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 export const flowsQueryKey = ['flows'] as const;
 
@@ -46,13 +40,13 @@ function reason(error: unknown): string | null {
 export async function loadFlows(notify: FlowNotifier = toastNotifier): Promise<Flow[]> {
   let flows: Flow[];
   try {
-    flows = flowListResponseSchema.parse(await api.get('/api/flows')).flows;
+    flows = (await callEndpoint(endpoints.flows.list)).flows;
   } catch (error) {
     throw failure(notify, error, flowMessages.loadError);
   }
   if (flows.length < flowTypes.length) {
     try {
-      flows = initializeFlowsResponseSchema.parse(await api.post('/api/flows/initialize')).flows;
+      flows = (await callEndpoint(endpoints.flows.initialize)).flows;
     } catch (error) {
       throw failure(notify, error, flowMessages.initializeError);
     }
@@ -60,7 +54,7 @@ export async function loadFlows(notify: FlowNotifier = toastNotifier): Promise<F
   if (flows.some((flow) => flow.webhookUrlOutdated)) {
     notify.info(flowMessages.webhookUrlsNeedUpdate, WEBHOOK_FORMAT_TOAST_MS);
     try {
-      const fixed = fixWebhookUrlsResponseSchema.parse(await api.post('/api/flows/fix-webhook-urls'));
+      const fixed = await callEndpoint(endpoints.flows.fixWebhookUrls);
       flows = fixed.flows;
       notify.success(flowMessages.webhookUrlsUpdated(fixed.updated));
     } catch (error) {
@@ -96,7 +90,7 @@ export function prefetchFlows(queryClient: QueryClient): Promise<void> {
 export function useSaveFlow(flowType: FlowType) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: UpdateFlowInput) => api.put<UpdateFlowResponse>(`/api/flows/${flowType}`, input),
+    mutationFn: (input: UpdateFlowInput) => callEndpoint(endpoints.flows.update, { params: { flowType }, body: input }),
     onSuccess: ({ flow }) => {
       queryClient.setQueryData<Flow[]>(flowsQueryKey, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
     },
@@ -108,7 +102,7 @@ export function useRotateWebhookUrl(flowType: FlowType) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: async (graceMinutes: WebhookUrlGraceMinutes) =>
-      rotateWebhookUrlResponseSchema.parse(await api.post(`/api/flows/${flowType}/webhook-url/rotate`, { graceMinutes })).flow,
+      (await callEndpoint(endpoints.flows.rotateWebhookUrl, { params: { flowType }, body: { graceMinutes } })).flow,
     onSuccess: (flow) => {
       queryClient.setQueryData<Flow[]>(flowsQueryKey, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
     },

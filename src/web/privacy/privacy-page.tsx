@@ -1,6 +1,6 @@
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api } from '../app/api-client.ts';
+import { callEndpoint } from '../app/api-client.ts';
 import { Card } from '../ui/card.tsx';
 import { Button, buttonClasses } from '../ui/button.tsx';
 import { TextField } from '../ui/field.tsx';
@@ -9,6 +9,8 @@ import { Alert } from '../ui/alert.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { formatEventTime } from '../events/event-status-badge.tsx';
 import type { PrivacyRequest, ShopperEraseResult, ShopperSummary } from '../../shared/privacy/privacy-schemas.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import { endpointAddress } from '../../shared/api/endpoint.ts';
 
 const requestsKey = ['privacy', 'requests'] as const;
 
@@ -41,7 +43,7 @@ function FindShopper() {
   const [erased, setErased] = useState<ShopperEraseResult | null>(null);
   const shopper = useQuery({
     queryKey: ['privacy', 'shopper', email],
-    queryFn: () => api.get<ShopperSummary>(`/api/privacy/shoppers?email=${encodeURIComponent(email ?? '')}`),
+    queryFn: () => callEndpoint(endpoints.privacy.shopper, { query: { email: email ?? '' } }),
     enabled: email !== null,
   });
   const search = (event: FormEvent) => {
@@ -79,7 +81,7 @@ function ShopperResult({ summary, onErased }: { summary: ShopperSummary; onErase
   const [confirming, setConfirming] = useState(false);
   const [unsetKlaviyo, setUnsetKlaviyo] = useState(false);
   const erase = useMutation({
-    mutationFn: () => api.post<ShopperEraseResult>('/api/privacy/shoppers/erase', { email: summary.email, unsetKlaviyo }),
+    mutationFn: () => callEndpoint(endpoints.privacy.eraseShopper, { body: { email: summary.email, unsetKlaviyo } }),
     onSuccess: async (result) => {
       setConfirming(false);
       onErased(result);
@@ -109,7 +111,7 @@ function ShopperResult({ summary, onErased }: { summary: ShopperSummary; onErase
           <div className="flex flex-wrap gap-3">
             <a
               className={buttonClasses('secondary')}
-              href={`/api/privacy/shoppers/export?email=${encodeURIComponent(summary.email)}`}
+              href={endpointAddress(endpoints.privacy.shopperExport, { query: { email: summary.email } })}
               download
             >
               Export (JSON)
@@ -142,8 +144,8 @@ function ShopperResult({ summary, onErased }: { summary: ShopperSummary; onErase
 }
 
 function AuditList() {
-  const endpoint = useQuery({ queryKey: ['privacy', 'endpoint'], queryFn: () => api.get<{ url: string }>('/api/privacy/endpoint') });
-  const requests = useQuery({ queryKey: requestsKey, queryFn: () => api.get<{ requests: PrivacyRequest[] }>('/api/privacy/requests') });
+  const endpoint = useQuery({ queryKey: ['privacy', 'endpoint'], queryFn: () => callEndpoint(endpoints.privacy.endpoint) });
+  const requests = useQuery({ queryKey: requestsKey, queryFn: () => callEndpoint(endpoints.privacy.requests) });
   return (
     <Card>
       <section aria-labelledby="privacy-requests" className="space-y-4">

@@ -1,11 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
-import { api } from '../app/api-client.ts';
+import { callEndpoint } from '../app/api-client.ts';
 import { Button } from '../ui/button.tsx';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 /** The owner's address for Shopify's compliance webhooks, shown with the store connection. */
 export function PrivacyWebhookAddress() {
-  const endpoint = useQuery({ queryKey: ['privacy', 'endpoint'], queryFn: () => api.get<{ url: string }>('/api/privacy/endpoint') });
+  const endpoint = useQuery({ queryKey: ['privacy', 'endpoint'], queryFn: () => callEndpoint(endpoints.privacy.endpoint) });
   if (!endpoint.data) return null;
   const copy = async () => {
     try {

@@ -1,15 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
-import { api, ApiRequestError } from '../app/api-client.ts';
-import {
-  sampleActivityResultSchema,
-  sandboxProfilesSchema,
-  sandboxStatusSchema,
-  type SampleActivityRequest,
-  type SandboxStatus,
-} from '../../shared/sandbox/sandbox-schemas.ts';
+import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
+import { type SampleActivityRequest, type SandboxStatus } from '../../shared/sandbox/sandbox-schemas.ts';
 import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
 import { requestMessages } from '../../shared/messages.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 export const sandboxQueryKeys = {
   status: ['sandbox', 'status'],
@@ -20,7 +15,7 @@ export const sandboxQueryKeys = {
 export function useSandboxStatus() {
   return useQuery({
     queryKey: sandboxQueryKeys.status,
-    queryFn: async (): Promise<SandboxStatus> => sandboxStatusSchema.parse(await api.get('/api/sandbox')),
+    queryFn: (): Promise<SandboxStatus> => callEndpoint(endpoints.sandbox.status),
     // Short: credentials saved on another page make the switch to the real services possible.
     staleTime: 10_000,
   });
@@ -31,10 +26,10 @@ function errorMessage(error: unknown): string {
 }
 
 /** A change of the sandbox's state: the status, the flows (switched on) and the event log follow it. */
-function useSandboxChange<Input>(run: (input: Input) => Promise<unknown>, success: (input: Input) => string) {
+function useSandboxChange<Input>(run: (input: Input) => Promise<SandboxStatus>, success: (input: Input) => string) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (input: Input) => sandboxStatusSchema.parse(await run(input)),
+    mutationFn: run,
     onSuccess: async (status, input) => {
       queryClient.setQueryData(sandboxQueryKeys.status, status);
       await queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'sandbox' });
@@ -45,15 +40,15 @@ function useSandboxChange<Input>(run: (input: Input) => Promise<unknown>, succes
 }
 
 export function useStartSandbox() {
-  return useSandboxChange<void>(() => api.post('/api/sandbox/start'), () => sandboxMessages.started);
+  return useSandboxChange<void>(() => callEndpoint(endpoints.sandbox.start), () => sandboxMessages.started);
 }
 
 export function useLeaveSandbox() {
-  return useSandboxChange<void>(() => api.post('/api/sandbox/leave'), () => sandboxMessages.switchedToReal);
+  return useSandboxChange<void>(() => callEndpoint(endpoints.sandbox.leave), () => sandboxMessages.switchedToReal);
 }
 
 export function useSandboxOpenaiKey() {
-  return useSandboxChange<string | null>((openaiApiKey) => api.put('/api/sandbox/openai-key', { openaiApiKey }), (key) =>
+  return useSandboxChange<string | null>((openaiApiKey) => callEndpoint(endpoints.sandbox.openaiKey, { body: { openaiApiKey } }), (key) =>
     key ? sandboxMessages.openaiKeySaved : sandboxMessages.openaiKeyRemoved,
   );
 }
@@ -61,7 +56,7 @@ export function useSandboxOpenaiKey() {
 export function useSendSampleActivity() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async (request: SampleActivityRequest) => sampleActivityResultSchema.parse(await api.post('/api/sandbox/activity', request)),
+    mutationFn: (request: SampleActivityRequest) => callEndpoint(endpoints.sandbox.activity, { body: request }),
     onSuccess: async (result) => {
       toast.success(sandboxMessages.activitySent(result.events.length));
       await queryClient.invalidateQueries({ queryKey: sandboxQueryKeys.profiles });
@@ -74,7 +69,7 @@ export function useSendSampleActivity() {
 export function useSandboxProfiles() {
   return useQuery({
     queryKey: sandboxQueryKeys.profiles,
-    queryFn: async () => sandboxProfilesSchema.parse(await api.get('/api/sandbox/profiles')).profiles,
+    queryFn: async () => (await callEndpoint(endpoints.sandbox.profiles)).profiles,
     refetchInterval: 3_000,
   });
 }

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, retryWhenBusy } from '../app/api-client.ts';
-import { connectResponseSchema, subscriptionsResponseSchema } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
+import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import type { EndpointResponse } from '../../shared/api/endpoint.ts';
 
 /**
  * Keyed by when the credentials were last loaded, so saving other Shopify credentials
@@ -12,7 +13,7 @@ const subscriptionsKey = (credentialsVersion: number) => ['shopify', 'subscripti
 export function useStoreSubscriptions(credentialsVersion: number) {
   return useQuery({
     queryKey: subscriptionsKey(credentialsVersion),
-    queryFn: async () => subscriptionsResponseSchema.parse(await api.get('/api/shopify/subscriptions')),
+    queryFn: () => callEndpoint(endpoints.shopify.subscriptions),
     enabled: credentialsVersion > 0,
     retry: retryWhenBusy,
   });
@@ -22,9 +23,9 @@ export function useStoreSubscriptions(credentialsVersion: number) {
 export function useConnectStore(credentialsVersion: number) {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: async () => connectResponseSchema.parse(await api.post('/api/shopify/connect')),
+    mutationFn: () => callEndpoint(endpoints.shopify.connect),
     onSuccess: (result) => {
-      queryClient.setQueryData(subscriptionsKey(credentialsVersion), (previous: ReturnType<typeof subscriptionsResponseSchema.parse> | undefined) => ({
+      queryClient.setQueryData(subscriptionsKey(credentialsVersion), (previous: EndpointResponse<typeof endpoints.shopify.subscriptions> | undefined) => ({
         configured: true,
         publicAddress: previous?.publicAddress ?? true,
         subscriptions: result.subscriptions,

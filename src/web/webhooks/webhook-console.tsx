@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'react';
+import { useCallback, useId, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { toast } from '../app/toast.ts';
 import { Copy, Play, Send, Square, Terminal, Trash2 } from 'lucide-react';
@@ -6,20 +6,23 @@ import { Card } from '../ui/card.tsx';
 import { Button } from '../ui/button.tsx';
 import { Alert } from '../ui/alert.tsx';
 import { CheckboxField } from '../ui/checkbox-field.tsx';
-import { api, ApiRequestError } from '../app/api-client.ts';
+import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
 import { useAuth } from '../auth/auth-context.tsx';
 import { webhookConsoleParam } from '../flows/flow-status-view.tsx';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { sampleTestEvent, withFreshEventIdentity } from '../../shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages as m } from '../../shared/webhooks/webhook-messages.ts';
-import { streamChangeEventName, streamChangeSchema, type StreamChange, type TestWebhookResponse } from '../../shared/webhooks/webhook-schemas.ts';
+import { streamChangeSchema, type StreamChange, type TestWebhookResponse } from '../../shared/webhooks/webhook-schemas.ts';
 import { applyChange, loadStoredEvents, MAX_STORED_EVENTS, saveStoredEvents, type WebhookEventEntry } from './webhook-event-store.ts';
 import { curlCommand } from './curl-command.ts';
 import { useFlowSignature } from '../flows/use-flow-signature.ts';
 import { curlSignatureNote } from '../../shared/flows/flow-signature-messages.ts';
+import { apiErrorCodes } from '../../shared/api/error-codes.ts';
+import { useEventStream, type StreamConnection } from '../app/use-event-stream.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
-type Connection = 'closed' | 'connecting' | 'open' | 'reconnecting';
+type Connection = StreamConnection;
 
 /** What the last send came to, as the results area words it. */
 type SendOutcome = { kind: 'sent' | 'duplicate'; message: string } | { kind: 'failed'; message: string };
@@ -30,10 +33,6 @@ interface DebugInfo {
   lastChange: StreamChange | null;
   lastSend: TestWebhookResponse | { error: string } | null;
 }
-
-/** Reopening a stream the browser gave up on: how often, and the pause that grows each time. */
-const MAX_RECONNECT_ATTEMPTS = 5;
-const RECONNECT_PAUSE_MS = 1_000;
 
 const emptyDebug: DebugInfo = { connection: 'closed', lastEventId: null, lastChange: null, lastSend: null };
 
@@ -77,7 +76,6 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
   const [freshIdentity, setFreshIdentity] = useState(true);
   const [debug, setDebug] = useState<DebugInfo>(emptyDebug);
   const [showDebug, setShowDebug] = useState(false);
-  const source = useRef<EventSource | null>(null);
   const payloadId = useId();
   const resultsId = useId();
   const results = useRef<HTMLElement | null>(null);
@@ -111,77 +109,30 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
     [updateEvents],
   );
 
-  const retryTimer = useRef<number | null>(null);
   const announced = useRef(false);
+  // A new session opens the stream afresh: each Start listens from now on.
+  const [session, setSession] = useState(0);
 
-  const closeStream = useCallback(() => {
-    source.current?.close();
-    source.current = null;
-    if (retryTimer.current !== null) window.clearTimeout(retryTimer.current);
-    retryTimer.current = null;
-  }, []);
-
-  useEffect(() => closeStream, [closeStream]);
-
-  /**
-   * Opens the stream, resuming after `lastEventId` when given. EventSource reconnects by
-   * itself after a network drop and sends Last-Event-ID; it gives up when an answer is
-   * not the stream (a proxy's 502 while the server restarts, a 429), so then it is
-   * opened again here, a few times with growing pauses, from the last id it saw.
-   */
-  function connect(lastEventId: string | null, attempt: number) {
-    const query = lastEventId ? `?lastEventId=${encodeURIComponent(lastEventId)}` : '';
-    const stream = new EventSource(`/api/stream/${flowType}${query}`);
-    source.current = stream;
-    let seen = lastEventId;
-    let failures = attempt;
-    stream.addEventListener('open', () => {
-      failures = 0;
-      setDebug((current) => ({ ...current, connection: 'open' }));
+  useEventStream(listening ? { flowType } : null, {
+    onChange,
+    onConnection: (connection) => setDebug((current) => ({ ...current, connection })),
+    onOpen: () => {
       if (!announced.current) {
         announced.current = true;
         toast.success(m.listening);
       }
-    });
-    const remember = (message: MessageEvent<string>) => {
-      if (message.lastEventId) seen = message.lastEventId;
-    };
-    stream.addEventListener('ready', (message) => {
-      remember(message as MessageEvent<string>);
-      setDebug((current) => ({ ...current, lastEventId: seen }));
-    });
-    stream.addEventListener(streamChangeEventName, (message) => {
-      remember(message as MessageEvent<string>);
-      onChange(message as MessageEvent<string>);
-    });
-    stream.addEventListener('error', () => {
-      if (stream.readyState !== EventSource.CLOSED) {
-        setDebug((current) => ({ ...current, connection: 'reconnecting' }));
-        return;
-      }
-      stream.close();
-      if (source.current !== stream) return;
-      if (failures >= MAX_RECONNECT_ATTEMPTS) {
-        source.current = null;
-        setListening(false);
-        setDebug((current) => ({ ...current, connection: 'closed' }));
-        return;
-      }
-      setDebug((current) => ({ ...current, connection: 'reconnecting' }));
-      retryTimer.current = window.setTimeout(() => connect(seen, failures + 1), RECONNECT_PAUSE_MS * (failures + 1));
-    });
-  }
+    },
+    onReady: (message) => setDebug((current) => ({ ...current, lastEventId: message.lastEventId || current.lastEventId })),
+    onGiveUp: () => setListening(false),
+  }, session);
 
   function startListening() {
-    closeStream();
     announced.current = false;
+    setSession((current) => current + 1);
     setListening(true);
-    setDebug((current) => ({ ...current, connection: 'connecting' }));
-    connect(null, 0);
   }
 
   function stopListening() {
-    closeStream();
     setListening(false);
     setDebug((current) => ({ ...current, connection: 'closed' }));
     toast.info(m.stopped);
@@ -249,7 +200,7 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
     setSending(true);
     toast.info(m.sending);
     try {
-      const result = await api.post<TestWebhookResponse>(`/api/test-webhooks/${flowType}`, { payload: sent, dryRun });
+      const result = await callEndpoint(endpoints.webhooks.testSend, { params: { flowType }, body: { payload: sent, dryRun } });
       setDebug((current) => ({ ...current, lastSend: result }));
       if (result.duplicate) {
         setOutcome({ kind: 'duplicate', message: m.duplicate });
@@ -260,7 +211,7 @@ export function WebhookConsole({ flow }: { flow: Flow }) {
       }
     } catch (error) {
       if (error instanceof ApiRequestError) {
-        if (error.body.error === 'invalid_json') setPayloadError(m.invalidJson);
+        if (error.body.error === apiErrorCodes.invalid_json) setPayloadError(m.invalidJson);
         setOutcome({ kind: 'failed', message: m.sendFailedInline(error.message) });
         setDebug((current) => ({ ...current, lastSend: { error: error.message } }));
         toast.error(m.sendError(error.message));

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useParams } from 'react-router';
 import { toast } from '../app/toast.ts';
 import { CheckCircle2, XCircle } from 'lucide-react';
-import { api, ApiRequestError } from '../app/api-client.ts';
+import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
 import { AuthShell } from '../layout/auth-shell.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { ButtonLink } from '../ui/text-link.tsx';
@@ -10,6 +10,7 @@ import { pageRoutes } from '../../shared/routes.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import type { WebhookStatusResponse } from '../../shared/webhooks/webhook-schemas.ts';
 import { webhookHandlerMessages as m } from '../../shared/webhooks/webhook-messages.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
 
 /** SPEC.md section 9: the page shows its result after 2 s; its toasts stay 3 s (success) or 5 s (error). */
 const HANDLER_RESULT_DELAY_MS = 2_000;
@@ -31,7 +32,7 @@ export function WebhookHandlerPage() {
     const minimumWait = new Promise((resolve) => setTimeout(resolve, HANDLER_RESULT_DELAY_MS));
     void (async () => {
       try {
-        const result = await api.get<WebhookStatusResponse>(`/api/webhook-status/${encodeURIComponent(flowType)}/${encodeURIComponent(flowId)}`);
+        const result = await callEndpoint(endpoints.webhooks.status, { params: { flowType, flowId } });
         await minimumWait;
         if (!current) return;
         setOutcome({ state: 'processed', result });

@@ -7,13 +7,14 @@ import type { z } from 'zod';
 import { forgotPasswordSchema, type ForgotPasswordInput } from '../../../shared/auth/auth-schemas.ts';
 import { authMessages } from '../../../shared/messages.ts';
 import { pageRoutes } from '../../../shared/routes.ts';
-import { api } from '../../app/api-client.ts';
+import { callEndpoint } from '../../app/api-client.ts';
 import { accountPageMessages } from '../auth-messages.ts';
 import { errorMessage, showServerFieldErrors } from '../server-field-errors.ts';
 import { AuthShell } from '../../layout/auth-shell.tsx';
 import { TextField } from '../../ui/field.tsx';
 import { Button } from '../../ui/button.tsx';
 import { TextLink } from '../../ui/text-link.tsx';
+import { endpoints } from '../../../shared/api/endpoints.ts';
 
 /** SPEC.md "Forgot password": request the mail, then a "Check your email" state. */
 export function ForgotPasswordPage() {
@@ -26,7 +27,7 @@ export function ForgotPasswordPage() {
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {
-      await api.post('/api/account/forgot-password', values);
+      await callEndpoint(endpoints.account.forgotPassword, { body: values });
       toast.success(authMessages.resetSent);
       setSentTo(values.email);
     } catch (error) {

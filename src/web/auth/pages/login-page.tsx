@@ -18,6 +18,7 @@ import { CheckboxField } from '../../ui/checkbox-field.tsx';
 import { Button } from '../../ui/button.tsx';
 import { Alert } from '../../ui/alert.tsx';
 import { TextLink } from '../../ui/text-link.tsx';
+import { apiErrorCodes } from '../../../shared/api/error-codes.ts';
 
 /**
  * The shared sign-in schema checks the form, fetched once the form is first focused: a
@@ -53,11 +54,11 @@ function LoginForm() {
       toast.success(authMessages.loginSuccess);
       navigate(pageRoutes.dashboard);
     } catch (error) {
-      if (error instanceof ApiRequestError && error.body.error === 'locked_out') {
+      if (error instanceof ApiRequestError && error.body.error === apiErrorCodes.locked_out) {
         lockout.lock(error.body.retryAfterSeconds ?? LOGIN_LOCKOUT_SECONDS);
         return;
       }
-      if (error instanceof ApiRequestError && error.body.error === 'email_not_verified') {
+      if (error instanceof ApiRequestError && error.body.error === apiErrorCodes.email_not_verified) {
         setNotice(error.message);
         return;
       }

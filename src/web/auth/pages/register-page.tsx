@@ -6,7 +6,7 @@ import type { z } from 'zod';
 import { signUpSchema, type SignUpInput } from '../../../shared/auth/auth-schemas.ts';
 import { authMessages } from '../../../shared/messages.ts';
 import { pageRoutes } from '../../../shared/routes.ts';
-import { api } from '../../app/api-client.ts';
+import { callEndpoint } from '../../app/api-client.ts';
 import { SignedOutOnly } from '../signed-out-only.tsx';
 import { errorMessage, showServerFieldErrors } from '../server-field-errors.ts';
 import type { VerificationSentState } from './verification-sent-page.tsx';
@@ -14,6 +14,7 @@ import { AuthShell } from '../../layout/auth-shell.tsx';
 import { TextField } from '../../ui/field.tsx';
 import { Button } from '../../ui/button.tsx';
 import { TextLink } from '../../ui/text-link.tsx';
+import { endpoints } from '../../../shared/api/endpoints.ts';
 
 /**
  * SPEC.md "Register". The server answers the same for a new and a known address (no
@@ -37,7 +38,7 @@ function RegisterForm() {
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {
-      await api.post('/api/account/sign-up', values);
+      await callEndpoint(endpoints.account.signUp, { body: values });
       toast.success(authMessages.registrationVerify);
       navigate(pageRoutes.verificationSent, { state: { email: values.email } satisfies VerificationSentState });
     } catch (error) {

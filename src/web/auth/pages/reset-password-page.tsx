@@ -4,10 +4,10 @@ import { zodResolver } from '@hookform/resolvers/zod';
 import { useNavigate } from 'react-router';
 import { toast } from '../../app/toast.ts';
 import type { z } from 'zod';
-import { resetPasswordSchema, type ResetPasswordInput, type SessionUser } from '../../../shared/auth/auth-schemas.ts';
+import { resetPasswordSchema, type ResetPasswordInput } from '../../../shared/auth/auth-schemas.ts';
 import { authMessages } from '../../../shared/messages.ts';
 import { pageRoutes } from '../../../shared/routes.ts';
-import { api } from '../../app/api-client.ts';
+import { callEndpoint } from '../../app/api-client.ts';
 import { useAuth } from '../auth-context.tsx';
 import { accountPageMessages } from '../auth-messages.ts';
 import { clearUrlFragment, readAuthLinkFragment } from '../url-fragment.ts';
@@ -17,6 +17,7 @@ import { TextField } from '../../ui/field.tsx';
 import { Button } from '../../ui/button.tsx';
 import { Alert } from '../../ui/alert.tsx';
 import { ButtonLink, TextLink } from '../../ui/text-link.tsx';
+import { endpoints } from '../../../shared/api/endpoints.ts';
 
 /** SPEC.md "Reset Password": the landing page of the reset mail; a new password signs the owner in. */
 export function ResetPasswordPage() {
@@ -55,7 +56,7 @@ function ResetPasswordForm({ token }: { token: string }) {
   const onSubmit = form.handleSubmit(async (values) => {
     setLinkProblem(null);
     try {
-      const { user } = await api.post<{ user: SessionUser }>('/api/account/reset-password', values);
+      const { user } = await callEndpoint(endpoints.account.resetPassword, { body: values });
       setUser(user);
       toast.success(authMessages.passwordUpdated);
       navigate(pageRoutes.dashboard);

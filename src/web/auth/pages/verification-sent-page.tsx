@@ -7,13 +7,14 @@ import type { z } from 'zod';
 import { resendVerificationSchema } from '../../../shared/auth/auth-schemas.ts';
 import { pageRoutes } from '../../../shared/routes.ts';
 import { requestMessages } from '../../../shared/messages.ts';
-import { api } from '../../app/api-client.ts';
+import { callEndpoint } from '../../app/api-client.ts';
 import { accountPageMessages } from '../auth-messages.ts';
 import { errorMessage, showServerFieldErrors } from '../server-field-errors.ts';
 import { AuthShell } from '../../layout/auth-shell.tsx';
 import { TextField } from '../../ui/field.tsx';
 import { Button } from '../../ui/button.tsx';
 import { TextLink } from '../../ui/text-link.tsx';
+import { endpoints } from '../../../shared/api/endpoints.ts';
 
 /** What the register page hands over, so the resend form needs no retyping. */
 export interface VerificationSentState {
@@ -36,7 +37,7 @@ export function VerificationSentPage() {
 
   const onSubmit = form.handleSubmit(async (values) => {
     try {
-      const { message } = await api.post<{ message: string }>('/api/account/resend-verification', values);
+      const { message } = await callEndpoint(endpoints.account.resendVerification, { body: values });
       toast.success(message);
     } catch (error) {
       if (showServerFieldErrors(error, form.setError, ['email'])) return;

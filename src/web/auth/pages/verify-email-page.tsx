@@ -4,12 +4,13 @@ import { CheckCircle2, XCircle } from 'lucide-react';
 import { authMessages } from '../../../shared/messages.ts';
 import { VERIFICATION_REDIRECT_DELAY_MS } from '../../../shared/constants.ts';
 import { pageRoutes } from '../../../shared/routes.ts';
-import { api, ApiRequestError } from '../../app/api-client.ts';
+import { ApiRequestError, callEndpoint } from '../../app/api-client.ts';
 import { useAuth } from '../auth-context.tsx';
 import { clearUrlFragment, readAuthLinkFragment } from '../url-fragment.ts';
 import { AuthShell } from '../../layout/auth-shell.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
 import { ButtonLink, TextLink } from '../../ui/text-link.tsx';
+import { endpoints } from '../../../shared/api/endpoints.ts';
 
 type Outcome = { state: 'loading' } | { state: 'verified' } | { state: 'failed'; message: string };
 
@@ -32,11 +33,12 @@ export function VerifyEmailPage() {
 
   useEffect(() => {
     clearUrlFragment();
-    if (!link.accessToken || started.current) return;
+    const token = link.accessToken;
+    if (!token || started.current) return;
     started.current = true;
     void (async () => {
       try {
-        const { signedIn } = await api.post<{ signedIn: boolean }>('/api/account/verify-email', { token: link.accessToken });
+        const { signedIn } = await callEndpoint(endpoints.account.verifyEmail, { body: { token } });
         if (signedIn) await refresh().catch(() => null);
         setOutcome({ state: 'verified' });
       } catch (error) {
