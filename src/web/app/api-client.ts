@@ -42,8 +42,20 @@ export async function callEndpoint<E extends Endpoint>(
   const schemas = await endpoint.schemas();
   if (!schemas.response) return undefined as EndpointResponse<E>;
   const parsed = schemas.response.safeParse(json);
-  if (!parsed.success) throw new ApiRequestError(200, { error: apiErrorCodes.http_error, message: requestMessages.internal });
+  if (!parsed.success) throw new UnexpectedAnswerError(endpoint.method, endpoint.path);
   return parsed.data as EndpointResponse<E>;
+}
+
+/**
+ * A successful answer that is not what the endpoint's schema says: not a refusal the
+ * server explained, so pages show their own "failed to load" text, as for any other
+ * unexpected failure, rather than an error message the server never sent.
+ */
+export class UnexpectedAnswerError extends Error {
+  constructor(method: string, path: string) {
+    super(`${method} ${path} answered with a body its schema does not allow`);
+    this.name = 'UnexpectedAnswerError';
+  }
 }
 
 /** One request and its answer's JSON; an answer other than 2xx is thrown as ApiRequestError. */
