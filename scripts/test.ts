@@ -4,13 +4,14 @@
  * TEST_DATABASE_URL is set, then end-to-end tests in headless Chromium against the
  * real server. Ends with each step's time and one summary line.
  *
- * Steps that need nothing of each other run at the same time, in stages: the checks and
- * the web app's build; then the two databases' integration tests; then the browser tests.
- * Each integration run is one vitest worker that waits on its app, its database thread
- * and the stand-ins much of the time, so two of them fill a two-core machine where one
- * left it half idle (docs/decisions/0038-tests-build-what-they-need.md). A step's output
- * is printed whole when it ends, so parallel steps do not interleave; a stage with a
- * failed step ends the run after the stage.
+ * Steps that need nothing of each other run at the same time, in two stages: the checks
+ * and the web app's build; then the integration tests on each database and the browser
+ * tests. Each of those runs is one vitest worker that waits on its app, its database
+ * thread, the stand-ins or the browser much of the time (the browser tests used under half
+ * a core), so together they fill a two-core machine where one at a time left it half
+ * idle (docs/decisions/0038-tests-build-what-they-need.md). A step's output is printed
+ * whole when it ends, so parallel steps do not interleave; a stage with a failed step
+ * ends the run after the stage.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -92,6 +93,6 @@ if (!process.env.TEST_DATABASE_URL) process.stdout.write('\nTEST_DATABASE_URL is
 await stage([
   vitestStep('unit and integration (embedded PGlite)', ['unit', 'integration']),
   ...(process.env.TEST_DATABASE_URL ? [vitestStep('integration (PostgreSQL server)', ['integration'], { FLOWSMITH_TEST_DB: 'server' })] : []),
+  vitestStep('end-to-end (Chromium)', ['e2e']),
 ]);
-await stage([vitestStep('end-to-end (Chromium)', ['e2e'])]);
 finish(totals.failed > 0 ? 1 : 0);
