@@ -31,6 +31,10 @@ export default defineConfig({
           globalSetup: [...globalSetup, 'test/support/e2e-setup.ts'],
           testTimeout: 90_000,
           hookTimeout: 120_000,
+          // A page's answer polled for as long as Playwright waits for an element
+          // (browser.ts): vitest's default of one second failed a check of a field the
+          // settings page fills once its data arrives, on a busy machine.
+          expect: { poll: { timeout: 15_000, interval: 100 } },
           fileParallelism: false,
         },
       },
