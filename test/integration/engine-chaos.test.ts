@@ -15,8 +15,8 @@ const FAILURE_RATE = 0.3;
 const SEED = 'flowsmith-faults-1';
 
 const scenario = useEngineScenario({
-    engine: { retry: { tries: 8, delaysMs: [1_000, 2_000, 4_000], jitter: 0.2, maxInPlaceWaitMs: 1_000, maxRetryAfterMs: 60 * 60_000 } },
-  });
+  engine: { retry: { tries: 8, delaysMs: [1_000, 2_000, 4_000], jitter: 0.2, maxInPlaceWaitMs: 1_000, maxRetryAfterMs: 60 * 60_000 } },
+});
 
 const emailOf = (request: RecordedRequest): string | null => {
   const body = request.body as any;

@@ -18,10 +18,10 @@ const PROFILE_WRITE_WINDOW_MS = 10_000;
 
 let owner: Owner;
 const scenario = useEngineScenario({
-    // The single write's own waiting is what these tests are about, so deliveries do not
-    // turn to bulk jobs here (klaviyo-bulk-delivery.test.ts tests those).
-    engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: PROFILE_WRITE_WINDOW_MS }] }, bulkDelivery: false },
-  });
+  // The single write's own waiting is what these tests are about, so deliveries do not
+  // turn to bulk jobs here (klaviyo-bulk-delivery.test.ts tests those).
+  engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: PROFILE_WRITE_WINDOW_MS }] }, bulkDelivery: false },
+});
 beforeAll(async () => {
   const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
   owner = await ownerWithFlows(scenario, { abandoned_cart: { assistants: oneAssistant }, post_purchase: { assistants: oneAssistant } });

@@ -10,8 +10,8 @@ import { uniqueEmail } from '../support/accounts.ts';
  */
 let owner: Owner;
 const scenario = useEngineScenario({
-    engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] } },
-  });
+  engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] } },
+});
 beforeAll(async () => {
   const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
   owner = await ownerWithFlows(scenario, { abandoned_cart: { assistants: oneAssistant, waitMinutes: 0 }, post_purchase: { assistants: oneAssistant, klaviyoEventName: 'AI content ready' } });

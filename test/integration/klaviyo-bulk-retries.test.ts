@@ -13,11 +13,11 @@ import { uniqueEmail } from '../support/accounts.ts';
  */
 let owner: Owner;
 const scenario = useEngineScenario({
-    engine: {
-      klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] },
-      retry: { ...defaultRetryPolicy, tries: 2, delaysMs: [60_000], jitter: 0 },
-    },
-  });
+  engine: {
+    klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] },
+    retry: { ...defaultRetryPolicy, tries: 2, delaysMs: [60_000], jitter: 0 },
+  },
+});
 beforeAll(async () => {
   const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
   owner = await ownerWithFlows(scenario, { post_purchase: { assistants: oneAssistant } });
