@@ -4,14 +4,9 @@
  * TEST_DATABASE_URL is set, then end-to-end tests in headless Chromium against the
  * real server. Ends with each step's time and one summary line.
  *
- * Steps that need nothing of each other run at the same time, in two stages: the checks
- * and the web app's build; then the integration tests on each database and the browser
- * tests. Each of those runs is one vitest worker that waits on its app, its database
- * thread, the stand-ins or the browser much of the time (the browser tests used under half
- * a core), so together they fill a two-core machine where one at a time left it half
- * idle (docs/decisions/0038-tests-build-what-they-need.md). A step's output is printed
- * whole when it ends, so parallel steps do not interleave; a stage with a failed step
- * ends the run after the stage.
+ * The checks and the web app's build run at the same time; the test runs run one after
+ * another (below, why). A step's output is printed whole when it ends, so parallel steps
+ * do not interleave; a stage with a failed step ends the run after the stage.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
@@ -90,9 +85,11 @@ await stage([
   { title: 'build web app', command: 'npx', args: ['vite', 'build', '--logLevel', 'warn'] },
 ]);
 if (!process.env.TEST_DATABASE_URL) process.stdout.write('\nTEST_DATABASE_URL is not set: the integration tests run on embedded PGlite only.\n');
-await stage([
-  vitestStep('unit and integration (embedded PGlite)', ['unit', 'integration']),
-  ...(process.env.TEST_DATABASE_URL ? [vitestStep('integration (PostgreSQL server)', ['integration'], { FLOWSMITH_TEST_DB: 'server' })] : []),
-  vitestStep('end-to-end (Chromium)', ['e2e']),
-]);
+// One at a time: run beside each other (946 s in all, against 1,090), a test that
+// depends on timing failed under the load now and then (a worker test's Klaviyo limit, an
+// accessibility check catching a toast mid-fade). They run together again once those
+// tests hold under load (docs/decisions/0038-tests-build-what-they-need.md).
+await stage([vitestStep('unit and integration (embedded PGlite)', ['unit', 'integration'])]);
+if (process.env.TEST_DATABASE_URL) await stage([vitestStep('integration (PostgreSQL server)', ['integration'], { FLOWSMITH_TEST_DB: 'server' })]);
+await stage([vitestStep('end-to-end (Chromium)', ['e2e'])]);
 finish(totals.failed > 0 ? 1 : 0);
