@@ -28,6 +28,29 @@ async function ownerWithActiveCartFlow(context: Parameters<typeof createSignedIn
 }
 
 describe('the dashboard', () => {
+  it('shows the flow cards where they stay: nothing above them arrives later and pushes them down under the pointer', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    await ownerWithActiveCartFlow(context);
+    // The dashboard's figures (and with them the checklist above the cards) answer late.
+    await page.route('**/api/dashboard', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue();
+    });
+    await page.goto('/dashboard');
+    const card = page.getByRole('link', { name: 'Abandoned Cart', exact: true });
+    await card.waitFor();
+    const shownAt = await card.boundingBox();
+    await page.getByTestId('setup-checklist').waitFor();
+    expect(await card.boundingBox()).toEqual(shownAt);
+    await page.unroute('**/api/dashboard');
+    // And a click on it as soon as it shows opens the flow.
+    await page.reload();
+    await card.click();
+    await page.waitForURL('**/flows/abandoned-cart');
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
   it('lists what is left to set up with links to where it is done, follows events live without a reload, and drops the list once all is done', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const { user, webhookUrl } = await ownerWithActiveCartFlow(context);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPageForEachTest, type OpenedPage } from './browser.ts';
+import { launchBrowser, openPageForEachTest, saveScreenshot, type OpenedPage } from './browser.ts';
 import { startE2EServer, type E2EServer } from './e2e-server.ts';
 import { startE2EServerWithServices, type E2EServicesOptions, type E2EWithServices } from './e2e-services.ts';
 
@@ -15,11 +15,11 @@ function useSuite<Started extends { server: E2EServer }>(
   use: (started: Started & { browser: Browser }) => void,
   usePage?: (opened: OpenedPage) => void,
 ): void {
-  let running: { browser: Browser; baseUrl: string; stop(): Promise<void> } | null = null;
+  let running: { browser: Browser; baseUrl: string; output(): string; stop(): Promise<void> } | null = null;
   beforeAll(async () => {
     const { started, stop } = await start();
     const browser = await launchBrowser();
-    running = { browser, baseUrl: started.server.baseUrl, stop };
+    running = { browser, baseUrl: started.server.baseUrl, output: () => started.server.output(), stop };
     use({ ...started, browser });
   });
   afterAll(async () => {
@@ -27,6 +27,28 @@ function useSuite<Started extends { server: E2EServer }>(
     await running?.stop();
   });
   if (usePage) openPageForEachTest(() => running!.browser, () => running!.baseUrl, usePage);
+  // What a failed test left on screen and in the server's log, printed: a failure that
+  // happens only on a busy CI machine is read from the run's output, not from its disk.
+  // Registered after the page hook, so it runs first, while the test's pages are open.
+  afterEach(async ({ task }) => {
+    if (!running || task.result?.state !== 'fail') return;
+    const pages = running.browser.contexts().flatMap((context) => context.pages());
+    for (const [index, page] of pages.entries()) {
+      const file = await saveScreenshot(page, `${task.name}-${index}`).catch(() => null);
+      const text = await page.locator('body').innerText({ timeout: 2_000 }).catch((error: Error) => `(unreadable: ${error.message})`);
+      console.log(`page ${index} of the failed test at ${page.url()}${file ? ` (screenshot ${file})` : ''}:\n${text.slice(0, 2_000)}`);
+    }
+    console.log(`the server's warnings and errors:\n${serverProblems(running.output())}`);
+  });
+}
+
+/** The server's log lines at warn level or above (pino levels 40+), the last 30. */
+function serverProblems(output: string): string {
+  const lines = output.split('\n').filter((line) => {
+    const level = /"level":(\d+)/.exec(line)?.[1];
+    return level === undefined ? line.trim() !== '' : Number(level) >= 40;
+  });
+  return lines.slice(-30).join('\n') || '(none)';
 }
 
 /** The server with the stand-in OpenAI, Klaviyo and Shopify behind it: what every page past setup needs. */

@@ -14,6 +14,9 @@ import { SetupChecklist } from './setup-checklist.tsx';
 import { useDashboard } from './use-dashboard.ts';
 import { useDashboardLive } from './use-dashboard-live.ts';
 import { SandboxPanel } from '../sandbox/sandbox-panel.tsx';
+import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
+import { useSetupStatus } from '../credentials/use-credentials.ts';
+import { Spinner } from '../ui/spinner.tsx';
 
 const gettingStartedSteps = [
   'Save your Klaviyo, OpenAI and Shopify credentials in API Settings.',
@@ -30,6 +33,12 @@ export function DashboardPage() {
   const { user } = useAuth();
   const dashboard = useDashboard();
   useDashboardLive();
+  // What shows above the flow cards (the sandbox panel, the checklist) arrives with these
+  // answers; the cards wait for them too, so that a card never moves under the pointer:
+  // a click on a card just as the checklist pushed it down landed on nothing.
+  const sandboxStatus = useSandboxStatus();
+  const setupStatus = useSetupStatus();
+  const settling = dashboard.isPending || sandboxStatus.isPending || setupStatus.isPending;
   const stateOf = new Map(dashboard.data?.flows.map((flow) => [flow.flowType, flow]));
   return (
     <div className="space-y-8">
@@ -39,7 +48,7 @@ export function DashboardPage() {
         <p className="text-slate-700">Automate your marketing with AI-written content for every shopper event.</p>
       </header>
 
-      <SandboxPanel />
+      {settling ? null : <SandboxPanel />}
 
       {dashboard.error ? (
         <Alert tone="error" title={dashboardMessages.loadFailed}>
@@ -52,13 +61,17 @@ export function DashboardPage() {
         <h2 id="flows-heading" className="text-xl font-semibold text-slate-900">
           Your flows
         </h2>
-        <ul className="grid gap-4 sm:grid-cols-2">
-          {flowTypes.map((flowType) => (
-            <li key={flowType}>
-              <FlowCard flowType={flowType} state={stateOf.get(flowType)} />
-            </li>
-          ))}
-        </ul>
+        {settling ? (
+          <Spinner label="Loading your flows" />
+        ) : (
+          <ul className="grid gap-4 sm:grid-cols-2">
+            {flowTypes.map((flowType) => (
+              <li key={flowType}>
+                <FlowCard flowType={flowType} state={stateOf.get(flowType)} />
+              </li>
+            ))}
+          </ul>
+        )}
       </section>
 
       {dashboard.data ? <ProcessingPanel processing={dashboard.data.processing} /> : null}
