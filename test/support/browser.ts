@@ -32,13 +32,17 @@ export interface BrowserErrors {
 
 /**
  * A fresh context (own cookies and storage) for `baseUrl`, with clipboard access for the
- * copy buttons, and the page's uncaught errors collected for `expectNoBrowserErrors`.
+ * copy buttons, reduced motion, and the page's uncaught errors collected for `expectNoBrowserErrors`.
  */
 export async function openPage(browser: Browser, baseUrl: string): Promise<{ context: BrowserContext; page: Page; errors: BrowserErrors }> {
   const context = await browser.newContext({
     baseURL: baseUrl,
     viewport: { width: 1280, height: 800 },
     permissions: ['clipboard-read', 'clipboard-write'],
+    // As an owner who asks for less motion sees it: toasts appear and go without fading
+    // (sonner honours the setting), so an accessibility check never catches one mid-fade,
+    // half transparent, and fails its contrast by timing alone.
+    reducedMotion: 'reduce',
   });
   context.setDefaultTimeout(15_000);
   const page = await context.newPage();
