@@ -35,7 +35,8 @@ export default defineConfig({
           // (browser.ts): vitest's default of one second failed a check of a field the
           // settings page fills once its data arrives, on a busy machine.
           expect: { poll: { timeout: 15_000, interval: 100 } },
-          fileParallelism: false,
+          // Each file starts its own server, database and Chromium, so two files can run at once.
+          fileParallelism: true,
         },
       },
     ],

@@ -4,8 +4,8 @@
  * TEST_DATABASE_URL is set, then end-to-end tests in headless Chromium against the
  * real server. Ends with each step's time and one summary line.
  *
- * The checks and the web app's build run at the same time; the test runs run one after
- * another (below, why). A step's output is printed whole when it ends, so parallel steps
+ * The checks and the web app's build run at the same time, then the three test runs (below,
+ * why). A step's output is printed whole when it ends, so parallel steps
  * do not interleave; a stage with a failed step ends the run after the stage.
  */
 import { spawn } from 'node:child_process';
@@ -33,7 +33,7 @@ function vitestStep(title: string, projects: string[], env: Record<string, strin
   return {
     title,
     command: 'npx',
-    args: ['vitest', 'run', ...projects.flatMap((project) => ['--project', project]), '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
+    args: ['vitest', 'run', ...projects.flatMap((project) => ['--project', project]), '--maxWorkers=2', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`],
     env,
     report,
   };
@@ -85,11 +85,12 @@ await stage([
   { title: 'build web app', command: 'npx', args: ['vite', 'build', '--logLevel', 'warn'] },
 ]);
 if (!process.env.TEST_DATABASE_URL) process.stdout.write('\nTEST_DATABASE_URL is not set: the integration tests run on embedded PGlite only.\n');
-// One at a time: run beside each other (946 s in all, against 1,090), a test that
-// depends on timing failed under the load now and then (a worker test's Klaviyo limit, an
-// accessibility check catching a toast mid-fade). They run together again once those
-// tests hold under load (docs/decisions/0038-tests-build-what-they-need.md).
-await stage([vitestStep('unit and integration (embedded PGlite)', ['unit', 'integration'])]);
-if (process.env.TEST_DATABASE_URL) await stage([vitestStep('integration (PostgreSQL server)', ['integration'], { FLOWSMITH_TEST_DB: 'server' })]);
-await stage([vitestStep('end-to-end (Chromium)', ['e2e'])]);
+// The three test runs at once, each with two files at a time: their tests mostly wait (on
+// stand-ins' latency, timers, another process), so four to six files share the two cores
+// well (docs/decisions/0038-tests-build-what-they-need.md has the figures).
+await stage([
+  vitestStep('end-to-end (Chromium)', ['e2e']),
+  vitestStep('unit and integration (embedded PGlite)', ['unit', 'integration']),
+  ...(process.env.TEST_DATABASE_URL ? [vitestStep('integration (PostgreSQL server)', ['integration'], { FLOWSMITH_TEST_DB: 'server' })] : []),
+]);
 finish(totals.failed > 0 ? 1 : 0);
