@@ -3,7 +3,7 @@ import { delay, hang, startFakeServer, type FakeReply, type RecordedRequest } fr
 import { openAiContract, openAiErrorReply } from '../contracts/openai-contract.ts';
 
 /** Which endpoints a forced failure applies to. */
-export type OpenAIEndpoint = 'responses' | 'models' | 'any';
+export type OpenAIEndpoint = 'responses' | 'models' | 'moderations' | 'any';
 
 /**
  * A forced failure, used once from the queue (`failNext`) or every time a `failWhen`
@@ -75,6 +75,23 @@ export interface FakeOpenAIOptions {
 }
 
 const defaultModels = ['gpt-5-mini', 'gpt-5', 'gpt-4.1-mini'];
+
+/** The categories of OpenAI's Moderation object (the SDK's type), with the inputs each applies to for a text. */
+const moderationCategories: Array<[string, string[]]> = [
+  ['harassment', ['text']],
+  ['harassment/threatening', ['text']],
+  ['hate', ['text']],
+  ['hate/threatening', ['text']],
+  ['illicit', ['text']],
+  ['illicit/violent', ['text']],
+  ['self-harm', ['text']],
+  ['self-harm/instructions', ['text']],
+  ['self-harm/intent', ['text']],
+  ['sexual', ['text']],
+  ['sexual/minors', ['text']],
+  ['violence', ['text']],
+  ['violence/graphic', ['text']],
+];
 
 /** The text of the `input` field, whether a string or a list of messages. */
 export function inputText(input: unknown): string {
@@ -200,6 +217,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     refuseFlex: options.refuseFlex ?? false,
     cachedTokensServed: 0,
     inputTokensServed: 0,
+    /** Moderation flags every input containing one of these (any case). */
+    flaggedPhrases: [] as string[],
   };
   /** Per API key, the hashes of every cacheable prefix seen so far. */
   const cachedPrefixes = new Map<string, Set<string>>();
@@ -351,6 +370,20 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     };
   }
 
+  /** POST /v1/moderations: one result per text input, in order, as ModerationCreateResponse has it. */
+  function handleModerations(request: RecordedRequest): FakeReply {
+    const body = request.body as { input: string | string[] | Array<{ type: string; text?: string }>; model?: string };
+    const inputs = typeof body.input === 'string' ? [body.input] : body.input.map((item) => (typeof item === 'string' ? item : (item.text ?? '')));
+    const results = inputs.map((text) => {
+      const flagged = state.flaggedPhrases.some((phrase) => text.toLowerCase().includes(phrase.toLowerCase()));
+      const categories = Object.fromEntries(moderationCategories.map(([name]) => [name, flagged && name === 'harassment']));
+      const scores = Object.fromEntries(moderationCategories.map(([name]) => [name, flagged && name === 'harassment' ? 0.93 : 0.0002]));
+      const applied = Object.fromEntries(moderationCategories.map(([name, types]) => [name, types]));
+      return { flagged, categories, category_scores: scores, category_applied_input_types: applied };
+    });
+    return { status: 200, body: { id: `modr-${randomUUID()}`, model: body.model ?? 'omni-moderation-latest', results } };
+  }
+
   const server = await startFakeServer(async (request) => {
     const isResponses = request.method === 'POST' && request.path === '/v1/responses';
     if (isResponses) {
@@ -359,7 +392,8 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     }
     try {
       if (state.latencyMs > 0) await delay(state.latencyMs);
-      const endpoint = isResponses ? 'responses' : 'models';
+      const isModerations = request.method === 'POST' && request.path === '/v1/moderations';
+      const endpoint = isResponses ? 'responses' : isModerations ? 'moderations' : 'models';
       const failure = failureFor(request, endpoint);
       const forced = failure ? failureReply(failure) : undefined;
       const shaped = forced !== undefined && forced !== hang && 'kind' in forced ? forced : undefined;
@@ -371,6 +405,7 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
         if (reply.status === 200) state.responsesServed += 1;
         return reply;
       }
+      if (isModerations) return handleModerations(request);
       if (request.method === 'GET' && request.path === '/v1/models') {
         return { status: 200, body: { object: 'list', data: keyModels(auth.key).map(modelObject) } };
       }
@@ -405,6 +440,10 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     /** Input tokens answered so far, and of them those served from the prompt cache. */
     get tokens() {
       return { input: state.inputTokensServed, cached: state.cachedTokensServed };
+    },
+    /** Moderation flags (as harassment) every text containing `phrase`, from now on. */
+    flagTextsContaining(phrase: string) {
+      state.flaggedPhrases.push(phrase);
     },
     setResponder(responder: OpenAIResponder) {
       state.responder = responder;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResponse } from '../../src/server/integrations/openai/openai-responses.ts';
+import { MODERATION_MODEL, moderateTexts } from '../../src/server/integrations/openai/openai-moderations.ts';
 import { createEvent, importProfile, KLAVIYO_REVISION } from '../../src/server/integrations/klaviyo/klaviyo-profiles.ts';
 import { ServiceError } from '../../src/server/integrations/service-error.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
@@ -25,6 +26,34 @@ async function failure(promise: Promise<unknown>): Promise<ServiceError> {
   expect(error).toBeInstanceOf(ServiceError);
   return error as ServiceError;
 }
+
+describe('OpenAI moderation', () => {
+  it('checks many texts in one call and answers for each, in order, with the categories that flagged it', async () => {
+    openai.flagTextsContaining('you idiot');
+    const before = openai.requests.length;
+    const verdicts = await moderateTexts(openaiConnection(), ['Your cart misses you.', 'Come back, you idiot.', 'Free shipping today.']);
+    expect(verdicts).toEqual([
+      { flagged: false, categories: [] },
+      { flagged: true, categories: ['harassment'] },
+      { flagged: false, categories: [] },
+    ]);
+    const calls = openai.requests.slice(before);
+    expect(calls.map((call) => [call.method, call.path, call.status])).toEqual([['POST', '/v1/moderations', 200]]);
+    expect(calls[0]!.body).toEqual({ model: MODERATION_MODEL, input: ['Your cart misses you.', 'Come back, you idiot.', 'Free shipping today.'] });
+  });
+
+  it('makes no call for no texts, and fails as every OpenAI call does when it cannot be answered', async () => {
+    const before = openai.requests.length;
+    expect(await moderateTexts(openaiConnection(), [])).toEqual([]);
+    expect(openai.requests.length).toBe(before);
+    openai.failNext({ kind: 'status', status: 503, on: 'moderations' });
+    const error = await failure(moderateTexts(openaiConnection(), ['Hello']));
+    expect(error.retryable).toBe(true);
+    const refused = await failure(moderateTexts({ ...openaiConnection(), apiKey: 'sk-unknown-0123456789' }, ['Hello']));
+    expect(refused.retryable).toBe(false);
+    expect(refused.message).not.toContain('sk-unknown-0123456789');
+  });
+});
 
 describe('OpenAI Responses', () => {
   it('sends the documented body and finds the text after a reasoning item', async () => {

@@ -94,7 +94,7 @@ export async function createResponse(
     now: connection.now,
   };
   return callService('openai', call, async (answer) => {
-    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey);
+    if (!answer.ok) throw openAiErrorOf(answer, await answer.text(), connection.apiKey);
     return resultOf(answer, await answer.json({ message: 'the answer was not JSON' }), connection.apiKey);
   });
 }
@@ -155,7 +155,7 @@ const retryableFailureCodes = new Set(['server_error', 'rate_limit_exceeded', 'v
  * 429 means two things at OpenAI: a rate limit (wait and retry) or an exhausted quota
  * (`insufficient_quota`: retrying only burns time; the owner must act).
  */
-function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string): ServiceError {
+export function openAiErrorOf(answer: ServiceAnswer, bodyText: string, apiKey: string): ServiceError {
   let error: z.infer<typeof errorBodySchema>['error'] = null;
   try {
     error = errorBodySchema.parse(JSON.parse(bodyText)).error ?? null;
