@@ -94,6 +94,12 @@ describe('checks on a written text', () => {
       expect(failuresOf('A lookalike: https://shop.example.evil.example/cart')).toEqual([['links', 'https://shop.example.evil.example/cart']]);
     });
 
+    it('finds an address written without http or www, but not an e-mail address or a dotted word', () => {
+      expect(failuresOf('Better deals at deals.rival.com/sale today.')).toEqual([['links', 'deals.rival.com/sale']]);
+      expect(failuresOf('Shop at my-shop.myshopify.com.')).toEqual([]);
+      expect(failuresOf('Questions? Write to help@rival.com, e.g. today; built with Node.js.')).toEqual([]);
+    });
+
     it('does not read the numbers of a link as prices', () => {
       expect(failuresOf('https://shop.example/products/mug?price=99.00EUR')).toEqual([]);
     });

@@ -188,7 +188,16 @@ function checkCodes(text: string, event: NormalizedEvent, rules: TextRules): Tex
 
 // ---- Links -------------------------------------------------------------------------
 
-const linkPattern = /\bhttps?:\/\/[^\s<>"'`)\]}]+|\bwww\.[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+[^\s<>"'`)\]}]*/giu;
+/**
+ * Addresses without `http` or `www.` ("deals.example.com/sale") count when they end in a
+ * top-level domain shops and their rivals use; the list keeps "e.g." or "Node.js" from
+ * reading as links. An e-mail address is not a link.
+ */
+const topLevelDomains = 'com|net|org|shop|store|online|site|info|biz|io|co|app|eu|us|uk|ca|au|nz|de|at|ch|fr|be|nl|lu|es|pt|it|ie|se|no|dk|fi|is|pl|cz|sk|hu|ro|bg|gr|tr|ru|ua|jp|cn|kr|in|sg|hk|tw|br|mx|ar|cl|za';
+const linkPattern = new RegExp(
+  String.raw`\bhttps?:\/\/[^\s<>"'\u0060)\]}]+|\bwww\.[\p{L}\p{N}-]+(?:\.[\p{L}\p{N}-]+)+[^\s<>"'\u0060)\]}]*|(?<![@\p{L}\p{N}.\/-])(?:[\p{L}\p{N}][\p{L}\p{N}-]*\.)+(?:${topLevelDomains})(?![\p{L}\p{N}-])(?:\/[^\s<>"'\u0060)\]}]*)?`,
+  'giu',
+);
 
 function findLinks(text: string): string[] {
   return [...text.matchAll(linkPattern)].map((match) => match[0].replace(/[.,;:!?]+$/u, ''));
