@@ -76,21 +76,10 @@ export interface FakeOpenAIOptions {
 
 const defaultModels = ['gpt-5-mini', 'gpt-5', 'gpt-4.1-mini'];
 
-/** The categories of OpenAI's Moderation object (the SDK's type), with the inputs each applies to for a text. */
-const moderationCategories: Array<[string, string[]]> = [
-  ['harassment', ['text']],
-  ['harassment/threatening', ['text']],
-  ['hate', ['text']],
-  ['hate/threatening', ['text']],
-  ['illicit', ['text']],
-  ['illicit/violent', ['text']],
-  ['self-harm', ['text']],
-  ['self-harm/instructions', ['text']],
-  ['self-harm/intent', ['text']],
-  ['sexual', ['text']],
-  ['sexual/minors', ['text']],
-  ['violence', ['text']],
-  ['violence/graphic', ['text']],
+/** The categories of OpenAI's Moderation object (the SDK's type); for a text input each applies to 'text'. */
+const moderationCategories = [
+  'harassment', 'harassment/threatening', 'hate', 'hate/threatening', 'illicit', 'illicit/violent', 'self-harm',
+  'self-harm/instructions', 'self-harm/intent', 'sexual', 'sexual/minors', 'violence', 'violence/graphic',
 ];
 
 /** The text of the `input` field, whether a string or a list of messages. */
@@ -376,9 +365,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
     const inputs = typeof body.input === 'string' ? [body.input] : body.input.map((item) => (typeof item === 'string' ? item : (item.text ?? '')));
     const results = inputs.map((text) => {
       const flagged = state.flaggedPhrases.some((phrase) => text.toLowerCase().includes(phrase.toLowerCase()));
-      const categories = Object.fromEntries(moderationCategories.map(([name]) => [name, flagged && name === 'harassment']));
-      const scores = Object.fromEntries(moderationCategories.map(([name]) => [name, flagged && name === 'harassment' ? 0.93 : 0.0002]));
-      const applied = Object.fromEntries(moderationCategories.map(([name, types]) => [name, types]));
+      const categories = Object.fromEntries(moderationCategories.map((name) => [name, flagged && name === 'harassment']));
+      const scores = Object.fromEntries(moderationCategories.map((name) => [name, flagged && name === 'harassment' ? 0.93 : 0.0002]));
+      const applied = Object.fromEntries(moderationCategories.map((name) => [name, ['text']]));
       return { flagged, categories, category_scores: scores, category_applied_input_types: applied };
     });
     return { status: 200, body: { id: `modr-${randomUUID()}`, model: body.model ?? 'omni-moderation-latest', results } };
