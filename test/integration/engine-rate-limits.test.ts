@@ -44,6 +44,17 @@ async function row(eventId: string) {
 }
 
 /** Waits (polling the database) until the event waits for a rate limit. */
+/**
+ * Fires the timers due now and checks that `eventId`'s was among them: it no longer waits
+ * on a time that has come. The app's own sweep (every 100 ms) may fire it first, on a
+ * busy machine, so who fired it is not counted.
+ */
+async function fireDueTimersReleasing(eventId: string) {
+  await engine().fireDueTimers();
+  const after = await row(eventId);
+  expect(after.status === 'waiting' && after.process_after!.getTime() <= clock().now().getTime(), `${eventId} still waits on a due timer`).toBe(false);
+}
+
 async function waitingForRateLimit(eventId: string) {
   await expect.poll(async () => (await row(eventId)).error ?? '', { timeout: 10_000, interval: 50 }).toMatch(/^Waiting for .+'s rate limit until/);
   return row(eventId);
@@ -90,7 +101,7 @@ describe("Klaviyo's per-account limit", () => {
     clock().advance(slotFreesAt - 1 - clock().now().getTime());
     expect(await engine().fireDueTimers()).toBe(0);
     clock().advance(1);
-    expect(await engine().fireDueTimers()).toBe(1);
+    await fireDueTimersReleasing(eventId);
     const delivered = await waitForEvent(db(), eventId);
     expect(delivered).toMatchObject({ status: 'delivered', error: null });
     expect(await row(eventId)).toMatchObject({ retry_count: 0 });
@@ -108,18 +119,18 @@ describe("Klaviyo's per-account limit", () => {
     const waiting = await waitingForRateLimit(eventId);
     scenario.klaviyo.failNext({ kind: 'status', status: 503, on: 'profile-import' });
     clock().advance(waiting.process_after!.getTime() - clock().now().getTime());
-    expect(await engine().fireDueTimers()).toBe(1);
+    await fireDueTimersReleasing(eventId);
     await expect.poll(async () => (await row(eventId)).error ?? '', { timeout: 10_000, interval: 50 }).toContain('Trying again at');
     expect(await row(eventId)).toMatchObject({ status: 'waiting', retry_count: 1 });
 
     // Its next try is due before the failed write has left the window: it waits again, uncounted.
     clock().advance((await row(eventId)).process_after!.getTime() - clock().now().getTime());
-    expect(await engine().fireDueTimers()).toBe(1);
+    await fireDueTimersReleasing(eventId);
     const again = await waitingForRateLimit(eventId);
     expect(again).toMatchObject({ status: 'waiting', retry_count: 1 });
 
     clock().advance(again.process_after!.getTime() - clock().now().getTime());
-    expect(await engine().fireDueTimers()).toBe(1);
+    await fireDueTimersReleasing(eventId);
     expect(await waitForEvent(db(), eventId)).toMatchObject({ status: 'delivered', error: null });
     expect(profileWrites(email)).toHaveLength(2);
   });
@@ -154,7 +165,7 @@ describe("Shopify's per-shop request spacing", () => {
     expect(scenario.klaviyo.profiles.get(email)).toBeUndefined();
 
     clock().advance(waiting.process_after!.getTime() - clock().now().getTime());
-    expect(await engine().fireDueTimers()).toBe(1);
+    await fireDueTimersReleasing(eventId);
     expect(await waitForEvent(db(), eventId)).toMatchObject({ status: 'delivered', error: null });
     expect(scenario.klaviyo.profiles.get(email)?.properties.subject_line1).toBeDefined();
     const cached = await db().query('SELECT 1 FROM shopify_product_cache WHERE product_id = $1', ['gid://shopify/Product/9101']);
