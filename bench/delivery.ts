@@ -43,13 +43,13 @@ const brandVoice = Array.from(
 ).join('\n');
 
 const cartAssistants: Assistant[] = [
-  { name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line about {products}', model: null, instructions: brandVoice },
-  { name: 'Preview', klaviyo_property: 'preview_text', prompt_template: 'Write preview text for {first_name} about {products}', model: null, instructions: brandVoice },
-  { name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'Write a short email about {products}, total {total} {currency}', model: null, instructions: brandVoice },
+  { name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line about {products}', model: null, instructions: brandVoice, fallback_text: null, max_length: null },
+  { name: 'Preview', klaviyo_property: 'preview_text', prompt_template: 'Write preview text for {first_name} about {products}', model: null, instructions: brandVoice, fallback_text: null, max_length: null },
+  { name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'Write a short email about {products}, total {total} {currency}', model: null, instructions: brandVoice, fallback_text: null, max_length: null },
 ];
 
 const browseAssistants: Assistant[] = [
-  { name: 'Teaser', klaviyo_property: 'product_teaser', prompt_template: 'Write a one-line teaser for {name}: {description}', model: null, instructions: brandVoice },
+  { name: 'Teaser', klaviyo_property: 'product_teaser', prompt_template: 'Write a one-line teaser for {name}: {description}', model: null, instructions: brandVoice, fallback_text: null, max_length: null },
 ];
 
 function browseEvent(email: string, product: number) {

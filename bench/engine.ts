@@ -21,9 +21,9 @@ import { startFakeKlaviyo } from '../test/fakes/fake-klaviyo.ts';
 import { benchKeys, busiestWindow, cartEvent, countRows, formatNumber, profileWrites, sendEvents, startBenchApp } from './bench-support.ts';
 
 const assistants = [
-  { name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {description}', model: null, instructions: null },
-  { name: 'Preview', klaviyo_property: 'preview_text', prompt_template: 'Write preview text about {name} for {first_name}', model: null, instructions: null },
-  { name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'Write an email about {products}, total {total} {currency}', model: null, instructions: null },
+  { name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {description}', model: null, instructions: null, fallback_text: null, max_length: null },
+  { name: 'Preview', klaviyo_property: 'preview_text', prompt_template: 'Write preview text about {name} for {first_name}', model: null, instructions: null, fallback_text: null, max_length: null },
+  { name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'Write an email about {products}, total {total} {currency}', model: null, instructions: null, fallback_text: null, max_length: null },
 ];
 
 

@@ -146,7 +146,7 @@ function sliceSummary(name: string, results: autocannon.Result[]): Row {
 }
 
 const postPurchaseAssistants = [
-  { name: 'Thank you', klaviyo_property: 'thank_you_line', prompt_template: 'Thank {first_name} for buying {products}', model: null, instructions: null },
+  { name: 'Thank you', klaviyo_property: 'thank_you_line', prompt_template: 'Thank {first_name} for buying {products}', model: null, instructions: null, fallback_text: null, max_length: null },
 ];
 
 /** Loads one running Flowsmith and checks that every 2xx answer became a stored event with its job. */

@@ -40,8 +40,8 @@ const window = Math.max(1, Math.min(5, Math.floor(minutes / 2)));
 const maxInFlight = 5_000;
 
 const assistants = [
-  { name: 'Subject Line', klaviyo_property: 'checkout_subject', prompt_template: 'Write a subject line about {products} for {first_name}', model: null, instructions: null },
-  { name: 'Body', klaviyo_property: 'checkout_body', prompt_template: 'Write an email about {products}, total {total} {currency}', model: null, instructions: null },
+  { name: 'Subject Line', klaviyo_property: 'checkout_subject', prompt_template: 'Write a subject line about {products} for {first_name}', model: null, instructions: null, fallback_text: null, max_length: null },
+  { name: 'Body', klaviyo_property: 'checkout_body', prompt_template: 'Write an email about {products}, total {total} {currency}', model: null, instructions: null, fallback_text: null, max_length: null },
 ];
 
 function checkoutEvent(email: string): string {

@@ -1,3 +1,6 @@
+import { reviewRoutes } from './reviews/review-routes.ts';
+import { flowAlertRoutes } from './alerts/flow-alert-routes.ts';
+import { createFlowAlerts } from './alerts/flow-alerts.ts';
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import helmet from 'helmet';
@@ -203,6 +206,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     klaviyoBaseUrl: config.klaviyoBaseUrl,
     loadCredentials: loadEngineCredentials,
     shopifyTokens: app.shopifyTokens,
+    alerts: createFlowAlerts({ pool: database.pool, mailer, publicUrl: config.publicUrl, logger: deps.logger }),
     options: deps.engine,
     clock,
     observer: metrics,
@@ -268,6 +272,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(sandboxRoutes, { prefix: '/api/sandbox', intake });
     await scope.register(privacyRoutes, { prefix: '/api/privacy', loadCredentials: loadEngineCredentials });
     await scope.register(retentionRoutes, { prefix: '/api/retention' });
+    await scope.register(reviewRoutes, { prefix: '/api/reviews' });
+    await scope.register(flowAlertRoutes, { prefix: '/api/flow-alerts' });
     await scope.register(accountDeletionRoutes, { prefix: '/api/account', auth, mailer, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });

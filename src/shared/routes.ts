@@ -15,6 +15,7 @@ export const pageRoutes = {
   postPurchase: '/flows/post-purchase',
   sandboxProfiles: '/sandbox/profiles',
   privacy: '/settings/privacy',
+  reviews: '/reviews',
 } as const;
 
 export const webhookPagePattern = '/api/webhooks/:flowType/:flowId';

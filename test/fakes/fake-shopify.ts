@@ -72,6 +72,84 @@ export interface FakeShopifyOptions {
 
 const productGid = (id: string) => (id.startsWith('gid://') ? id : `gid://shopify/Product/${id}`);
 
+/** A product as the Admin API answers it: its gid, and the price a product without one shows. */
+const productNode = (gid: string, product: FakeShopifyProduct) => ({ id: gid, priceRangeV2: { minVariantPrice: { amount: '0.0', currencyCode: 'USD' } }, ...product });
+
+/** A title's words as Shopify's search compares them: any case, accents folded, split on punctuation. */
+const searchWords = (text: string) =>
+  text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean);
+
+interface TitleTerm {
+  /** The value's words, matched as consecutive words of the title. */
+  words: string[];
+  /** Ended in an unescaped `*`: the last word matches the start of a title's word. */
+  prefix: boolean;
+}
+
+/**
+ * The `products(query:)` terms the fake answers, in Shopify's search syntax
+ * (https://shopify.dev/docs/api/usage/search-syntax): `title:` terms, each a value
+ * quoted ('…' or "…", a phrase) or bare, with backslash escapes and a trailing `*` for a
+ * prefix, joined by whitespace or AND. Anything else (another field, OR, NOT, groups) is
+ * a string saying so: the fake cannot answer it as Shopify would.
+ */
+function parseTitleSearch(search: string): TitleTerm[] | string {
+  const terms: TitleTerm[] = [];
+  let at = 0;
+  while (at < search.length) {
+    if (/\s/.test(search[at]!)) {
+      at += 1;
+      continue;
+    }
+    if (/^AND\s/.test(search.slice(at))) {
+      at += 3;
+      continue;
+    }
+    const field = /^([A-Za-z_][\w.]*):/.exec(search.slice(at));
+    if (field?.[1] !== 'title') return `the fake Shopify searches products by \`title:\` terms only, not "${search.slice(at)}"`;
+    at += field[0].length;
+    let value = '';
+    let prefix = false;
+    const quote = search[at] === '"' || search[at] === "'" ? search[at] : undefined;
+    if (quote) at += 1;
+    for (; at < search.length; at++) {
+      const char = search[at]!;
+      if (char === '\\') {
+        at += 1;
+        value += search[at] ?? '';
+      } else if (quote ? char === quote : /\s/.test(char)) {
+        if (quote) at += 1;
+        break;
+      } else if (!quote && char === '*' && (at + 1 === search.length || /\s/.test(search[at + 1]!))) {
+        prefix = true;
+      } else if (!quote && '():'.includes(char)) {
+        return `"${char}" unescaped in a value is search syntax the fake Shopify does not answer`;
+      } else {
+        value += char;
+      }
+    }
+    terms.push({ words: searchWords(value), prefix });
+  }
+  return terms;
+}
+
+function titleHolds(title: string, term: TitleTerm): boolean {
+  const words = searchWords(title);
+  if (term.words.length === 0) return term.prefix;
+  return words.some((_, start) =>
+    term.words.every((word, offset) => {
+      const titleWord = words[start + offset];
+      const last = offset === term.words.length - 1;
+      return titleWord !== undefined && (last && term.prefix ? titleWord.startsWith(word) : titleWord === word);
+    }),
+  );
+}
+
 /** A GraphQL argument given inline (string, enum, number) or as a variable. */
 function argument(query: string, variables: Record<string, unknown>, name: string): unknown {
   // The lookbehind skips variable declarations such as `($id: ID!)`.
@@ -121,7 +199,7 @@ function checkTokenRequest(request: RecordedRequest): { reply: FakeReply; proble
   return { problems, reply: { status: 400, body: { error: 'invalid_request', error_description: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.' } } };
 }
 
-/** A local Shopify store: Admin GraphQL (shop, product, webhook subscriptions) and the client-credentials grant. */
+/** A local Shopify store: Admin GraphQL (shop, product, products by title, webhook subscriptions) and the client-credentials grant. */
 export async function startFakeShopify(options: FakeShopifyOptions = {}) {
   const shopDomain = options.shopDomain ?? 'test-shop.myshopify.com';
   const now = options.now ?? Date.now;
@@ -272,7 +350,23 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
         answered('product');
         const id = argument(query, variables, 'id');
         const product = typeof id === 'string' ? products.get(productGid(id)) : undefined;
-        data.product = product ? { id: productGid(String(id)), priceRangeV2: { minVariantPrice: { amount: '0.0', currencyCode: 'USD' } }, ...product } : null;
+        data.product = product ? productNode(productGid(String(id)), product) : null;
+      }
+      if (/\bproducts\s*\(/.test(query)) {
+        answered('products');
+        const first = Number(argument(query, variables, 'first') ?? Number.NaN);
+        if (!Number.isInteger(first)) return { status: 200, body: { errors: [{ message: 'you must provide one of first or last', extensions: { code: 'BAD_REQUEST' } }] } };
+        const search = argument(query, variables, 'query');
+        const terms = typeof search === 'string' ? parseTitleSearch(search) : [];
+        if (typeof terms === 'string') return { status: 200, body: { errors: [{ message: terms, extensions: { code: 'undefinedField' } }] } };
+        // In the order they were added; Shopify's RELEVANCE puts the closest titles first.
+        const matching = [...products].filter(([, product]) => terms.every((term) => titleHolds(product.title, term)));
+        const nodes = matching.slice(0, first).map(([gid, product]) => productNode(gid, product));
+        data.products = {
+          nodes,
+          edges: nodes.map((node) => ({ cursor: node.id, node })),
+          pageInfo: { hasNextPage: matching.length > first, hasPreviousPage: false, startCursor: nodes[0]?.id ?? null, endCursor: nodes.at(-1)?.id ?? null },
+        };
       }
     }
     if (Object.keys(data).length === 0) {

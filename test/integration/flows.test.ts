@@ -1,3 +1,4 @@
+import { defaultTextRules } from '../../src/shared/flows/text-rules-schemas.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { HttpClient } from '../support/http-client.ts';
@@ -86,6 +87,8 @@ describe('defaults', () => {
       prompt_template: 'Write a subject line for {description}',
       model: null,
       instructions: null,
+      fallback_text: null,
+      max_length: null,
     });
 
     const after = await client.get('/api/flows');
@@ -271,6 +274,7 @@ describe('configuration', () => {
       reuseWindowHours: 24,
       dailyBudgetUsd: null,
       overBudget: 'wait',
+      textRules: defaultTextRules,
       updatedAt: expect.any(Date),
     });
     expect(await findFlowById(testApp.database.pool, 'no-such-flow')).toBeNull();

@@ -40,6 +40,7 @@ function outcome(eventId: string, klaviyoProperty: string, fields: Partial<Gener
     openaiCallId: 'call-1',
     reuseKey: null,
     reusedFrom: null,
+    checks: null,
     ...fields,
   };
 }

@@ -16,6 +16,9 @@ let owner: Owner;
 const scenario = useEngineScenario();
 beforeAll(async () => {
   owner = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 30 }, abandoned_cart: {}, post_purchase: {} });
+  // Shopify's sample order is a German shopper's (customer_locale "de"), and the stand-in
+  // OpenAI writes English: these flows write English, as the language check then expects.
+  await scenario.testApp.database.pool.query(`UPDATE flows SET text_rules = '{"language": "en"}' WHERE user_id = $1`, [owner.userId]);
 });
 
 const db = () => scenario.testApp.database.pool;

@@ -34,8 +34,16 @@ describe('generic events (SPEC.md sample shape)', () => {
         checkoutUrl: null,
         checkoutToken: null,
         completedAt: null,
+        locale: null,
       },
     });
+  });
+
+  it("keeps the shopper's language as the shop gave it, and nothing that is not a language tag", () => {
+    const generic = (locale: unknown) => normalizeEvent('generic', null, { event_type: 'order_completed', properties: { locale } }, receivedAt);
+    const shopify = (locale: unknown) => normalizeEvent('shopify', 'orders/create', { id: 1, customer_locale: locale }, receivedAt);
+    expect([generic('fr-CA'), generic('pt_BR'), generic('english please'), generic(null)].map((result) => result.ok && result.event.locale)).toEqual(['fr-CA', 'pt_BR', null, null]);
+    expect([shopify('de'), shopify('<script>'), shopify(undefined)].map((result) => result.ok && result.event.locale)).toEqual(['de', null, null]);
   });
 
   it('reads a cart: products, total, currency and the abandonment time', () => {
@@ -173,6 +181,7 @@ describe('browsing pixel events', () => {
       checkoutUrl: null,
       checkoutToken: null,
       completedAt: null,
+      locale: null,
     });
   });
 

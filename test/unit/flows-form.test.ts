@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { flowFormSchema, toFormValues, toUpdateInput } from '../../src/web/flows/flow-form.ts';
-import { defaultAssistant, type Flow } from '../../src/shared/flows/flow-schemas.ts';
-import { flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';
+import { flowFormSchema, formErrorFor, listLineProblem, toFormValues, toUpdateInput } from '../../src/web/flows/flow-form.ts';
+import { defaultAssistant, updateFlowSchema, type Flow } from '../../src/shared/flows/flow-schemas.ts';
+import { defaultTextRules, MAX_DISCOUNT_CODES, MAX_TEXT_LENGTH, type TextRules } from '../../src/shared/flows/text-rules-schemas.ts';
+import { flowValidationMessages as v, textRuleMessages as t } from '../../src/shared/flows/flow-messages.ts';
+import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
 
 const flow: Flow = {
   id: 'abc',
@@ -19,6 +21,7 @@ const flow: Flow = {
   reuseWindowHours: 24,
   dailyBudgetUsd: null,
   overBudget: 'wait',
+  textRules: defaultTextRules,
   previousWebhookUrlValidUntil: null,
   updatedAt: new Date(0).toISOString(),
 };
@@ -39,6 +42,7 @@ describe('the configuration form', () => {
       reuseWindowHours: 24,
       dailyBudgetUsd: null,
       overBudget: 'wait',
+      textRules: defaultTextRules,
     });
   });
 
@@ -101,5 +105,114 @@ describe('the limits in the configuration form', () => {
   it('words the ranges plainly', () => {
     expect(v.shopperCooldownRange(720)).toBe('Hours between texts for one shopper must be between 0 (no limit) and 720');
     expect(v.dailyGenerationCapRange(1_000_000)).toBe('Events a day must be between 1 and 1,000,000');
+  });
+});
+
+describe('the text rules in the configuration form', () => {
+  const rules: TextRules = {
+    ...defaultTextRules,
+    discountCodes: ['WELCOME10', 'SPRING-25'],
+    offersCoupon: true,
+    bannedPhrases: ['cheap', 'act now'],
+    language: 'de',
+    onFailedChecks: 'nothing',
+  };
+  const checked = { ...flow, textRules: rules, assistants: [{ ...defaultAssistant, fallback_text: 'Your cart is waiting, {first_name}', max_length: 160 }] };
+  const schema = flowFormSchema(true, 'abandoned_cart');
+  const refusal = (values: ReturnType<typeof toFormValues>) => {
+    const result = schema.safeParse(values);
+    expect(result.success).toBe(false);
+    return result.error!.issues.map((issue) => ({ path: issue.path, message: issue.message }));
+  };
+
+  it('shows each list one entry a line and sends the rules and the assistant’s fallback and limit back as they were', () => {
+    const values = toFormValues(checked);
+    expect(values.textRules).toMatchObject({ discountCodes: 'WELCOME10\nSPRING-25', offersCoupon: true, bannedPhrases: 'cheap\nact now', language: 'de', onFailedChecks: 'nothing' });
+    expect(values.assistants[0]).toMatchObject({ fallback_text: 'Your cart is waiting, {first_name}', max_length: '160' });
+    const input = toUpdateInput(schema.parse(values), true);
+    expect(input.textRules).toEqual(rules);
+    expect(input.assistants).toEqual(checked.assistants);
+    // What the form sends, the API takes.
+    expect(updateFlowSchema.safeParse(input).success).toBe(true);
+  });
+
+  it('shows a flow without rules as the defaults, and reads blank lines, spaces and a blank limit as nothing', () => {
+    const values = toFormValues(flow);
+    expect(values.textRules).toMatchObject({ discountCodes: '', offersCoupon: false, bannedPhrases: '', language: 'shopper', onFailedChecks: 'fallback' });
+    expect(values.assistants[0]).toMatchObject({ fallback_text: '', max_length: '' });
+    const typed = {
+      ...values,
+      textRules: { ...values.textRules, discountCodes: '  WELCOME10\n\n SPRING-25 \r\n', bannedPhrases: '\n  act now  \n' },
+      assistants: [{ ...values.assistants[0]!, fallback_text: '   ', max_length: ' ' }],
+    };
+    const input = toUpdateInput(schema.parse(typed), true);
+    expect(input.textRules).toEqual({ ...defaultTextRules, discountCodes: ['WELCOME10', 'SPRING-25'], bannedPhrases: ['act now'] });
+    expect(input.assistants).toEqual([defaultAssistant]);
+  });
+
+  it('keeps the approval settings it does not show, so a save from the form leaves them as they were', () => {
+    const approving = { ...checked, textRules: { ...rules, requireApproval: true, autoApproveAfter: 5 } };
+    expect(toUpdateInput(schema.parse(toFormValues(approving)), true).textRules).toEqual(approving.textRules);
+  });
+
+  it('refuses a discount code with a space, naming it, with the API’s message', () => {
+    const values = toFormValues(checked);
+    expect(refusal({ ...values, textRules: { ...values.textRules, discountCodes: 'WELCOME10\nTEN OFF' } })).toEqual([
+      { path: ['textRules', 'discountCodes'], message: listLineProblem('TEN OFF', t.discountCodeCharacters) },
+    ]);
+  });
+
+  it('refuses a banned word listed twice in any case, and one with a brace', () => {
+    const values = toFormValues(checked);
+    expect(refusal({ ...values, textRules: { ...values.textRules, bannedPhrases: 'cheap\nact now\nCheap' } })).toEqual([
+      { path: ['textRules', 'bannedPhrases'], message: t.bannedPhraseRepeated('Cheap') },
+    ]);
+    expect(refusal({ ...values, textRules: { ...values.textRules, bannedPhrases: 'cheap\n{first_name}' } })).toEqual([
+      { path: ['textRules', 'bannedPhrases'], message: listLineProblem('{first_name}', t.bannedPhrasePlaceholder) },
+    ]);
+  });
+
+  it('refuses more discount codes than a flow may list', () => {
+    const values = toFormValues(checked);
+    const codes = Array.from({ length: MAX_DISCOUNT_CODES + 1 }, (_, index) => `CODE${index}`).join('\n');
+    expect(refusal({ ...values, textRules: { ...values.textRules, discountCodes: codes } })).toEqual([{ path: ['textRules', 'discountCodes'], message: t.tooManyDiscountCodes(MAX_DISCOUNT_CODES) }]);
+  });
+
+  it('refuses a language it does not offer and a choice other than fallback or nothing', () => {
+    const values = toFormValues(checked);
+    expect(refusal({ ...values, textRules: { ...values.textRules, language: 'xx' } })).toEqual([{ path: ['textRules', 'language'], message: t.languageChoice }]);
+    expect(refusal({ ...values, textRules: { ...values.textRules, onFailedChecks: 'later' as 'nothing' } })).toEqual([
+      { path: ['textRules', 'onFailedChecks'], message: t.onFailedChecksChoice },
+    ]);
+  });
+
+  it('refuses an unknown placeholder in a fallback text, and one this flow never fills', () => {
+    const values = toFormValues(checked);
+    const withFallback = (fallback_text: string) => ({ ...values, assistants: [{ ...values.assistants[0]!, fallback_text }] });
+    expect(refusal(withFallback('Your {coupon} is waiting'))).toEqual([{ path: ['assistants', 0, 'fallback_text'], message: v.unknownPlaceholders(['{coupon}'], promptPlaceholderTokens) }]);
+    expect(refusal(withFallback('Finish at {checkout_url}'))).toEqual([
+      { path: ['assistants', 0, 'fallback_text'], message: v.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart) },
+    ]);
+  });
+
+  it('refuses a fallback text longer than the assistant’s own limit', () => {
+    const values = toFormValues(checked);
+    expect(refusal({ ...values, assistants: [{ ...values.assistants[0]!, fallback_text: 'Your cart is still waiting', max_length: '10' }] })).toEqual([
+      { path: ['assistants', 0, 'fallback_text'], message: t.fallbackLongerThanLimit(10) },
+    ]);
+  });
+
+  it.each(['0', '4001', '1.5', '-3', 'many'])('refuses a limit of %j characters with the API’s message', (max_length) => {
+    const values = toFormValues(checked);
+    expect(refusal({ ...values, assistants: [{ ...values.assistants[0]!, max_length }] })).toContainEqual({ path: ['assistants', 0, 'max_length'], message: t.maxLengthRange(MAX_TEXT_LENGTH) });
+  });
+
+  it('puts the server’s errors under their fields, naming a refused line of a list', () => {
+    const sent = toUpdateInput(schema.parse(toFormValues(checked)), true);
+    expect(formErrorFor('textRules.discountCodes.1', t.discountCodeCharacters, sent)).toEqual({ field: 'textRules.discountCodes', message: listLineProblem('SPRING-25', t.discountCodeCharacters) });
+    expect(formErrorFor('textRules.bannedPhrases', t.bannedPhraseRepeated('cheap'), sent)).toEqual({ field: 'textRules.bannedPhrases', message: t.bannedPhraseRepeated('cheap') });
+    expect(formErrorFor('textRules.language', t.languageChoice, sent)).toEqual({ field: 'textRules.language', message: t.languageChoice });
+    expect(formErrorFor('assistants.0.max_length', t.maxLengthRange(MAX_TEXT_LENGTH), sent)).toEqual({ field: 'assistants.0.max_length', message: t.maxLengthRange(MAX_TEXT_LENGTH) });
+    expect(formErrorFor('waitMinutes', v.waitRange, sent)).toEqual({ field: 'waitAmount', message: v.waitRange });
   });
 });

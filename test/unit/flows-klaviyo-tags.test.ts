@@ -30,7 +30,11 @@ describe('the placeholders each flow offers', () => {
     expect(placeholdersNotFilledIn('Back to {checkout_url}', 'abandoned_cart')).toEqual(['{checkout_url}']);
     expect(placeholdersNotFilledIn('Back to {checkout_url}', 'abandoned_checkout')).toEqual([]);
     expect(placeholderProblemsOf('abandoned_cart', [{ prompt_template: 'Fine {name}' }, { prompt_template: 'See {checkout_url}' }])).toEqual([
-      { index: 1, message: v.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart) },
+      { index: 1, field: 'prompt_template', message: v.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart) },
+    ]);
+    // A fallback text is filled in like the prompt, so it is held to the same placeholders.
+    expect(placeholderProblemsOf('abandoned_cart', [{ prompt_template: 'Fine {name}', fallback_text: 'Finish at {checkout_url}' }])).toEqual([
+      { index: 0, field: 'fallback_text', message: v.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart) },
     ]);
   });
 });

@@ -43,6 +43,8 @@ const allowedTimeouts = [
   /^src\/server\/engine\/klaviyo-batches\.ts$/,
   // The few milliseconds one batch of profile look-ups gathers before it is sent.
   /^src\/server\/engine\/known-shoppers\.ts$/,
+  // Likewise for one batch of texts for OpenAI's moderation.
+  /^src\/server\/engine\/moderation-batcher\.ts$/,
   // The pause before listening again after a lost LISTEN connection (the poll carries on meanwhile).
   /^src\/server\/realtime\/change-feed\.ts$/,
   // The process's entry: the forced exit of a shutdown that hangs, and the pause before asking a starting database again.

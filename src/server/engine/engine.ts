@@ -1,3 +1,6 @@
+import { previewTexts, type PreviewedText } from './text-preview.ts';
+import type { FlowAlerts } from '../alerts/flow-alerts.ts';
+import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Queryable } from '../database/database.ts';
@@ -67,6 +70,11 @@ export interface Engine {
   runBatches(): Promise<number>;
   /** Fires the abandonment timers due now (the worker's sweep does it every timerSweepIntervalMs). */
   fireDueTimers(): Promise<number>;
+  /**
+   * The flow's texts for one event, written and checked as the pipeline would, delivered
+   * nowhere (text-preview.ts); null when the owner has no credentials to write with.
+   */
+  preview(userId: string, flow: Parameters<typeof previewTexts>[2], event: NormalizedEvent, signal: AbortSignal): Promise<PreviewedText[] | null>;
 }
 
 export function createEngine(dependencies: {
@@ -77,6 +85,7 @@ export function createEngine(dependencies: {
   klaviyoBaseUrl: string;
   loadCredentials: CredentialsLoader;
   shopifyTokens?: ShopifyAccessTokenProvider;
+  alerts?: FlowAlerts;
   options?: Partial<EngineOptions>;
   clock: Clock;
   /** Told how events end and what generations cost (the app's metrics). */
@@ -126,6 +135,7 @@ export function createEngine(dependencies: {
     klaviyoBaseUrl: dependencies.klaviyoBaseUrl,
     loadCredentials: dependencies.loadCredentials,
     shopifyTokens: dependencies.shopifyTokens,
+    alerts: dependencies.alerts,
     options,
     clock: dependencies.clock,
     observer: dependencies.observer,
@@ -146,6 +156,10 @@ export function createEngine(dependencies: {
     }
   };
   return {
+    preview: async (userId, flow, event, signal) => {
+      const credentials = await context.loadCredentials(context.pool, userId, context.clock.now());
+      return credentials ? previewTexts(context, userId, flow, event, credentials, signal) : null;
+    },
     enqueue: (db, job) => jobs.send(db, job),
     jobsStatement: (many) => jobs.sendManyStatement(many),
     jobsSent: () => jobs.jobsSent(),

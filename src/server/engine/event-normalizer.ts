@@ -53,6 +53,7 @@ const genericEvent = z.object({
       abandoned_checkout_url: text,
       abandoned_at: timestamp,
       purchased_at: timestamp,
+      locale: text,
     })
     .nullish(),
 });
@@ -87,6 +88,7 @@ const shopifyPayload = z.object({
   completed_at: text,
   updated_at: timestamp,
   created_at: timestamp,
+  customer_locale: text,
 });
 
 export function normalizeEvent(source: EventSource, topic: string | null, payload: unknown, receivedAt: Date): NormalizeResult {
@@ -127,6 +129,7 @@ function normalizeGeneric(payload: unknown, receivedAt: Date): NormalizeResult {
       checkoutUrl: clean(properties.checkout_url ?? properties.abandoned_checkout_url),
       checkoutToken: null,
       completedAt: null,
+      locale: localeOf(properties.locale),
     },
   };
 }
@@ -164,6 +167,7 @@ function normalizeShopify(topic: string, payload: unknown, receivedAt: Date): No
       checkoutUrl: clean(isOrder ? body.order_status_url : body.abandoned_checkout_url),
       checkoutToken: shopifyCheckoutToken(topic, payload),
       completedAt: clean(body.completed_at),
+      locale: localeOf(body.customer_locale),
     },
   };
 }
@@ -229,8 +233,16 @@ function normalizePixel(payload: unknown, receivedAt: Date): NormalizeResult {
       checkoutUrl: null,
       checkoutToken: clean(body.checkout?.token),
       completedAt: null,
+      // The pixel's page may say any language; the shopper's comes from events the owner sends.
+      locale: null,
     },
   };
+}
+
+/** A BCP 47 tag as the shop sent it ("fr-CA", "pt_BR"); anything else is no locale. */
+function localeOf(value: string | null | undefined): string | null {
+  const tag = clean(value);
+  return tag && /^[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{2,8})*$/.test(tag) ? tag : null;
 }
 
 /**

@@ -5,12 +5,11 @@ import { findCartShopper } from './shopper-timer-queries.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { normalizeEvent } from './event-normalizer.ts';
 import { failPendingDelivery, progressOf } from './delivery-queries.ts';
-import { ServiceError } from '../integrations/service-error.ts';
+import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
-import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
-import { fillProductDetails, lookUpProducts, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
+import { fillProductDetails, lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
 import {
   admissionLookUps,
   decideAdmission,
@@ -32,7 +31,9 @@ import {
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
+import { tellFlowStopped } from './flow-stops.ts';
 import { generateTexts } from './text-generation.ts';
+import { requireApproval } from './text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from './known-shoppers.ts';
 import { deliver } from './klaviyo-delivery.ts';
@@ -59,7 +60,9 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
   } catch (error) {
     if (error instanceof EventOutcome) {
       await failPendingDelivery(pool, event.id, event.attempt, error.message);
-      if (await setEventStatus(pool, event.id, event.attempt, error.status, error.message)) context.observer?.eventFinished(error.status);
+      const ended = await setEventStatus(pool, event.id, event.attempt, error.status, error.message);
+      if (ended) context.observer?.eventFinished(error.status);
+      if (ended && error.stop) await tellFlowStopped(context, event, error.stop);
       context.logger.info({ eventId: event.id, status: error.status, reason: error.message }, 'event finished without delivery');
       return;
     }
@@ -102,7 +105,11 @@ async function retryLaterOrFail(context: PipelineContext, event: EventRecord, er
   const { failedTries } = decision;
   if (decision.kind === 'give_up') {
     await failPendingDelivery(pool, event.id, event.attempt, decision.reason);
-    if (await setEventStatus(pool, event.id, event.attempt, 'failed', decision.reason)) context.observer?.eventFinished('failed');
+    if (await setEventStatus(pool, event.id, event.attempt, 'failed', decision.reason)) {
+      context.observer?.eventFinished('failed');
+      // A key the service refuses is the owner's to replace; other failures pass by themselves.
+      if (error.code === 'unauthorized' || error.code === 'forbidden') await tellFlowStopped(context, event, { reason: 'key_refused', detail: serviceTitles[error.service] });
+    }
     context.logger.info({ eventId: event.id, code: error.code, failedTries }, 'service call failed; the event failed');
     return;
   }
@@ -161,6 +168,7 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   const generations = await generateTexts(context, event, flow, described, credentials, signal);
   const afterTexts = decideAfterTexts({ event, fromPixel, shopper: normalized.shopper, texts: generations });
   if (carryOutEnd(afterTexts) || afterTexts.kind !== 'deliver') return;
+  if (!(await requireApproval(context, event, flow))) return;
   await setEventStatus(pool, event.id, event.attempt, 'delivering');
   if ((await deliver(context, event, flow, normalized.shopper.email!, afterTexts.names, credentials, afterTexts.properties, signal)) === 'batched') {
     context.logger.info({ eventId: event.id, attempt: event.attempt }, 'delivery joined a bulk import batch');
@@ -195,7 +203,9 @@ async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord
     dailyGenerationCap: flow.dailyGenerationCap,
     now: context.clock.now(),
   });
-  carryOutEnd(decideCaps(refusal));
+  const decision = decideCaps(refusal);
+  if (decision.kind === 'skip' && refusal?.rule === 'daily') throw new EventOutcome('skipped', decision.reason, { reason: 'daily_cap', detail: refusal.cap.toLocaleString('en-US') });
+  carryOutEnd(decision);
 }
 
 /**
@@ -225,17 +235,6 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
   });
   const currency = found.get(gids[0]!)?.price?.currencyCode ?? null;
   return { ...normalized, products: described, currency };
-}
-
-/** The owner's shop, or for a sandbox event the sample shop (its connection comes with the sandbox's credentials). */
-function shopOf(context: PipelineContext, credentials: EngineCredentials): ShopifyAccessTokenProvider | undefined {
-  const sandbox = credentials.sandbox;
-  if (!sandbox) return context.shopifyTokens;
-  return { connectionFor: async () => sandbox.shop, invalidate: async () => undefined };
-}
-
-function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider, credentials: EngineCredentials): ProductDetailsDeps {
-  return { db: context.pool, tokens, clock: context.clock, maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs, rateLimited: !credentials.sandbox };
 }
 
 /**

@@ -2,6 +2,7 @@ import type { FlowRecord } from '../flows/flow-queries.ts';
 import { deferEvent, type EventRecord } from '../events/event-queries.ts';
 import { findFlowSpend } from './flow-spend-queries.ts';
 import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
+import { tellFlowStopped } from './flow-stops.ts';
 import { decideBudget } from './pipeline-core.ts';
 
 /**
@@ -18,9 +19,11 @@ export async function requireRoomInBudget(context: PipelineContext, event: Event
   const spent = await findFlowSpend(context.pool, flow.id, now);
   const decision = decideBudget(flow, spent.costUsd, now);
   if (decision.kind === 'go_on') return true;
-  if (decision.kind === 'skip') throw new EventOutcome('skipped', decision.reason);
+  const stop = { reason: 'budget' as const, detail: flow.dailyBudgetUsd.toFixed(2) };
+  if (decision.kind === 'skip') throw new EventOutcome('skipped', decision.reason, stop);
   if (await deferEvent(context.pool, event.id, event.attempt, { until: decision.until, reason: decision.reason })) {
     context.onWaiting?.(decision.until);
+    await tellFlowStopped(context, event, stop);
   }
   context.logger.info({ eventId: event.id, flowId: flow.id, until: decision.until }, 'daily budget spent; the event waits for the next day');
   return false;

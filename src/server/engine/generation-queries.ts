@@ -1,4 +1,5 @@
 import type { Queryable } from '../database/database.ts';
+import { textChecksRecordSchema, type TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
 
 /** One assistant's outcome for one attempt of an event. */
 export interface GenerationRecord {
@@ -30,6 +31,8 @@ export interface GenerationRecord {
   /** Set when the prompt names nothing of the shopper: identical requests may reuse the text. */
   reuseKey: string | null;
   reusedFrom: 'earlier_attempt' | 'identical_request' | null;
+  /** The checks before delivery; null until the text is checked (docs/decisions/0040-texts-checked-before-delivery.md). */
+  checks: TextChecksRecord | null;
 }
 
 interface GenerationRow {
@@ -55,10 +58,11 @@ interface GenerationRow {
   openai_call_id: string | null;
   reuse_key: string | null;
   reused_from: 'earlier_attempt' | 'identical_request' | null;
+  checks: unknown;
 }
 
 const generationColumns =
-  'event_id, attempt, klaviyo_property, assistant_name, model, instructions, prompt, status, text, input_tokens, output_tokens, total_tokens, duration_ms, reused, error, cached_input_tokens, service_tier, cost_usd, cost_estimated, openai_call_id, reuse_key, reused_from';
+  'event_id, attempt, klaviyo_property, assistant_name, model, instructions, prompt, status, text, input_tokens, output_tokens, total_tokens, duration_ms, reused, error, cached_input_tokens, service_tier, cost_usd, cost_estimated, openai_call_id, reuse_key, reused_from, checks';
 
 function toGeneration(row: GenerationRow): GenerationRecord {
   return {
@@ -84,6 +88,7 @@ function toGeneration(row: GenerationRow): GenerationRecord {
     openaiCallId: row.openai_call_id,
     reuseKey: row.reuse_key,
     reusedFrom: row.reused_from,
+    checks: row.checks === null ? null : textChecksRecordSchema.parse(row.checks),
   };
 }
 
@@ -107,6 +112,7 @@ export async function findReusableGeneration(
     `SELECT ${generationColumns} FROM event_generations
       WHERE event_id = $1 AND attempt < $2 AND klaviyo_property = $3 AND model = $4
         AND instructions IS NOT DISTINCT FROM $5 AND prompt = $6 AND status = 'succeeded'
+        AND (checks IS NULL OR checks->>'delivered' IN ('written', 'rewritten'))
       ORDER BY attempt DESC
       LIMIT 1`,
     [request.eventId, request.attempt, request.klaviyoProperty, request.model, request.instructions, request.prompt],
@@ -128,6 +134,7 @@ export async function findCachedGenerations(db: Queryable, reuseKeys: string[], 
       CROSS JOIN LATERAL (
         SELECT ${generationColumns} FROM event_generations
          WHERE event_generations.reuse_key = wanted.reuse_key AND status = 'succeeded' AND created_at >= $2
+           AND (checks IS NULL OR checks->>'delivered' IN ('written', 'rewritten'))
          ORDER BY created_at DESC
          LIMIT 1) AS newest`,
     [[...new Set(reuseKeys)], since],
@@ -166,7 +173,7 @@ export async function saveGenerations(db: Queryable, many: GenerationRecord[], a
        cost_estimated = event_generations.cost_estimated OR EXCLUDED.cost_estimated,
        duration_ms = EXCLUDED.duration_ms, reused = EXCLUDED.reused, error = EXCLUDED.error,
        service_tier = EXCLUDED.service_tier, openai_call_id = EXCLUDED.openai_call_id,
-       reuse_key = EXCLUDED.reuse_key, reused_from = EXCLUDED.reused_from, created_at = EXCLUDED.created_at`,
+       reuse_key = EXCLUDED.reuse_key, reused_from = EXCLUDED.reused_from, checks = EXCLUDED.checks, created_at = EXCLUDED.created_at`,
     generations.flatMap((generation) => [
       generation.eventId,
       generation.attempt,
@@ -190,7 +197,68 @@ export async function saveGenerations(db: Queryable, many: GenerationRecord[], a
       generation.openaiCallId,
       generation.reuseKey,
       generation.reusedFrom,
+      generation.checks === null ? null : JSON.stringify(generation.checks),
       at,
     ]),
   );
+}
+
+/**
+ * Stores what the checks made of texts already saved: the text that goes out (a fallback
+ * replaces the one written) and the checks. One statement for all of an event's texts;
+ * the tokens and cost stay as they are.
+ */
+export async function saveGenerationChecks(db: Queryable, generations: GenerationRecord[]): Promise<void> {
+  if (generations.length === 0) return;
+  await db.query(
+    `UPDATE event_generations AS generation
+        SET text = checked.text, checks = checked.checks
+       FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::jsonb[]) AS checked (event_id, attempt, klaviyo_property, text, checks)
+      WHERE generation.event_id = checked.event_id AND generation.attempt = checked.attempt AND generation.klaviyo_property = checked.klaviyo_property`,
+    [
+      generations.map((generation) => generation.eventId),
+      generations.map((generation) => generation.attempt),
+      generations.map((generation) => generation.klaviyoProperty),
+      generations.map((generation) => generation.text),
+      generations.map((generation) => JSON.stringify(generation.checks)),
+    ],
+  );
+}
+
+/**
+ * The owner's own words for texts in the review list: each named property's text is
+ * replaced and its checks say it was edited (the refusals and verdicts before stay).
+ * Texts the flow withholds ("nothing") or that have no text are left alone. The
+ * properties changed.
+ */
+export async function replaceTextsByOwner(db: Queryable, eventId: string, attempt: number, texts: Record<string, string>): Promise<string[]> {
+  const properties = Object.keys(texts);
+  if (properties.length === 0) return [];
+  const { rows } = await db.query<{ klaviyo_property: string }>(
+    `UPDATE event_generations AS generation
+        SET text = edited.text,
+            checks = jsonb_set(coalesce(generation.checks, '{"stage": "done", "rejected": [], "verdicts": {}}'::jsonb), '{delivered}', '"edited"')
+       FROM unnest($3::text[], $4::text[]) AS edited (klaviyo_property, text)
+      WHERE generation.event_id = $1 AND generation.attempt = $2 AND generation.klaviyo_property = edited.klaviyo_property
+        AND generation.status = 'succeeded' AND generation.text IS NOT NULL
+        AND coalesce(generation.checks->>'delivered', '') <> 'nothing'
+      RETURNING generation.klaviyo_property`,
+    [eventId, attempt, properties, properties.map((property) => texts[property])],
+  );
+  return rows.map((row) => row.klaviyo_property);
+}
+
+/** The texts of many events' current attempts at once (the review list), by event. */
+export async function listGenerationsOfEvents(db: Queryable, events: ReadonlyArray<{ eventId: string; attempt: number }>): Promise<Map<string, GenerationRecord[]>> {
+  const found = new Map<string, GenerationRecord[]>();
+  if (events.length === 0) return found;
+  const { rows } = await db.query<GenerationRow>(
+    `SELECT ${generationColumns.split(', ').map((column) => `generation.${column}`).join(', ')}
+       FROM unnest($1::text[], $2::int[]) AS wanted (event_id, attempt)
+       JOIN event_generations AS generation ON generation.event_id = wanted.event_id AND generation.attempt = wanted.attempt
+      ORDER BY generation.created_at, generation.klaviyo_property`,
+    [events.map((event) => event.eventId), events.map((event) => event.attempt)],
+  );
+  for (const row of rows) found.set(row.event_id, [...(found.get(row.event_id) ?? []), toGeneration(row)]);
+  return found;
 }

@@ -7,6 +7,8 @@ import type { RetryPolicy } from './retry-policy.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import type { EventRecord } from '../events/event-queries.ts';
+import type { FlowAlerts } from '../alerts/flow-alerts.ts';
+import type { FlowAlertReason } from '../../shared/alerts/flow-alert-schemas.ts';
 
 /**
  * What every step of the event pipeline is given (event-pipeline.ts runs the steps;
@@ -45,6 +47,8 @@ export interface PipelineContext {
   observer?: PipelineObserver;
   /** Told when an event waits for a time (its next try, a rate limit's slot), so this worker can come back for it then. */
   onWaiting?: (until: Date) => void;
+  /** Told when a flow stops writing texts for a reason its owner controls (docs/decisions/0041-flow-alerts.md). */
+  alerts?: FlowAlerts;
   /** Told when a delivery joined a bulk batch, so this worker's batch dispatcher runs soon. */
   onBatched?: () => void;
 }
@@ -54,17 +58,28 @@ export interface PipelineObserver {
   generation(result: { succeeded: boolean; durationMs: number; inputTokens: number; cachedInputTokens: number; outputTokens: number }): void;
 }
 
-/** The event ends here, with this status and reason. */
+/**
+ * The event ends here, with this status and reason; `stop` when the flow stopped writing
+ * texts for a reason its owner controls, which the owner is told of (flow-alerts.ts).
+ */
 export class EventOutcome extends Error {
   readonly status: 'skipped' | 'failed';
-  constructor(status: 'skipped' | 'failed', reason: string) {
+  readonly stop: FlowStopReason | null;
+  constructor(status: 'skipped' | 'failed', reason: string, stop: FlowStopReason | null = null) {
     super(reason);
     this.status = status;
+    this.stop = stop;
   }
 }
 
+/** Why a flow stopped writing a text, in the alert's terms, and what says it in full. */
+export interface FlowStopReason {
+  reason: FlowAlertReason;
+  detail: string;
+}
 
-export function quickRetries(context: PipelineContext, event: EventRecord, service: string, signal: AbortSignal) {
+
+export function quickRetries(context: PipelineContext, event: Pick<EventRecord, 'id'>, service: string, signal: AbortSignal) {
   return {
     signal,
     sleep: (milliseconds: number, abort?: AbortSignal) => context.clock.sleep(milliseconds, abort),

@@ -2,6 +2,8 @@ import type { EventSource, EventStatus, NormalizedEvent } from '../../shared/eve
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
+import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-messages.ts';
+import { reviewMessages } from '../../shared/reviews/review-schemas.ts';
 import { serviceTitles } from '../integrations/service-error.ts';
 import { isFinished } from '../events/event-lifecycle.ts';
 import { signalOnlyReason, type TimerKind } from './shopper-timers.ts';
@@ -407,4 +409,42 @@ function openAiRefusalInWords(failure: { code: string; status: number | null }, 
     default:
       return failure.status === 413 ? m.openAiRefused.tooLarge : m.openAiRefused.badRequest;
   }
+}
+
+/**
+ * What becomes of a written text after its checks (docs/decisions/0040-texts-checked-before-delivery.md):
+ * a pass goes out; a first failure is written again once, naming the failures; a second
+ * failure sends the assistant's fallback text when the flow says so and one can be filled
+ * in, else nothing.
+ */
+export function decideCheckedText(facts: {
+  rewritten: boolean;
+  failures: number;
+  onFailedChecks: 'fallback' | 'nothing';
+  fallbackAvailable: boolean;
+}): { kind: 'deliver'; delivered: 'written' | 'rewritten' } | { kind: 'rewrite' } | { kind: 'fallback' } | { kind: 'nothing' } {
+  if (facts.failures === 0) return { kind: 'deliver', delivered: facts.rewritten ? 'rewritten' : 'written' };
+  if (!facts.rewritten) return { kind: 'rewrite' };
+  return facts.onFailedChecks === 'fallback' && facts.fallbackAvailable ? { kind: 'fallback' } : { kind: 'nothing' };
+}
+
+/**
+ * After the checks: a text the flow withholds skips the whole event. Sending the other
+ * texts alone would leave the withheld property as an earlier event wrote it on the
+ * profile, and the email would use that stale text beside the new ones.
+ */
+export function decideAfterChecks(texts: ReadonlyArray<{ assistantName: string; withheld: boolean }>): Of<'skip' | 'go_on'> {
+  const withheld = texts.filter((text) => text.withheld).map((text) => text.assistantName);
+  return withheld.length > 0 ? { kind: 'skip', reason: textCheckOutcomeMessages.nothingSent(withheld) } : { kind: 'go_on' };
+}
+
+/**
+ * A flow that requires approval: approved texts go out; pending ones wait for the owner
+ * while their moment lasts, and are skipped after it; rejected ones are skipped.
+ */
+export function decideApproval(review: { status: 'pending' | 'approved' | 'rejected' | 'expired'; expired: boolean }): { kind: 'deliver' } | { kind: 'wait' } | Of<'skip'> {
+  if (review.status === 'approved') return { kind: 'deliver' };
+  if (review.status === 'rejected') return { kind: 'skip', reason: reviewMessages.rejected };
+  if (review.status === 'expired' || review.expired) return { kind: 'skip', reason: reviewMessages.expired };
+  return { kind: 'wait' };
 }

@@ -1,5 +1,5 @@
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { PromptPlaceholder } from '../../shared/flows/prompt-placeholders.ts';
+import { fillPromptTemplate, placeholdersIn, type PromptPlaceholder } from '../../shared/flows/prompt-placeholders.ts';
 
 /**
  * Builds what an assistant asks the model. The owner's words are the instruction; the
@@ -147,4 +147,24 @@ export function composeGroupInstructions(assistants: Array<{ name: string; instr
 /** The input of a combined call: each field's task, with its shop data, in field order. */
 export function composeGroupInput(prompts: string[]): string {
   return prompts.map((prompt, index) => `Task for field "${fieldName(index)}":\n${prompt}`).join('\n\n');
+}
+
+/**
+ * The owner's fallback text with its placeholders filled in from the event, as the
+ * shopper reads it; null when the event has no value for one of them (a sentence with a
+ * hole in it is worse than no text).
+ */
+export function fillFallbackText(template: string, event: NormalizedEvent): string | null {
+  const values = placeholderValues(event);
+  if (placeholdersIn(template).some((token) => token in values && !values[token as PromptPlaceholder])) return null;
+  return fillPromptTemplate(template, values).trim() || null;
+}
+
+/**
+ * The prompt with the language the text must be in, when it is known: said in the
+ * request, the text is written in it the first time rather than refused by the language
+ * check and written again. In the per-event part, so the cached fixed part stays the same.
+ */
+export function withLanguage(prompt: string, languageName: string | null): string {
+  return prompt && languageName ? `${prompt}\n\nWrite the text in ${languageName}.` : prompt;
 }

@@ -2,11 +2,14 @@ import type { Queryable } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { fetchShopifyProduct, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
+import { searchShopifyProductTitles } from '../integrations/shopify/shopify-product-search.ts';
 import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
 import type { ShopifyAccessTokenProvider, ShopifyConnection } from '../credentials/shopify-token-provider.ts';
 import type { NormalizedProduct } from '../../shared/events/event-schemas.ts';
 import { cacheProduct, findCachedProduct, reserveShopifyRequestSlot } from './shop-product-queries.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
+import type { PipelineContext } from './pipeline-context.ts';
+import type { EngineCredentials } from './engine-credentials.ts';
 
 export interface ProductDetailsDeps {
   db: Queryable;
@@ -16,6 +19,17 @@ export interface ProductDetailsDeps {
   maxInPlaceWaitMs: number;
   /** False for the sandbox's sample shop, which is the app's own and has no rate to keep to. */
   rateLimited?: boolean;
+}
+
+/** The owner's shop, or for a sandbox event the sample shop (its connection comes with the sandbox's credentials). */
+export function shopOf(context: PipelineContext, credentials: EngineCredentials): ShopifyAccessTokenProvider | undefined {
+  const sandbox = credentials.sandbox;
+  if (!sandbox) return context.shopifyTokens;
+  return { connectionFor: async () => sandbox.shop, invalidate: async () => undefined };
+}
+
+export function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider, credentials: EngineCredentials): ProductDetailsDeps {
+  return { db: context.pool, tokens, clock: context.clock, maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs, rateLimited: !credentials.sandbox };
 }
 
 /** The owner has no Shopify credentials saved, so their shop cannot be asked. */
@@ -96,4 +110,52 @@ export async function fillProductDetails(
     }),
     problems,
   };
+}
+
+/** Catalogue look-ups by phrase, kept a while in this process: the same words recur in many texts. */
+const catalogueAnswers = new Map<string, { known: boolean; until: number }>();
+const CATALOGUE_ANSWER_MS = 10 * 60_000;
+const MAX_CATALOGUE_ANSWERS = 10_000;
+
+/**
+ * Which of the phrases a text names as products the owner's shop sells none of, asking the
+ * shop's catalogue by title (docs/decisions/0040-texts-checked-before-delivery.md). Like
+ * `lookUpProducts`, it throws when the shop cannot be asked (the event waits and tries
+ * again), and answers SHOP_NOT_CONNECTED when there is no shop to ask.
+ */
+export async function phrasesNotInCatalogue(
+  deps: ProductDetailsDeps,
+  userId: string,
+  phrases: readonly string[],
+  signal: AbortSignal,
+): Promise<string[] | typeof SHOP_NOT_CONNECTED> {
+  const { db, clock } = deps;
+  const unknown: string[] = [];
+  let connection: ShopifyConnection | null = null;
+  for (const phrase of phrases) {
+    const key = `${userId}\u0000${phrase.toLowerCase()}`;
+    const kept = catalogueAnswers.get(key);
+    if (kept && kept.until > clock.now().getTime()) {
+      if (!kept.known) unknown.push(phrase);
+      continue;
+    }
+    connection ??= await deps.tokens.connectionFor(userId, signal);
+    if (!connection) return SHOP_NOT_CONNECTED;
+    const now = clock.now();
+    const waitMs = deps.rateLimited === false ? 0 : await reserveShopifyRequestSlot(db, connection.domain, now, deps.maxInPlaceWaitMs);
+    if (waitMs > deps.maxInPlaceWaitMs) throw new RateLimitWait('shopify', new Date(now.getTime() + waitMs));
+    if (waitMs > 0) await clock.sleep(waitMs, signal);
+    let titles: string[];
+    try {
+      titles = await searchShopifyProductTitles({ ...connection, now: () => clock.now() }, phrase, signal);
+    } catch (error) {
+      if (error instanceof ServiceError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
+      throw error;
+    }
+    const known = titles.length > 0;
+    if (catalogueAnswers.size >= MAX_CATALOGUE_ANSWERS) catalogueAnswers.delete(catalogueAnswers.keys().next().value!);
+    catalogueAnswers.set(key, { known, until: clock.now().getTime() + CATALOGUE_ANSWER_MS });
+    if (!known) unknown.push(phrase);
+  }
+  return unknown;
 }

@@ -6,13 +6,18 @@ import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import { createResponse, type ResponsesRequest, type ResponsesResult } from '../integrations/openai/openai-responses.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { composeGroupInput, composeGroupInstructions, composeInstructions, fieldName, namesShopper, renderPrompt } from './prompt-rendering.ts';
-import { findCachedGenerations, findReusableGeneration, listGenerations, saveGenerations, type GenerationRecord } from './generation-queries.ts';
+import { findCachedGenerations, findReusableGeneration, listGenerations, saveGenerationChecks, saveGenerations, type GenerationRecord } from './generation-queries.ts';
+import { judgeTexts, type TextJudgement } from './text-checking.ts';
+import { fillFallbackText, withLanguage } from './prompt-rendering.ts';
+import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
+import type { TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
+import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-messages.ts';
 import { recordFlowSpend } from './flow-spend-queries.ts';
 import { callCost, priceOf } from './openai-prices.ts';
 import { withQuickRetry } from './retry-policy.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
-import { decideAnswerText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from './pipeline-core.ts';
+import { decideAfterChecks, decideAnswerText, decideCheckedText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from './pipeline-core.ts';
 
 /**
  * The texts of all a flow's assistants for one event, at the least cost
@@ -54,8 +59,103 @@ export async function generateTexts(
   ]);
   if (settled.kind === 'fail') throw new EventOutcome('failed', settled.reason);
   if (settled.kind === 'try_again' || settled.kind === 'unexpected') throw settled.error;
-  return settled.generations;
+  return checkTexts(context, event, flow, normalized, settled.generations, credentials, signal);
 }
+
+/**
+ * The checks before delivery (docs/decisions/0040-texts-checked-before-delivery.md): each
+ * text not yet checked is judged; one that fails is written again once, with its failures
+ * named in the request, and the second text judged; one that fails again becomes the
+ * assistant's fallback text, or nothing, as the flow says. Each step is stored before the
+ * next, so a job that stops part way resumes there. A flow that sends nothing for a text
+ * skips the event (pipeline-core's decideAfterChecks says why).
+ */
+async function checkTexts(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  described: NormalizedEvent,
+  generations: GenerationRecord[],
+  credentials: EngineCredentials,
+  signal: AbortSignal,
+): Promise<GenerationRecord[]> {
+  const current = new Map(generations.map((generation) => [generation.klaviyoProperty, generation]));
+  const assistantOf = (generation: GenerationRecord) => flow.assistants.find((assistant) => assistant.klaviyo_property === generation.klaviyoProperty);
+  for (let round = 0; round < 2; round += 1) {
+    const toJudge = [...current.values()].filter(
+      (generation) => generation.status === 'succeeded' && assistantOf(generation) && (generation.checks === null || generation.checks.stage === 'recheck'),
+    );
+    const judgements = await judgeTexts(
+      context,
+      event,
+      flow,
+      described,
+      toJudge.map((generation) => ({ assistant: assistantOf(generation)!, text: generation.text!, endedAtOutputLimit: endedAtOutputLimit.has(generation) })),
+      credentials,
+      signal,
+    );
+    const judged = toJudge.map((generation, index) => settleChecks(generation, judgements[index]!, flow, assistantOf(generation)!, described));
+    await saveGenerationChecks(context.pool, judged);
+    for (const generation of judged) current.set(generation.klaviyoProperty, generation);
+    if (round === 1) break;
+
+    const toRewrite = [...current.values()].filter((generation) => generation.status === 'succeeded' && generation.checks?.stage === 'rewrite' && assistantOf(generation));
+    if (toRewrite.length === 0) break;
+    const byModel = new Map<string, Pending[]>();
+    for (const generation of toRewrite) {
+      const checks = generation.checks!;
+      const refused = checks.rejected.at(-1)!;
+      const pending: Pending = {
+        assistant: assistantOf(generation)!,
+        request: pick(generation),
+        reuseKey: generation.reuseKey,
+        input: `${generation.prompt}\n\n${textCheckOutcomeMessages.rewriteRequest(refused.text, refused.failures.map((failure) => failure.reason))}`,
+        checks: { ...checks, stage: 'recheck' },
+      };
+      byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
+    }
+    const rewritten = await Promise.all([...byModel.values()].map((group) => writeGroup(context, event, flow, group, credentials, signal)));
+    for (const generation of rewritten.flat()) current.set(generation.klaviyoProperty, generation);
+  }
+  const all = [...current.values()];
+  const failures = all.filter((generation) => generation.status === 'failed').map((generation) => generation.error ?? '');
+  if (failures.length > 0) throw new EventOutcome('failed', failures.join(' '));
+  const afterChecks = decideAfterChecks(all.map((generation) => ({ assistantName: generation.assistantName, withheld: generation.checks?.delivered === 'nothing' })));
+  if (afterChecks.kind === 'skip') throw new EventOutcome('skipped', afterChecks.reason, { reason: 'checks', detail: '' });
+  return all;
+}
+
+function pick(generation: GenerationRecord): GenerationRequest {
+  const { eventId, attempt, klaviyoProperty, assistantName, model, instructions, prompt } = generation;
+  return { eventId, attempt, klaviyoProperty, assistantName, model, instructions, prompt };
+}
+
+/** One text's judgement carried out: what its row says, and what it holds, from here on. */
+function settleChecks(generation: GenerationRecord, judgement: TextJudgement, flow: FlowRecord, assistant: Assistant, described: NormalizedEvent): GenerationRecord {
+  const before = generation.checks?.rejected ?? [];
+  const fallback = assistant.fallback_text ? fillFallbackText(assistant.fallback_text, described) : null;
+  const decision = decideCheckedText({
+    rewritten: generation.checks?.stage === 'recheck',
+    failures: judgement.failures.length,
+    onFailedChecks: flow.textRules.onFailedChecks,
+    fallbackAvailable: fallback !== null,
+  });
+  const refused = [...before, { text: generation.text!, failures: judgement.failures }];
+  const verdicts = judgement.verdicts;
+  switch (decision.kind) {
+    case 'deliver':
+      return { ...generation, checks: { stage: 'done', rejected: before, delivered: decision.delivered, verdicts } };
+    case 'rewrite':
+      return { ...generation, checks: { stage: 'rewrite', rejected: refused, delivered: null, verdicts } };
+    case 'fallback':
+      return { ...generation, text: fallback, checks: { stage: 'done', rejected: refused, delivered: 'fallback', verdicts } };
+    case 'nothing':
+      return { ...generation, checks: { stage: 'done', rejected: refused, delivered: 'nothing', verdicts } };
+  }
+}
+
+/** Texts that OpenAI stopped at the output limit, known in the job that wrote them (the row does not keep it). */
+const endedAtOutputLimit = new WeakSet<GenerationRecord>();
 
 type GenerationRequest = Pick<GenerationRecord, 'eventId' | 'attempt' | 'klaviyoProperty' | 'assistantName' | 'model' | 'instructions' | 'prompt'>;
 
@@ -64,6 +164,10 @@ interface Pending {
   assistant: Assistant;
   request: GenerationRequest;
   reuseKey: string | null;
+  /** What OpenAI is asked when it is not the row's prompt: the prompt and why its first text was refused. */
+  input?: string;
+  /** The checks the written text starts with: a rewrite's are the first text's. */
+  checks?: TextChecksRecord;
 }
 
 const noCall = {
@@ -78,6 +182,7 @@ const noCall = {
   openaiCallId: null,
   reused: false,
   reusedFrom: null,
+  checks: null,
 } satisfies Partial<GenerationRecord>;
 
 /**
@@ -109,8 +214,11 @@ async function settleWithoutCalls(
   const done: GenerationRecord[] = [];
   const toSave: GenerationRecord[] = [];
   const candidates: Pending[] = [];
+  const language = expectedLanguage(flow.textRules, normalized);
   for (const assistant of flow.assistants) {
-    const { prompt, missing } = renderPrompt(assistant.prompt_template, normalized);
+    const rendered = renderPrompt(assistant.prompt_template, normalized);
+    const { missing } = rendered;
+    const prompt = withLanguage(rendered.prompt, language && languageName(language));
     const request: GenerationRequest = {
       eventId: event.id,
       attempt: event.attempt,
@@ -214,6 +322,27 @@ async function writeGroupSharingCalls(
   }
 }
 
+/**
+ * What one OpenAI call for assistants that share a model is asked: the assistants'
+ * instructions and tasks, one answer field each when there are several.
+ */
+export function groupRequest(context: PipelineContext, flow: Pick<FlowRecord, 'id'>, group: ReadonlyArray<{ assistant: Assistant; model: string; instructions: string | null; input: string }>): ResponsesRequest {
+  const combined = group.length > 1;
+  return {
+    model: group[0]!.model,
+    instructions: combined ? composeGroupInstructions(group.map((item) => item.assistant)) : composeInstructions(group[0]!.instructions),
+    input: combined ? composeGroupInput(group.map((item) => item.input)) : group[0]!.input,
+    maxOutputTokens: context.options.maxOutputTokens * group.length,
+    promptCacheKey: `flow-${createHash('sha256').update(flow.id).digest('hex').slice(0, 24)}`,
+    ...(combined ? { jsonSchema: answerSchema(group.length) } : {}),
+  };
+}
+
+/** One assistant's text from a call's answer (several assistants: its field of the JSON). */
+export function answerTexts(answer: ResponsesResult, fields: number): Array<{ text: string | null; reason: string }> {
+  return fields > 1 ? fieldTexts(answer, fields) : [{ text: answer.text, reason: answer.noTextReason ?? '' }];
+}
+
 /** One OpenAI call for assistants that share a model; each gets its own row. */
 async function writeGroup(
   context: PipelineContext,
@@ -224,15 +353,11 @@ async function writeGroup(
   signal: AbortSignal,
 ): Promise<GenerationRecord[]> {
   const model = group[0]!.request.model;
-  const combined = group.length > 1;
-  const request: ResponsesRequest = {
-    model,
-    instructions: combined ? composeGroupInstructions(group.map((pending) => pending.assistant)) : composeInstructions(group[0]!.request.instructions),
-    input: combined ? composeGroupInput(group.map((pending) => pending.request.prompt)) : group[0]!.request.prompt,
-    maxOutputTokens: context.options.maxOutputTokens * group.length,
-    promptCacheKey: `flow-${createHash('sha256').update(flow.id).digest('hex').slice(0, 24)}`,
-    ...(combined ? { jsonSchema: answerSchema(group.length) } : {}),
-  };
+  const request = groupRequest(
+    context,
+    flow,
+    group.map((pending) => ({ assistant: pending.assistant, model, instructions: pending.request.instructions, input: pending.input ?? pending.request.prompt })),
+  );
   // A duration, so the monotonic timer rather than the app's clock (which a test holds still).
   const started = performance.now();
   const callId = randomUUID();
@@ -251,16 +376,21 @@ async function writeGroup(
         status: 'failed',
         text: null,
         error: failedTextReason({ assistantName: pending.assistant.name, model, failure: error }),
+        checks: pending.checks ?? null,
       }),
     );
     // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
     await saveGenerations(context.pool, failed, context.clock.now());
     context.observer?.generation({ succeeded: false, durationMs, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 });
     if (error.retryable) throw error;
+    // A key OpenAI refuses is the owner's to replace: the event fails saying so, and the owner is told.
+    if (error.code === 'unauthorized' || error.code === 'forbidden') {
+      throw new EventOutcome('failed', failed.map((generation) => generation.error).join(' '), { reason: 'key_refused', detail: 'OpenAI' });
+    }
     return failed;
   }
   const durationMs = Math.round(performance.now() - started);
-  const texts = combined ? fieldTexts(answer, group.length) : [{ text: answer.text, reason: answer.noTextReason ?? '' }];
+  const texts = answerTexts(answer, group.length);
   const { costUsd, estimated } = callCost(model, answer.usage, answer.serviceTier);
   const shares = splitUsage(answer.usage, costUsd, texts.map((field) => field.text?.length ?? 0));
   const generations = group.map((pending, index): GenerationRecord => {
@@ -278,8 +408,10 @@ async function writeGroup(
       status: written.status,
       text: texts[index]!.text,
       error: written.error,
+      checks: pending.checks ?? null,
     };
   });
+  if (answer.incomplete) for (const generation of generations) endedAtOutputLimit.add(generation);
   // Stored the moment they arrive, before any delivery: a crash from here on never pays for
   // these texts again. The cost first: its commit is not flushed on its own, the texts' is.
   const now = context.clock.now();
@@ -361,10 +493,10 @@ function splitUsage(usage: ResponsesResult['usage'], costUsd: number, textLength
  * (429 resource_unavailable) or not answered within the flex time limit, the request goes
  * to the standard tier at once, with the usual quick retries.
  */
-async function callOpenAi(
+export async function callOpenAi(
   context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
+  event: Pick<EventRecord, 'id'>,
+  flow: Pick<FlowRecord, 'useFlexTier' | 'waitMinutes'>,
   request: ResponsesRequest,
   credentials: EngineCredentials,
   signal: AbortSignal,

@@ -42,6 +42,7 @@ export function toApiFlow(flow: FlowRecord, publicUrl: string, now: Date): Flow 
     reuseWindowHours: flow.reuseWindowHours,
     dailyBudgetUsd: flow.dailyBudgetUsd,
     overBudget: flow.overBudget,
+    textRules: flow.textRules,
     previousWebhookUrlValidUntil: previousValidUntil && previousValidUntil.getTime() > now.getTime() ? previousValidUntil.toISOString() : null,
     updatedAt: flow.updatedAt.toISOString(),
   };
@@ -90,6 +91,7 @@ export async function updateFlow(
       // undefined keeps the budget; null removes it.
       dailyBudgetUsd: input.dailyBudgetUsd === undefined ? { keep: true } : { keep: false, value: input.dailyBudgetUsd },
       overBudget: input.overBudget ?? null,
+      textRules: input.textRules ?? null,
     });
     if (!flow) return refused(apiErrorCodes.flow_not_found, flowMessages.flowNotFound);
     return {

@@ -1,6 +1,7 @@
 import type { Queryable } from '../database/database.ts';
 import { flowTypes, flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
 import { storedAssistantSchema, type Assistant } from '../../shared/flows/flow-schemas.ts';
+import { textRulesSchema, type TextRules } from '../../shared/flows/text-rules-schemas.ts';
 import { newFlowId } from './webhook-url.ts';
 import { defaultFlowValues } from './flow-defaults.ts';
 
@@ -36,6 +37,8 @@ export interface FlowRecord {
   dailyBudgetUsd: number | null;
   /** Past the budget: events wait for the next day, or are skipped. */
   overBudget: 'wait' | 'skip';
+  /** What the flow's texts may say, checked before delivery. */
+  textRules: TextRules;
   updatedAt: Date;
 }
 
@@ -59,11 +62,12 @@ interface FlowRow {
   /** numeric arrives as a string from pg. */
   daily_budget_usd: string | null;
   over_budget: 'wait' | 'skip';
+  text_rules: unknown;
   updated_at: Date;
 }
 
 const flowColumns =
-  'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, webhook_key, previous_webhook_key, previous_webhook_key_expires_at, pixel_key, shopper_cooldown_hours, daily_generation_cap, use_flex_tier, reuse_window_hours, daily_budget_usd, over_budget, updated_at';
+  'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, webhook_key, previous_webhook_key, previous_webhook_key_expires_at, pixel_key, shopper_cooldown_hours, daily_generation_cap, use_flex_tier, reuse_window_hours, daily_budget_usd, over_budget, text_rules, updated_at';
 
 function toFlowRecord(row: FlowRow): FlowRecord {
   return {
@@ -85,6 +89,7 @@ function toFlowRecord(row: FlowRow): FlowRecord {
     reuseWindowHours: row.reuse_window_hours,
     dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
     overBudget: row.over_budget,
+    textRules: textRulesSchema.parse(row.text_rules),
     updatedAt: row.updated_at,
   };
 }
@@ -190,6 +195,8 @@ export async function saveFlowConfiguration(
     reuseWindowHours: number | null;
     dailyBudgetUsd: { keep: true } | { keep: false; value: number | null };
     overBudget: 'wait' | 'skip' | null;
+    /** Null keeps the stored rules. */
+    textRules: TextRules | null;
   },
 ): Promise<FlowRecord | null> {
   const { rows } = await db.query<FlowRow>(
@@ -202,6 +209,7 @@ export async function saveFlowConfiguration(
             reuse_window_hours = COALESCE($11, reuse_window_hours),
             daily_budget_usd = CASE WHEN $12 THEN daily_budget_usd ELSE $13::numeric END,
             over_budget = COALESCE($14, over_budget),
+            text_rules = COALESCE($15::jsonb, text_rules),
             updated_at = now()
       WHERE user_id = $1 AND flow_type = $2
       RETURNING ${flowColumns}`,
@@ -220,6 +228,7 @@ export async function saveFlowConfiguration(
       values.dailyBudgetUsd.keep,
       values.dailyBudgetUsd.keep ? null : values.dailyBudgetUsd.value,
       values.overBudget,
+      values.textRules === null ? null : JSON.stringify(values.textRules),
     ],
   );
   return rows[0] ? toFlowRecord(rows[0]) : null;

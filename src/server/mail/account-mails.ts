@@ -9,7 +9,7 @@ function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
-function layout(greeting: string, paragraphs: string[], link: { url: string; label: string }): Pick<OutgoingMail, 'text' | 'html'> {
+export function mailLayout(greeting: string, paragraphs: string[], link: { url: string; label: string }): Pick<OutgoingMail, 'text' | 'html'> {
   const text = [greeting, '', ...paragraphs.flatMap((p) => [p, '']), `${link.label}: ${link.url}`, '', 'Flowsmith'].join('\n');
   const html = `<p>${escapeHtml(greeting)}</p>${paragraphs.map((p) => `<p>${escapeHtml(p)}</p>`).join('')}<p><a href="${escapeHtml(link.url)}">${escapeHtml(link.label)}</a></p><p>Flowsmith</p>`;
   return { text, html };
@@ -20,7 +20,7 @@ export function verificationMail(to: string, fullName: string, publicUrl: string
   return {
     to,
     subject: 'Confirm your email for Flowsmith',
-    ...layout(
+    ...mailLayout(
       `Hello ${fullName},`,
       [`Please confirm your email address to finish creating your Flowsmith account. The link expires in ${VERIFICATION_LINK_VALID_HOURS} hours.`],
       { url, label: 'Confirm my email' },
@@ -33,7 +33,7 @@ export function passwordResetMail(to: string, fullName: string, publicUrl: strin
   return {
     to,
     subject: 'Reset your Flowsmith password',
-    ...layout(
+    ...mailLayout(
       `Hello ${fullName},`,
       ['Someone asked to reset the password of your Flowsmith account. If it was you, choose a new password with the link below within one hour. If not, ignore this mail.'],
       { url, label: 'Choose a new password' },
@@ -45,7 +45,7 @@ export function existingAccountMail(to: string, fullName: string, publicUrl: str
   return {
     to,
     subject: 'You already have a Flowsmith account',
-    ...layout(
+    ...mailLayout(
       `Hello ${fullName},`,
       ['Someone tried to create a Flowsmith account with this email address, which already has one. If it was you, sign in, or reset your password if you forgot it.'],
       { url: `${publicUrl}/auth/login`, label: 'Sign in' },
@@ -58,7 +58,7 @@ export function accountDeletedMail(to: string, fullName: string, publicUrl: stri
   return {
     to,
     subject: 'Your Flowsmith account is deleted',
-    ...layout(
+    ...mailLayout(
       `Hello ${fullName},`,
       [
         'Your Flowsmith account is deleted, with everything kept for it: your flows, service keys, events, the payloads your shop sent and the texts written for them.',

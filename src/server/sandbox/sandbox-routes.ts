@@ -62,6 +62,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ intake: Intake }> = async (a
           reuseWindowHours: null,
           dailyBudgetUsd: { keep: true },
           overBudget: null,
+          textRules: null,
         });
       }
       await startSandboxPeriod(client, userId, app.clock.now());

@@ -191,6 +191,22 @@ export async function sandboxOpenAi(app: FastifyInstance, options: SandboxServic
     return { object: 'list', data: [{ id: 'gpt-5-mini', object: 'model', created: 1_754_524_800, owned_by: 'sandbox' }] };
   });
 
+  // The sample writer writes nothing to flag: every text passes, one result per input.
+  app.post('/moderations', async (request, reply) => {
+    if (!(await owner(request, reply))) return reply;
+    const parsed = moderationRequestSchema.safeParse(request.body);
+    if (!parsed.success) return error(reply, 400, 'invalid_request_error', 'invalid_request', 'The request did not have the expected shape.');
+    const inputs = Array.isArray(parsed.data.input) ? parsed.data.input : [parsed.data.input];
+    const categories = Object.fromEntries(moderationCategories.map((category) => [category, false]));
+    const scores = Object.fromEntries(moderationCategories.map((category) => [category, 0]));
+    const applied = Object.fromEntries(moderationCategories.map((category) => [category, ['text']]));
+    return {
+      id: `modr-sandbox-${randomUUID()}`,
+      model: parsed.data.model ?? 'omni-moderation-latest',
+      results: inputs.map(() => ({ flagged: false, categories, category_scores: scores, category_applied_input_types: applied })),
+    };
+  });
+
   app.post('/responses', async (request, reply) => {
     if (!(await owner(request, reply))) return reply;
     const parsed = responsesRequestSchema.safeParse(request.body);
@@ -224,6 +240,34 @@ export async function sandboxOpenAi(app: FastifyInstance, options: SandboxServic
   });
 }
 
+const moderationRequestSchema = z.object({ model: z.string().max(100).optional(), input: z.union([z.string().max(100_000), z.array(z.string().max(100_000)).max(100)]) });
+/** The categories of OpenAI's Moderation type. */
+const moderationCategories = [
+  'harassment',
+  'harassment/threatening',
+  'hate',
+  'hate/threatening',
+  'illicit',
+  'illicit/violent',
+  'self-harm',
+  'self-harm/instructions',
+  'self-harm/intent',
+  'sexual',
+  'sexual/minors',
+  'violence',
+  'violence/graphic',
+];
+
+/** The words a product search asks for (`title:*alpine jacket*`), without Shopify's search syntax. */
+function searchedWords(query: string): string {
+  return query
+    .replace(/\b\w+:/g, ' ')
+    .replace(/[\\"'*()]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+}
+
 const graphqlRequestSchema = z.object({ query: z.string().max(10_000), variables: z.record(z.string(), z.unknown()).nullish() });
 
 /** Shopify's Admin API (GraphQL) for the sample shop: the shop check and product look-ups. */
@@ -253,6 +297,11 @@ export async function sandboxShopify(app: FastifyInstance, options: SandboxServi
             : null,
         },
       };
+    }
+    if (/\bproducts\s*\(/.test(query)) {
+      const wanted = searchedWords(typeof variables?.query === 'string' ? variables.query : '');
+      const titles = wanted ? sampleProducts.filter((product) => product.title.toLowerCase().includes(wanted)).map((product) => ({ title: product.title })) : [];
+      return { data: { products: { nodes: titles.slice(0, 5) } } };
     }
     if (/\bshop\s*\{/.test(query)) return { data: { shop: { name: 'Flowsmith sample shop', myshopifyDomain: SAMPLE_SHOP_DOMAIN } } };
     return reply.status(200).send({ errors: [{ message: 'The sample shop answers product and shop queries only.' }] });

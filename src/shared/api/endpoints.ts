@@ -8,6 +8,7 @@ const accountSchemas = () => import('../auth/auth-schemas.ts');
 const accountDeletionSchemas = () => import('../auth/account-deletion.ts');
 const flowSchemas = () => import('../flows/flow-schemas.ts');
 const flowCostSchemas = () => import('../flows/flow-costs.ts');
+const flowPreviewSchemas = () => import('../flows/flow-preview-schemas.ts');
 const flowSignatureSchemas = () => import('../flows/flow-signature-schemas.ts');
 const webhookUrlRotationSchemas = () => import('../flows/webhook-url-rotation.ts');
 const credentialSchemas = () => import('../credentials/credential-schemas.ts');
@@ -20,6 +21,8 @@ const attributionSchemas = () => import('../attribution/attribution-schemas.ts')
 const sandboxSchemas = () => import('../sandbox/sandbox-schemas.ts');
 const privacySchemas = () => import('../privacy/privacy-schemas.ts');
 const retentionSchemas = () => import('../retention/retention-schemas.ts');
+const reviewSchemas = () => import('../reviews/review-schemas.ts');
+const flowAlertSchemas = () => import('../alerts/flow-alert-schemas.ts');
 
 /**
  * Every endpoint of the API the web app calls, in one table: method, path and schemas
@@ -73,8 +76,27 @@ export const endpoints = {
       const [flows, rotation] = await Promise.all([flowSchemas(), webhookUrlRotationSchemas()]);
       return { params: flows.flowParamsSchema, body: rotation.rotateWebhookUrlSchema, response: rotation.rotateWebhookUrlResponseSchema };
     }),
+    preview: endpoint('POST', '/api/flows/:flowType/preview', async () => {
+      const [flows, preview] = await Promise.all([flowSchemas(), flowPreviewSchemas()]);
+      return { params: flows.flowParamsSchema, body: preview.flowPreviewRequestSchema, response: preview.flowPreviewResponseSchema };
+    }),
     costs: endpoint('GET', '/api/flows/costs', async () => ({ response: (await flowCostSchemas()).flowCostsResponseSchema })),
     pixelAddress: endpoint('GET', '/api/flows/browser_abandonment/pixel', async () => ({ response: (await pixelSchemas()).pixelAddressResponseSchema })),
+  },
+  flowAlerts: {
+    list: endpoint('GET', '/api/flow-alerts', async () => ({ response: (await flowAlertSchemas()).flowAlertsResponseSchema })),
+  },
+  reviews: {
+    list: endpoint('GET', '/api/reviews', async () => ({ response: (await reviewSchemas()).reviewListResponseSchema })),
+    count: endpoint('GET', '/api/reviews/count', async () => ({ response: (await reviewSchemas()).reviewCountResponseSchema })),
+    decide: endpoint('POST', '/api/reviews/decide', async () => {
+      const s = await reviewSchemas();
+      return { body: s.decideReviewsSchema, response: s.decideReviewsResponseSchema };
+    }),
+    edit: endpoint('POST', '/api/reviews/:eventId/edit', async () => {
+      const s = await reviewSchemas();
+      return { params: s.editReviewParamsSchema, body: s.editReviewSchema, response: s.decideReviewsResponseSchema };
+    }),
   },
   flowSignature: {
     read: endpoint('GET', '/api/flows/:flowType/signature', async () => {

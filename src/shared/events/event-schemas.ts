@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { flowTypeSchema } from '../flows/flow-types.ts';
+import { textChecksRecordSchema } from '../text-checks/text-check-schemas.ts';
 
 /**
  * The contract between the event log pages and the events API (/api/events), and the
@@ -46,6 +47,11 @@ export const normalizedEventSchema = z.object({
   checkoutToken: z.string().nullable(),
   /** Set when a Shopify checkout was completed: there is nothing to recover. */
   completedAt: z.string().nullable(),
+  /**
+   * The shopper's language as the shop gave it (Shopify's `customer_locale`, a generic
+   * event's `properties.locale`); absent in events normalised before it was kept.
+   */
+  locale: z.string().nullish(),
 });
 export type NormalizedEvent = z.infer<typeof normalizedEventSchema>;
 
@@ -98,6 +104,8 @@ export const eventGenerationSchema = z.object({
   /** The model had no known price: `costUsd` is counted at the dearest known price. */
   costEstimated: z.boolean(),
   error: z.string().nullable(),
+  /** The checks before delivery; null while not yet checked (or for texts from before the checks). */
+  checks: textChecksRecordSchema.nullable(),
 });
 export type EventGeneration = z.infer<typeof eventGenerationSchema>;
 

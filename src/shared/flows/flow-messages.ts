@@ -60,6 +60,48 @@ export const flowValidationMessages = {
   graceChoice: 'Choose when the current URL stops working: at once, after 1 hour, after 24 hours or after 7 days',
 } as const;
 
+/** The rules a flow's written texts are checked against, and what their form says. */
+export const textRuleMessages = {
+  discountCodeRequired: 'A discount code cannot be blank',
+  discountCodeTooLong: (max: number) => `A discount code must be at most ${max} characters`,
+  discountCodeCharacters: 'A discount code may use only letters, digits, - and _',
+  discountCodeRepeated: (code: string) => `The discount code ${code} is listed twice`,
+  tooManyDiscountCodes: (max: number) => `At most ${max} discount codes`,
+  bannedPhraseRequired: 'A banned word cannot be blank',
+  bannedPhraseTooLong: (max: number) => `A banned word or phrase must be at most ${max} characters`,
+  bannedPhraseCharacters: 'A banned word or phrase must be on one line',
+  bannedPhrasePlaceholder: 'A banned word or phrase cannot contain { or }: placeholders are filled in before the check',
+  bannedPhraseRepeated: (phrase: string) => `"${phrase}" is listed twice among the banned words`,
+  tooManyBannedPhrases: (max: number) => `At most ${max} banned words and phrases`,
+  languageChoice: "Choose the shopper's language or one of the listed languages",
+  onFailedChecksChoice: 'Choose what is sent when a text fails its checks twice: the fallback text, or nothing',
+  fallbackTooLong: (max: number) => `Fallback text must be at most ${max} characters`,
+  fallbackLongerThanLimit: (limit: number) => `Fallback text must fit the text's own limit of ${limit} characters`,
+  maxLengthRange: (max: number) => `Most characters must be a whole number between 1 and ${max}`,
+  sectionTitle: 'Checks before delivery',
+  sectionHint:
+    'Every text is checked before it reaches a shopper: its prices, discount codes, links, products, length, language, your banned words, and OpenAI moderation. A text that fails is written again once, naming what was wrong; if it fails again, the fallback text goes out, or nothing.',
+  discountCodesLabel: 'Discount codes texts may name',
+  discountCodesHint: 'One per line. Any other code-like word in a text fails its check.',
+  offersCouponLabel: "Texts may use a Klaviyo coupon tag ({% coupon_code '…' %})",
+  bannedPhrasesLabel: 'Banned words and phrases',
+  bannedPhrasesHint: 'One per line, matched as whole words in any case.',
+  languageLabel: 'Language of the texts',
+  languageShopper: "The shopper's language (from the event; not checked when the event gives none)",
+  onFailedChecksLabel: 'When a text fails its checks twice',
+  onFailedChecksFallback: "Send the assistant's fallback text (or nothing, when it has none)",
+  onFailedChecksNothing: 'Send nothing for the event',
+  fallbackLabel: 'Fallback text',
+  fallbackHint: 'Sent instead of a text that failed its checks twice. It may use the same placeholders as the prompt.',
+  maxLengthLabel: 'Most characters',
+  maxLengthHint: (max: number) => `Longer texts fail their check. Blank means ${max.toLocaleString('en-US')}.`,
+  autoApproveAfterRange: (max: number) => `Approve automatically after must be a whole number between 1 and ${max}, or blank for never`,
+  requireApprovalLabel: 'Texts wait for my approval before they are sent',
+  requireApprovalHint: 'Each event’s texts wait in the review list. A text not approved within 24 hours is not sent.',
+  autoApproveAfterLabel: 'Approve automatically after this many approved in a row',
+  autoApproveAfterHint: 'Once you have approved this many texts in a row without changing them, new texts are approved automatically. Leave blank to always review.',
+} as const;
+
 /** The limits on what a flow may cost (another part of the app enforces them per event). */
 export const flowCapMessages = {
   shopperCooldownLabel: 'Hours between texts for one shopper',

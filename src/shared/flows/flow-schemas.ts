@@ -3,6 +3,8 @@ import { flowTypeDetails, flowTypeSchema, type FlowType } from './flow-types.ts'
 import { flowValidationMessages as m } from './flow-messages.ts';
 import { flowPlaceholderTokens, placeholdersNotFilledIn, promptPlaceholderTokens, unknownPlaceholdersIn } from './prompt-placeholders.ts';
 import { MAX_WAIT_MINUTES } from './flow-wait.ts';
+import { MAX_FALLBACK_TEXT_LENGTH, MAX_TEXT_LENGTH, textRulesSchema } from './text-rules-schemas.ts';
+import { textRuleMessages } from './flow-messages.ts';
 
 /**
  * The contract between the flow pages and the flows API. The form validates with these
@@ -62,6 +64,25 @@ export const assistantSchema = z.object({
   model: optionalText(z.string().trim().max(MAX_MODEL_LENGTH, m.modelInvalid).regex(modelName, m.modelInvalid)),
   /** Tone, length, brand voice: sent to the model as its instructions. */
   instructions: optionalText(z.string().trim().max(MAX_INSTRUCTIONS_LENGTH, m.instructionsTooLong(MAX_INSTRUCTIONS_LENGTH))),
+  /** Sent instead of a text that failed its checks twice; the prompt's placeholders are filled in. */
+  fallback_text: optionalText(
+    z
+      .string()
+      .trim()
+      .max(MAX_FALLBACK_TEXT_LENGTH, textRuleMessages.fallbackTooLong(MAX_FALLBACK_TEXT_LENGTH))
+      .superRefine((text, context) => {
+        const unknown = unknownPlaceholdersIn(text);
+        if (unknown.length > 0) context.addIssue({ code: 'custom', message: m.unknownPlaceholders(unknown, promptPlaceholderTokens) });
+      }),
+  ),
+  /** The most characters this assistant's text may have; null: MAX_TEXT_LENGTH. */
+  max_length: z
+    .number({ error: textRuleMessages.maxLengthRange(MAX_TEXT_LENGTH) })
+    .int(textRuleMessages.maxLengthRange(MAX_TEXT_LENGTH))
+    .min(1, textRuleMessages.maxLengthRange(MAX_TEXT_LENGTH))
+    .max(MAX_TEXT_LENGTH, textRuleMessages.maxLengthRange(MAX_TEXT_LENGTH))
+    .nullish()
+    .transform((value) => value ?? null),
 });
 export type AssistantInput = z.input<typeof assistantSchema>;
 
@@ -70,10 +91,21 @@ export type AssistantInput = z.input<typeof assistantSchema>;
  * fill, with the message for the template field. The form and the flows API both refuse
  * them: the text would be written without the thing it was asked about.
  */
-export function placeholderProblemsOf(flowType: FlowType, assistants: ReadonlyArray<{ prompt_template: string }>): Array<{ index: number; message: string }> {
+export function placeholderProblemsOf(
+  flowType: FlowType,
+  assistants: ReadonlyArray<{ prompt_template: string; fallback_text?: string | null }>,
+): Array<{ index: number; field: 'prompt_template' | 'fallback_text'; message: string }> {
+  const problemOf = (text: string) => {
+    const notFilled = placeholdersNotFilledIn(text, flowType);
+    return notFilled.length === 0 ? null : m.placeholdersNotFilled(notFilled, flowTypeDetails[flowType].title, flowPlaceholderTokens[flowType]);
+  };
   return assistants.flatMap((assistant, index) => {
-    const notFilled = placeholdersNotFilledIn(assistant.prompt_template, flowType);
-    return notFilled.length === 0 ? [] : [{ index, message: m.placeholdersNotFilled(notFilled, flowTypeDetails[flowType].title, flowPlaceholderTokens[flowType]) }];
+    const problems: Array<{ index: number; field: 'prompt_template' | 'fallback_text'; message: string }> = [];
+    const inTemplate = problemOf(assistant.prompt_template);
+    if (inTemplate) problems.push({ index, field: 'prompt_template', message: inTemplate });
+    const inFallback = assistant.fallback_text ? problemOf(assistant.fallback_text) : null;
+    if (inFallback) problems.push({ index, field: 'fallback_text', message: inFallback });
+    return problems;
   });
 }
 
@@ -89,6 +121,11 @@ export const assistantsSchema = z
   .superRefine((assistants, context) => {
     const seen = new Set<string>();
     assistants.forEach((assistant, index) => {
+      // Only against a limit that is one: a limit out of range has its own message.
+      const limit = assistant.max_length;
+      if (assistant.fallback_text && limit && Number.isInteger(limit) && limit >= 1 && limit <= MAX_TEXT_LENGTH && assistant.fallback_text.length > limit) {
+        context.addIssue({ code: 'custom', path: [index, 'fallback_text'], message: textRuleMessages.fallbackLongerThanLimit(limit) });
+      }
       const key = propertyKey(assistant.klaviyo_property);
       if (key && seen.has(key)) {
         context.addIssue({ code: 'custom', path: [index, 'klaviyo_property'], message: m.klaviyoPropertyDuplicate(assistant.klaviyo_property.trim()) });
@@ -158,6 +195,8 @@ export const updateFlowSchema = z.object({
   reuseWindowHours: reuseWindowHoursSchema.optional(),
   dailyBudgetUsd: dailyBudgetUsdSchema.optional(),
   overBudget: overBudgetSchema.optional(),
+  /** Absent keeps the stored rules. */
+  textRules: textRulesSchema.optional(),
 });
 export type UpdateFlowInput = z.input<typeof updateFlowSchema>;
 export type UpdateFlow = z.output<typeof updateFlowSchema>;
@@ -169,6 +208,8 @@ export const storedAssistantSchema = z.object({
   prompt_template: z.string(),
   model: z.string().nullable().default(null),
   instructions: z.string().nullable().default(null),
+  fallback_text: z.string().nullable().default(null),
+  max_length: z.number().int().nullable().default(null),
 });
 export type Assistant = z.output<typeof storedAssistantSchema>;
 
@@ -179,6 +220,8 @@ export const defaultAssistant: Assistant = {
   prompt_template: 'Write a subject line for {description}',
   model: null,
   instructions: null,
+  fallback_text: null,
+  max_length: null,
 };
 
 export const flowSchema = z.object({
@@ -208,6 +251,7 @@ export const flowSchema = z.object({
   /** Dollars a day (UTC); null = no budget. */
   dailyBudgetUsd: z.number().nullable(),
   overBudget: z.enum(['wait', 'skip']),
+  textRules: textRulesSchema,
   updatedAt: z.string(),
 });
 export type Flow = z.output<typeof flowSchema>;

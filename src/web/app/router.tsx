@@ -26,6 +26,7 @@ const chunks = {
   flow: () => import('../flows/flow-page.tsx'),
   sandboxProfiles: () => import('../sandbox/sandbox-profiles-page.tsx'),
   privacy: () => import('../privacy/privacy-page.tsx'),
+  reviews: () => import('../reviews/review-page.tsx'),
 };
 
 const LoginPage = lazy(async () => ({ default: (await chunks.login()).LoginPage }));
@@ -44,6 +45,7 @@ const ApiSettingsPage = lazy(async () => ({ default: (await chunks.apiSettings()
 const FlowPage = lazy(async () => ({ default: (await chunks.flow()).FlowPage }));
 const SandboxProfilesPage = lazy(async () => ({ default: (await chunks.sandboxProfiles()).SandboxProfilesPage }));
 const PrivacyPage = lazy(async () => ({ default: (await chunks.privacy()).PrivacyPage }));
+const ReviewPage = lazy(async () => ({ default: (await chunks.reviews()).ReviewPage }));
 
 const flowPages: Array<[path: string, flowType: FlowType]> = [
   [pageRoutes.browserAbandonment, 'browser_abandonment'],
@@ -63,6 +65,7 @@ const chunksOfPage: Record<string, Array<() => Promise<unknown>>> = {
   [pageRoutes.apiSettings]: [chunks.requireUser, chunks.appShell, chunks.apiSettings],
   [pageRoutes.sandboxProfiles]: [chunks.requireUser, chunks.appShell, chunks.sandboxProfiles],
   [pageRoutes.privacy]: [chunks.requireUser, chunks.appShell, chunks.privacy],
+  [pageRoutes.reviews]: [chunks.requireUser, chunks.appShell, chunks.reviews],
   ...Object.fromEntries(flowPages.map(([path]) => [path, [chunks.requireUser, chunks.appShell, chunks.requireSetup, chunks.flow]])),
 };
 
@@ -91,6 +94,7 @@ export function AppRoutes() {
             <Route path={pageRoutes.apiSettings} element={<ApiSettingsPage />} />
             <Route path={pageRoutes.sandboxProfiles} element={<SandboxProfilesPage />} />
             <Route path={pageRoutes.privacy} element={<PrivacyPage />} />
+            <Route path={pageRoutes.reviews} element={<ReviewPage />} />
             <Route element={<RequireSetup />}>
               {flowPages.map(([path, flowType]) => (
                 <Route key={path} path={path} element={<FlowPage flowType={flowType} />} />

@@ -11,6 +11,8 @@ import { RevenuePanel } from '../attribution/revenue-panel.tsx';
 import { FlowCard } from './flow-card.tsx';
 import { ProcessingPanel } from './processing-panel.tsx';
 import { SetupChecklist } from './setup-checklist.tsx';
+import { PendingReviewsNotice } from '../reviews/pending-reviews-notice.tsx';
+import { FlowAlerts, useFlowAlerts } from '../alerts/flow-alerts.tsx';
 import { useDashboard } from './use-dashboard.ts';
 import { useDashboardLive } from './use-dashboard-live.ts';
 import { SandboxPanel } from '../sandbox/sandbox-panel.tsx';
@@ -38,7 +40,8 @@ export function DashboardPage() {
   // a click on a card just as the checklist pushed it down landed on nothing.
   const sandboxStatus = useSandboxStatus();
   const setupStatus = useSetupStatus();
-  const settling = dashboard.isPending || sandboxStatus.isPending || setupStatus.isPending;
+  const alerts = useFlowAlerts();
+  const settling = dashboard.isPending || sandboxStatus.isPending || setupStatus.isPending || alerts.isPending;
   const stateOf = new Map(dashboard.data?.flows.map((flow) => [flow.flowType, flow]));
   return (
     <div className="space-y-8">
@@ -56,6 +59,7 @@ export function DashboardPage() {
         </Alert>
       ) : null}
       {dashboard.data ? <SetupChecklist setup={dashboard.data.setup} /> : null}
+      {settling ? null : <FlowAlerts alerts={alerts.data} />}
 
       <section aria-labelledby="flows-heading" className="space-y-4">
         <h2 id="flows-heading" className="text-xl font-semibold text-slate-900">
@@ -73,6 +77,9 @@ export function DashboardPage() {
           </ul>
         )}
       </section>
+
+      {/* Below the cards: it arrives on its own answer and must not move them. */}
+      <PendingReviewsNotice />
 
       {dashboard.data ? <ProcessingPanel processing={dashboard.data.processing} /> : null}
 

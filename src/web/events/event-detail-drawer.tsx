@@ -13,6 +13,7 @@ import { isSandboxEvent, sandboxProfilesPath } from '../../shared/sandbox/sandbo
 import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
 import { SandboxBadge } from '../sandbox/sandbox-badge.tsx';
 import { estimatedCostReason } from '../../shared/flows/flow-costs.ts';
+import { TextCheckResults } from '../text-checks/text-check-results.tsx';
 
 /**
  * One event in full, in a panel over the page: what arrived, how it was read, what each
@@ -163,12 +164,18 @@ function EventDetailBody({ event }: { event: EventDetail }) {
                 </div>
                 <p className="text-xs font-semibold text-slate-600">Prompt</p>
                 <p className="whitespace-pre-wrap text-sm text-slate-800">{generation.prompt || '(empty)'}</p>
-                <p className="text-xs font-semibold text-slate-600">Text</p>
+                <p className="text-xs font-semibold text-slate-600">{generation.checks?.delivered === 'nothing' ? 'Text (not delivered)' : 'Text'}</p>
                 {generation.text ? (
-                  <p className="whitespace-pre-wrap rounded bg-green-50 p-2 text-sm text-slate-900">{generation.text}</p>
+                  <p className={`whitespace-pre-wrap rounded p-2 text-sm text-slate-900 ${generation.checks?.delivered === 'nothing' ? 'bg-slate-100' : 'bg-green-50'}`}>{generation.text}</p>
                 ) : (
                   <p className="text-sm text-red-700">{generation.error}</p>
                 )}
+                {generation.status === 'succeeded' ? (
+                  <>
+                    <p className="text-xs font-semibold text-slate-600">Checks before delivery</p>
+                    <TextCheckResults checks={generation.checks} />
+                  </>
+                ) : null}
               </li>
             ))}
           </ul>

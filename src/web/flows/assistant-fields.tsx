@@ -1,52 +1,44 @@
-import { useId, useRef, type TextareaHTMLAttributes } from 'react';
+import { useId, useRef } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
 import { Trash2 } from 'lucide-react';
 import { TextField } from '../ui/field.tsx';
 import { Button } from '../ui/button.tsx';
 import { insertAtCursor, placeholdersOfFlow } from '../../shared/flows/prompt-placeholders.ts';
+import { textRuleMessages } from '../../shared/flows/flow-messages.ts';
+import { MAX_TEXT_LENGTH } from '../../shared/flows/text-rules-schemas.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { FlowFormValues } from './flow-form.ts';
 import { KlaviyoTag } from './klaviyo-tag.tsx';
+import { TextAreaField } from './text-area-field.tsx';
 
-/** A labelled textarea with its hint and error announced, like TextField. */
-function TextAreaField({
-  label,
-  error,
-  hint,
-  textareaRef,
-  ...props
-}: TextareaHTMLAttributes<HTMLTextAreaElement> & {
-  label: string;
-  error?: string | undefined;
-  hint?: string;
-  textareaRef?: (element: HTMLTextAreaElement | null) => void;
-}) {
-  const id = useId();
-  const describedBy = [error ? `${id}-error` : null, hint ? `${id}-hint` : null].filter(Boolean).join(' ') || undefined;
+/**
+ * Wanted in textRuleMessages: the name of a button that puts a placeholder into an
+ * assistant's fallback text. It starts unlike the prompt template's buttons ("Insert
+ * {token} … into the prompt template"), so each set keeps names of its own.
+ */
+const insertIntoFallback = (token: string, label: string, number: number) => `Insert into the fallback text of assistant ${number}: ${token} (${label})`;
+
+/** The placeholders this flow's events fill, as buttons that put one into a text at its cursor. */
+function PlaceholderButtons({ flowType, nameOf, onInsert }: { flowType: FlowType; nameOf: (token: string, label: string) => string; onInsert: (token: string) => void }) {
+  const labelId = useId();
   return (
-    <div className="space-y-1">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
-        {label}
-      </label>
-      <textarea
-        id={id}
-        ref={textareaRef}
-        rows={3}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={describedBy}
-        {...props}
-        className={`block w-full rounded-md border px-3 py-2 text-sm shadow-sm focus:outline-none focus:ring-2 focus:ring-indigo-500 ${error ? 'border-red-500' : 'border-slate-300'}`}
-      />
-      {hint ? (
-        <p id={`${id}-hint`} className="text-xs text-slate-600">
-          {hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p id={`${id}-error`} className="text-sm text-red-700">
-          {error}
-        </p>
-      ) : null}
+    <div className="flex flex-wrap items-center gap-2" role="group" aria-labelledby={labelId}>
+      <span id={labelId} className="text-xs text-slate-600">
+        Insert placeholder:
+      </span>
+      {/* Only what this flow's events can fill: anything else would reach the AI empty. */}
+      {placeholdersOfFlow(flowType).map((placeholder) => (
+        <button
+          key={placeholder.token}
+          type="button"
+          title={placeholder.label}
+          aria-label={nameOf(placeholder.token, placeholder.label)}
+          onClick={() => onInsert(placeholder.token)}
+          className="rounded border border-slate-300 bg-slate-50 px-2 py-0.5 font-mono text-xs text-slate-800 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600"
+        >
+          {placeholder.token}
+        </button>
+      ))}
     </div>
   );
 }
@@ -57,20 +49,24 @@ export function AssistantFields({ flowType, index, canRemove, onRemove }: { flow
   const property = useWatch({ control, name: `assistants.${index}.klaviyo_property` }) ?? '';
   const errors = formState.errors.assistants?.[index];
   const templatePath = `assistants.${index}.prompt_template` as const;
+  const fallbackPath = `assistants.${index}.fallback_text` as const;
   // Registered in display order, which is the order a failed submit looks for the field to focus.
   const nameField = register(`assistants.${index}.name`);
   const propertyField = register(`assistants.${index}.klaviyo_property`);
   const { ref: registerTemplateRef, ...templateField } = register(templatePath);
+  const modelField = register(`assistants.${index}.model`);
+  const instructionsField = register(`assistants.${index}.instructions`);
+  const { ref: registerFallbackRef, ...fallbackField } = register(fallbackPath);
+  const maxLengthField = register(`assistants.${index}.max_length`);
   const templateElement = useRef<HTMLTextAreaElement | null>(null);
-  const placeholdersLabel = useId();
+  const fallbackElement = useRef<HTMLTextAreaElement | null>(null);
   const headingId = useId();
   const number = index + 1;
 
-  const insertPlaceholder = (token: string) => {
-    const element = templateElement.current;
-    const current = getValues(templatePath) ?? '';
+  const insertPlaceholder = (path: typeof templatePath | typeof fallbackPath, element: HTMLTextAreaElement | null, token: string) => {
+    const current = getValues(path) ?? '';
     const { text, cursor } = insertAtCursor(current, element?.selectionStart ?? current.length, element?.selectionEnd ?? current.length, token);
-    setValue(templatePath, text, { shouldDirty: true, shouldValidate: formState.isSubmitted });
+    setValue(path, text, { shouldDirty: true, shouldValidate: formState.isSubmitted });
     requestAnimationFrame(() => {
       element?.focus();
       element?.setSelectionRange(cursor, cursor);
@@ -110,38 +106,43 @@ export function AssistantFields({ flowType, index, canRemove, onRemove }: { flow
           }}
           {...templateField}
         />
-        <div className="flex flex-wrap items-center gap-2" role="group" aria-labelledby={placeholdersLabel}>
-          <span id={placeholdersLabel} className="text-xs text-slate-600">
-            Insert placeholder:
-          </span>
-          {/* Only what this flow's events can fill: anything else would reach the AI empty. */}
-          {placeholdersOfFlow(flowType).map((placeholder) => (
-            <button
-              key={placeholder.token}
-              type="button"
-              title={placeholder.label}
-              aria-label={`Insert ${placeholder.token} (${placeholder.label}) into the prompt template of assistant ${number}`}
-              onClick={() => insertPlaceholder(placeholder.token)}
-              className="rounded border border-slate-300 bg-slate-50 px-2 py-0.5 font-mono text-xs text-slate-800 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600"
-            >
-              {placeholder.token}
-            </button>
-          ))}
-        </div>
+        <PlaceholderButtons
+          flowType={flowType}
+          nameOf={(token, label) => `Insert ${token} (${label}) into the prompt template of assistant ${number}`}
+          onInsert={(token) => insertPlaceholder(templatePath, templateElement.current, token)}
+        />
+      </div>
+      <TextField label="Model (optional)" error={errors?.model?.message} hint="Leave empty to use your default model" placeholder="gpt-5-mini" {...modelField} />
+      <TextAreaField label="Instructions (optional)" error={errors?.instructions?.message} hint="Tone, length, brand voice" rows={2} {...instructionsField} />
+      <div className="space-y-2">
+        <TextAreaField
+          label={textRuleMessages.fallbackLabel}
+          error={errors?.fallback_text?.message}
+          hint={textRuleMessages.fallbackHint}
+          rows={2}
+          textareaRef={(element) => {
+            registerFallbackRef(element);
+            fallbackElement.current = element;
+          }}
+          {...fallbackField}
+        />
+        <PlaceholderButtons
+          flowType={flowType}
+          nameOf={(token, label) => insertIntoFallback(token, label, number)}
+          onInsert={(token) => insertPlaceholder(fallbackPath, fallbackElement.current, token)}
+        />
       </div>
       <TextField
-        label="Model (optional)"
-        error={errors?.model?.message}
-        hint="Leave empty to use your default model"
-        placeholder="gpt-5-mini"
-        {...register(`assistants.${index}.model`)}
-      />
-      <TextAreaField
-        label="Instructions (optional)"
-        error={errors?.instructions?.message}
-        hint="Tone, length, brand voice"
-        rows={2}
-        {...register(`assistants.${index}.instructions`)}
+        label={textRuleMessages.maxLengthLabel}
+        type="number"
+        inputMode="numeric"
+        min={1}
+        max={MAX_TEXT_LENGTH}
+        step={1}
+        className="max-w-40"
+        hint={textRuleMessages.maxLengthHint(MAX_TEXT_LENGTH)}
+        error={errors?.max_length?.message}
+        {...maxLengthField}
       />
     </section>
   );

@@ -10,10 +10,12 @@ import { flowHasWait } from '../../shared/flows/flow-types.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { MAX_ASSISTANTS_PER_FLOW, MAX_DAILY_GENERATION_CAP, MAX_REUSE_WINDOW_HOURS, MAX_SHOPPER_COOLDOWN_HOURS, MIN_DAILY_GENERATION_CAP } from '../../shared/flows/flow-schemas.ts';
 import { CheckboxField } from '../ui/checkbox-field.tsx';
-import { flowCapMessages, flowMessages } from '../../shared/flows/flow-messages.ts';
+import { flowCapMessages, flowMessages, textRuleMessages } from '../../shared/flows/flow-messages.ts';
 import { waitUnits } from '../../shared/flows/flow-wait.ts';
+import { textLanguages } from '../../shared/text-checks/text-languages.ts';
 import { AssistantFields } from './assistant-fields.tsx';
-import { emptyAssistant, flowFormSchema, formFieldFor, toFormValues, toUpdateInput, type FlowFormOutput, type FlowFormValues } from './flow-form.ts';
+import { emptyAssistant, flowFormSchema, formErrorFor, toFormValues, toUpdateInput, type FlowFormOutput, type FlowFormValues } from './flow-form.ts';
+import { TextAreaField } from './text-area-field.tsx';
 import { useSaveFlow } from './use-flows.ts';
 
 async function copyToClipboard(text: string) {
@@ -34,13 +36,26 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
   });
   const { fields, append, remove } = useFieldArray({ control: form.control, name: 'assistants' });
   const save = useSaveFlow(flow.flowType);
-  const ids = { active: useId(), webhook: useId(), webhookHint: useId(), waitAmount: useId(), waitUnit: useId(), waitHint: useId(), waitError: useId() };
+  const ids = {
+    active: useId(),
+    webhook: useId(),
+    webhookHint: useId(),
+    waitAmount: useId(),
+    waitUnit: useId(),
+    waitHint: useId(),
+    waitError: useId(),
+    textRulesHint: useId(),
+    language: useId(),
+    languageError: useId(),
+    onFailedChecksError: useId(),
+  };
   const errors = form.formState.errors;
   const webhookUrl = flow.generatedWebhookUrl;
 
   const onSubmit = form.handleSubmit(async (values) => {
+    const input = toUpdateInput(values, hasWait);
     try {
-      const result = await save.mutateAsync(toUpdateInput(values, hasWait));
+      const result = await save.mutateAsync(input);
       toast.success(result.firstSave ? flowMessages.saved : flowMessages.updated);
       if (result.webhookUrlRewritten) toast.info(flowMessages.webhookUrlRewritten);
       onSaved();
@@ -49,8 +64,9 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
         toast.error(flowMessages.updateFailed);
         return;
       }
-      for (const [field, message] of Object.entries(error.body.fieldErrors ?? {})) {
-        form.setError(formFieldFor(field) as keyof FlowFormValues, { message });
+      for (const [apiField, apiMessage] of Object.entries(error.body.fieldErrors ?? {})) {
+        const { field, message } = formErrorFor(apiField, apiMessage, input);
+        form.setError(field as keyof FlowFormValues, { message });
       }
       toast.error(flowMessages.saveError(error.message));
     }
@@ -212,6 +228,88 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
               <p className="text-xs text-slate-600">{flowCapMessages.useFlexTierHint}</p>
             </div>
           ) : null}
+        </fieldset>
+
+        {/* What every written text is checked against before it reaches a shopper's profile. */}
+        <fieldset className="min-w-0 space-y-4" aria-describedby={ids.textRulesHint}>
+          <legend className="text-sm font-semibold text-slate-800">{textRuleMessages.sectionTitle}</legend>
+          <p id={ids.textRulesHint} className="text-xs text-slate-600">
+            {textRuleMessages.sectionHint}
+          </p>
+          <div className="grid gap-4 sm:grid-cols-2">
+            <div className="space-y-2">
+              <TextAreaField
+                label={textRuleMessages.discountCodesLabel}
+                hint={textRuleMessages.discountCodesHint}
+                error={errors.textRules?.discountCodes?.message}
+                spellCheck={false}
+                {...form.register('textRules.discountCodes')}
+              />
+              <CheckboxField label={textRuleMessages.offersCouponLabel} {...form.register('textRules.offersCoupon')} />
+            </div>
+            <TextAreaField
+              label={textRuleMessages.bannedPhrasesLabel}
+              hint={textRuleMessages.bannedPhrasesHint}
+              error={errors.textRules?.bannedPhrases?.message}
+              {...form.register('textRules.bannedPhrases')}
+            />
+          </div>
+          <div className="space-y-1">
+            <label htmlFor={ids.language} className="block text-sm font-medium text-slate-700">
+              {textRuleMessages.languageLabel}
+            </label>
+            <select
+              id={ids.language}
+              aria-invalid={errors.textRules?.language ? true : undefined}
+              aria-describedby={errors.textRules?.language ? ids.languageError : undefined}
+              className={`block max-w-full rounded-md border bg-white px-3 py-2 text-sm shadow-sm focus:outline-none focus:ring-2 focus:ring-indigo-500 ${errors.textRules?.language ? 'border-red-500' : 'border-slate-300'}`}
+              {...form.register('textRules.language')}
+            >
+              <option value="shopper">{textRuleMessages.languageShopper}</option>
+              {textLanguages.map((language) => (
+                <option key={language.code} value={language.code}>
+                  {language.name}
+                </option>
+              ))}
+            </select>
+            {errors.textRules?.language ? (
+              <p id={ids.languageError} className="text-sm text-red-700">
+                {errors.textRules.language.message}
+              </p>
+            ) : null}
+          </div>
+          <fieldset className="min-w-0 space-y-1" aria-describedby={errors.textRules?.onFailedChecks ? ids.onFailedChecksError : undefined}>
+            <legend className="text-sm font-medium text-slate-700">{textRuleMessages.onFailedChecksLabel}</legend>
+            {(
+              [
+                ['fallback', textRuleMessages.onFailedChecksFallback],
+                ['nothing', textRuleMessages.onFailedChecksNothing],
+              ] as const
+            ).map(([value, label]) => (
+              <label key={value} className="flex items-center gap-2 text-sm text-slate-700">
+                <input type="radio" value={value} className="h-4 w-4 border-slate-300 accent-indigo-600 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600" {...form.register('textRules.onFailedChecks')} />
+                {label}
+              </label>
+            ))}
+            {errors.textRules?.onFailedChecks ? (
+              <p id={ids.onFailedChecksError} className="text-sm text-red-700">
+                {errors.textRules.onFailedChecks.message}
+              </p>
+            ) : null}
+          </fieldset>
+          <div className="grid min-w-0 gap-4 sm:grid-cols-2">
+            <div className="space-y-1">
+              <CheckboxField label={textRuleMessages.requireApprovalLabel} {...form.register('textRules.requireApproval')} />
+              <p className="text-xs text-slate-600">{textRuleMessages.requireApprovalHint}</p>
+            </div>
+            <TextField
+              label={textRuleMessages.autoApproveAfterLabel}
+              hint={textRuleMessages.autoApproveAfterHint}
+              inputMode="numeric"
+              error={errors.textRules?.autoApproveAfter?.message}
+              {...form.register('textRules.autoApproveAfter')}
+            />
+          </div>
         </fieldset>
 
         <section className="space-y-4" aria-labelledby={`${ids.active}-assistants`}>

@@ -11,10 +11,17 @@ import {
   type UpdateFlowInput,
 } from '../../shared/flows/flow-schemas.ts';
 import { flowValidationMessages as m } from '../../shared/flows/flow-messages.ts';
+import { linesOf, onFailedChecksSchema, textLanguageSettingSchema, textRulesSchema } from '../../shared/flows/text-rules-schemas.ts';
 import { MAX_WAIT_MINUTES, splitWait, waitToMinutes, waitUnits } from '../../shared/flows/flow-wait.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 
-export const emptyAssistant = { name: '', klaviyo_property: '', prompt_template: '', model: '', instructions: '' };
+export const emptyAssistant = { name: '', klaviyo_property: '', prompt_template: '', model: '', instructions: '', fallback_text: '', max_length: '' };
+
+/**
+ * Wanted in textRuleMessages: a refused line of a list, named, so the owner finds it among
+ * twenty (the schema's own message says what is wrong with it).
+ */
+export const listLineProblem = (line: string, problem: string) => `"${line}": ${problem}`;
 
 /**
  * A whole number typed into a text box, judged by the API's own schema so the form shows
@@ -42,12 +49,73 @@ const typedBudget = z.string().superRefine((typed, context) => {
   if (!checked.success) context.addIssue({ code: 'custom', message: checked.error.issues[0]!.message });
 });
 
+/**
+ * The most characters of an assistant's text as typed: blank is the default (null); what
+ * is not a number reaches the API's schema as NaN, so the form shows its message.
+ */
+function typedOptionalNumber(typed: string): number | null {
+  const text = typed.trim();
+  if (text === '') return null;
+  return /^-?\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+}
+
+/**
+ * The assistants as the form holds them (every field a string), judged by the API's own
+ * schema once "Most characters" is a number: the same messages, the same cross-checks
+ * (a fallback longer than the limit, a property written twice).
+ */
+const formAssistantsSchema = z
+  .array(
+    z.object({
+      name: z.string(),
+      klaviyo_property: z.string(),
+      prompt_template: z.string(),
+      model: z.string(),
+      instructions: z.string(),
+      fallback_text: z.string(),
+      max_length: z.string(),
+    }),
+  )
+  .transform((assistants): z.input<typeof assistantsSchema> => assistants.map((assistant) => ({ ...assistant, max_length: typedOptionalNumber(assistant.max_length) })))
+  .pipe(assistantsSchema);
+
+/**
+ * A list typed one entry per line, judged by the API's schema for the list: a refused
+ * line is named with the schema's message; a problem of the whole list (too many, one
+ * listed twice) is the schema's message as it is.
+ */
+function typedLines(schema: z.ZodType<string[], unknown>) {
+  return z.string().superRefine((typed, context) => {
+    const lines = linesOf(typed);
+    const checked = schema.safeParse(lines);
+    if (checked.success) return;
+    const issue = checked.error.issues[0]!;
+    const line = typeof issue.path[0] === 'number' ? lines[issue.path[0]] : undefined;
+    context.addIssue({ code: 'custom', message: line === undefined ? issue.message : listLineProblem(line, issue.message) });
+  });
+}
+
+/** The text rules as the form holds them: the two lists as text, one entry per line. */
+const formTextRulesSchema = z.object({
+  discountCodes: typedLines(textRulesSchema.shape.discountCodes),
+  offersCoupon: z.boolean(),
+  bannedPhrases: typedLines(textRulesSchema.shape.bannedPhrases),
+  language: textLanguageSettingSchema,
+  onFailedChecks: onFailedChecksSchema,
+  requireApproval: z.boolean(),
+  /** Typed: blank is never; the rest the API's schema judges, with its message. */
+  autoApproveAfter: z.string().superRefine((typed, context) => {
+    const checked = textRulesSchema.shape.autoApproveAfter.safeParse(typedOptionalNumber(typed));
+    if (!checked.success) context.addIssue({ code: 'custom', message: checked.error.issues[0]!.message });
+  }),
+});
+
 /** The API's rules (shared schemas, same messages) plus the wait and the caps as the form holds them. */
 export function flowFormSchema(hasWait: boolean, flowType: FlowType) {
   return z
     .object({
       isActive: z.boolean(),
-      assistants: assistantsSchema,
+      assistants: formAssistantsSchema,
       waitAmount: z.string(),
       waitUnit: z.enum(waitUnits),
       klaviyoEventName: klaviyoEventNameSchema,
@@ -57,10 +125,11 @@ export function flowFormSchema(hasWait: boolean, flowType: FlowType) {
       reuseWindowHours: typedWholeNumber(reuseWindowHoursSchema, m.reuseWindowWholeNumber),
       dailyBudgetUsd: typedBudget,
       overBudget: z.enum(['wait', 'skip']),
+      textRules: formTextRulesSchema,
     })
     .superRefine((values, context) => {
       for (const problem of placeholderProblemsOf(flowType, values.assistants)) {
-        context.addIssue({ code: 'custom', path: ['assistants', problem.index, 'prompt_template'], message: problem.message });
+        context.addIssue({ code: 'custom', path: ['assistants', problem.index, problem.field], message: problem.message });
       }
       if (!hasWait) return;
       const amount = values.waitAmount.trim();
@@ -89,6 +158,8 @@ export function toFormValues(flow: Flow): FlowFormValues {
       prompt_template: assistant.prompt_template,
       model: assistant.model ?? '',
       instructions: assistant.instructions ?? '',
+      fallback_text: assistant.fallback_text ?? '',
+      max_length: assistant.max_length === null ? '' : String(assistant.max_length),
     })),
     waitAmount: String(wait.amount),
     waitUnit: wait.unit,
@@ -99,6 +170,15 @@ export function toFormValues(flow: Flow): FlowFormValues {
     reuseWindowHours: String(flow.reuseWindowHours),
     dailyBudgetUsd: flow.dailyBudgetUsd === null ? '' : flow.dailyBudgetUsd.toFixed(2),
     overBudget: flow.overBudget,
+    textRules: {
+      discountCodes: flow.textRules.discountCodes.join('\n'),
+      offersCoupon: flow.textRules.offersCoupon,
+      bannedPhrases: flow.textRules.bannedPhrases.join('\n'),
+      language: flow.textRules.language,
+      onFailedChecks: flow.textRules.onFailedChecks,
+      requireApproval: flow.textRules.requireApproval,
+      autoApproveAfter: flow.textRules.autoApproveAfter === null ? '' : String(flow.textRules.autoApproveAfter),
+    },
   };
 }
 
@@ -114,10 +194,33 @@ export function toUpdateInput(values: FlowFormOutput, hasWait: boolean): UpdateF
     reuseWindowHours: Number(values.reuseWindowHours.trim()),
     dailyBudgetUsd: values.dailyBudgetUsd.trim() === '' ? null : Number(values.dailyBudgetUsd.trim().replace(/^\$/, '')),
     overBudget: values.overBudget,
+    textRules: {
+      discountCodes: linesOf(values.textRules.discountCodes),
+      offersCoupon: values.textRules.offersCoupon,
+      bannedPhrases: linesOf(values.textRules.bannedPhrases),
+      language: values.textRules.language,
+      onFailedChecks: values.textRules.onFailedChecks,
+      requireApproval: values.textRules.requireApproval,
+      autoApproveAfter: typedOptionalNumber(values.textRules.autoApproveAfter),
+    },
   };
 }
 
-/** Where a server field error belongs in the form (the API names the wait in minutes). */
-export function formFieldFor(apiField: string): string {
-  return apiField === 'waitMinutes' ? 'waitAmount' : apiField;
+/** The text rules' lists, which the API names line by line and the form holds as one text. */
+const listFields = ['discountCodes', 'bannedPhrases'] as const;
+
+/**
+ * Where a server field error belongs in the form, and what it says there: the API names
+ * the wait in minutes, and a refused line of a list by its index (`textRules.discountCodes.3`),
+ * which the form shows under the list, naming the line as it sent it.
+ */
+export function formErrorFor(apiField: string, message: string, sent: UpdateFlowInput): { field: string; message: string } {
+  if (apiField === 'waitMinutes') return { field: 'waitAmount', message };
+  for (const list of listFields) {
+    const match = new RegExp(`^textRules\\.${list}\\.(\\d+)$`).exec(apiField);
+    if (!match) continue;
+    const line = sent.textRules?.[list]?.[Number(match[1])];
+    return { field: `textRules.${list}`, message: line === undefined ? message : listLineProblem(line, message) };
+  }
+  return { field: apiField, message };
 }

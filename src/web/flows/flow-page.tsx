@@ -14,6 +14,8 @@ import { useFlows } from './use-flows.ts';
 import { WebhookConsoleWhenOpen } from '../webhooks/webhook-console.tsx';
 import { EventLog } from '../events/event-log.tsx';
 import { RevenuePanel } from '../attribution/revenue-panel.tsx';
+import { FlowPreviewCard } from '../flow-preview/flow-preview-card.tsx';
+import { FlowAlerts, useFlowAlerts } from '../alerts/flow-alerts.tsx';
 import { PixelSnippetCard } from '../shopify-pixel/pixel-snippet-card.tsx';
 import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
 import { flowWebhookTopics } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
@@ -30,6 +32,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
   const [chosenMode, setChosenMode] = useState<Mode | null>(null);
   const flow = flows.data?.find((candidate) => candidate.flowType === flowType);
   const mode: Mode = chosenMode ?? (flow?.webhookUrl ? 'status' : 'form');
+  const alerts = useFlowAlerts();
 
   return (
     <div className="space-y-6">
@@ -44,6 +47,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
           <p className="text-slate-700">{details.tagline}</p>
         </div>
       </header>
+      <FlowAlerts alerts={alerts.data} flowType={flowType} />
       <Card>
         {flows.isPending ? (
           <Spinner label="Loading flow configuration" />
@@ -76,6 +80,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
           <ConnectStoreCard flowType={flowType} />
         )
       ) : null}
+      {flow ? <FlowPreviewCard flow={flow} /> : null}
       {flow?.webhookUrl ? <RevenuePanel flowType={flowType} /> : null}
       {flow?.webhookUrl ? (
         <Card>

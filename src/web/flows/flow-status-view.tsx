@@ -3,8 +3,10 @@ import { toast } from '../app/toast.ts';
 import { FlaskConical, Settings } from 'lucide-react';
 import { Button } from '../ui/button.tsx';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
-import { flowCapMessages, flowMessages } from '../../shared/flows/flow-messages.ts';
+import { flowCapMessages, flowMessages, textRuleMessages } from '../../shared/flows/flow-messages.ts';
 import { describeWait } from '../../shared/flows/flow-wait.ts';
+import type { TextRules } from '../../shared/flows/text-rules-schemas.ts';
+import { textLanguageName } from '../../shared/text-checks/text-languages.ts';
 import { FlowSignatureSection } from './flow-signature-section.tsx';
 import { WebhookUrlRotation } from './webhook-url-rotation.tsx';
 import { KlaviyoTag } from './klaviyo-tag.tsx';
@@ -14,6 +16,24 @@ const TEMPLATE_PREVIEW_LENGTH = 60;
 /** The start of a prompt template, short enough for one line of the status list. */
 export function truncateTemplate(template: string, maxLength = TEMPLATE_PREVIEW_LENGTH): string {
   return template.length <= maxLength ? template : `${template.slice(0, maxLength - 1).trimEnd()}…`;
+}
+
+const count = (n: number, one: string, many: string) => (n === 0 ? `no ${many}` : `${n} ${n === 1 ? one : many}`);
+
+/**
+ * Wanted in textRuleMessages: one line of the status that sums up a flow's text rules,
+ * e.g. "Checks before delivery: texts in German, 2 discount codes, a Klaviyo coupon, no
+ * banned words; a text that fails twice is replaced by its fallback text."
+ */
+export function textRulesSummary(rules: TextRules): string {
+  const parts = [
+    `texts in ${rules.language === 'shopper' ? "the shopper's language" : textLanguageName(rules.language)}`,
+    count(rules.discountCodes.length, 'discount code', 'discount codes'),
+    ...(rules.offersCoupon ? ['a Klaviyo coupon'] : []),
+    count(rules.bannedPhrases.length, 'banned word', 'banned words'),
+  ];
+  const onFailed = rules.onFailedChecks === 'fallback' ? 'a text that fails twice is replaced by its fallback text' : 'nothing is sent for a text that fails twice';
+  return `${textRuleMessages.sectionTitle}: ${parts.join(', ')}; ${onFailed}.`;
 }
 
 /** The search parameter that opens the Webhook Test Console on a flow page. */
@@ -52,6 +72,9 @@ export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure:
           {flow.dailyBudgetUsd === null ? flowCapMessages.noBudget : flowCapMessages.budget(flow.dailyBudgetUsd, flow.overBudget)}{' '}
           {flow.reuseWindowHours === 0 ? flowCapMessages.reuseOff : flowCapMessages.reuse(flow.reuseWindowHours)}
           {flow.waitMinutes !== null && flow.useFlexTier ? ` ${flowCapMessages.flexOn}` : ''}
+        </p>
+        <p className="text-sm text-slate-700" data-testid="flow-text-rules">
+          {textRulesSummary(flow.textRules)}
         </p>
       </section>
 

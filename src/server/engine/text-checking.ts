@@ -1,0 +1,116 @@
+import type { EventRecord } from '../events/event-queries.ts';
+import type { FlowRecord } from '../flows/flow-queries.ts';
+import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import type { Assistant } from '../../shared/flows/flow-schemas.ts';
+import { MAX_TEXT_LENGTH } from '../../shared/flows/text-rules-schemas.ts';
+import { textCheckMessages, textCheckNames, type TextCheckName } from '../../shared/text-checks/text-check-messages.ts';
+import type { TextCheckVerdict } from '../../shared/text-checks/text-check-schemas.ts';
+import { checkText, type TextCheckFailure } from '../text-checks/text-checks.ts';
+import { checkLanguage, expectedLanguage } from '../text-checks/text-language.ts';
+import { checkProductNames, productNameCandidates } from '../text-checks/product-names.ts';
+import type { ModerationVerdict } from '../integrations/openai/openai-moderations.ts';
+import { ModerationBatcher } from './moderation-batcher.ts';
+import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
+import type { EngineCredentials } from './engine-credentials.ts';
+import type { PipelineContext } from './pipeline-context.ts';
+
+/**
+ * Every check on written texts before delivery (docs/decisions/0040-texts-checked-before-delivery.md):
+ * the pure ones of text-checks/ on the event's facts and the flow's rules, then the two
+ * that ask a service, the shop's catalogue for products the event does not name and
+ * OpenAI's moderation for every text (batched across the process's events). A service
+ * that cannot be asked throws, and the event waits and tries again: no text goes out
+ * with a check not run that should have run.
+ */
+export interface TextToCheck {
+  assistant: Assistant;
+  text: string;
+  /** OpenAI stopped at the output limit; known only in the job that wrote the text. */
+  endedAtOutputLimit: boolean;
+}
+
+export interface TextJudgement {
+  failures: TextCheckFailure[];
+  verdicts: Partial<Record<TextCheckName, TextCheckVerdict>>;
+}
+
+/** One per process: its batches gather the texts of every worker's events. */
+const moderation = new ModerationBatcher();
+
+export async function judgeTexts(
+  context: PipelineContext,
+  event: Pick<EventRecord, 'userId'>,
+  flow: Pick<FlowRecord, 'textRules'>,
+  described: NormalizedEvent,
+  texts: readonly TextToCheck[],
+  credentials: EngineCredentials,
+  signal: AbortSignal,
+): Promise<TextJudgement[]> {
+  if (texts.length === 0) return [];
+  const rules = flow.textRules;
+  const language = expectedLanguage(rules, described);
+  const shop = shopOf(context, credentials);
+  const connection = shop ? await shop.connectionFor(event.userId, signal) : null;
+  const shopDomains = [connection?.domain, ...eventHosts(described)].filter((domain): domain is string => Boolean(domain));
+  const knownNames = {
+    productNames: described.products.flatMap((product) => (product.name ? [product.name] : [])),
+    otherNames: [described.shopper.firstName, described.shopper.lastName, [described.shopper.firstName, described.shopper.lastName].filter(Boolean).join(' ')].filter(
+      (name): name is string => Boolean(name),
+    ),
+  };
+  const openai = { baseUrl: credentials.sandbox?.openaiBaseUrl ?? context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
+  const verdictsOfModeration = Promise.all(texts.map((item) => moderation.moderate(openai, item.text)));
+  // Keeps an unhandled rejection away while the catalogue is asked; awaited below.
+  verdictsOfModeration.catch(() => undefined);
+
+  const judged: TextJudgement[] = [];
+  for (const item of texts) {
+    const failures = checkText(
+      item.text,
+      { event: described, shopDomains },
+      {
+        maxLength: item.assistant.max_length ?? MAX_TEXT_LENGTH,
+        allowedCodes: rules.discountCodes,
+        couponPlaceholderAllowed: rules.offersCoupon,
+        bannedPhrases: rules.bannedPhrases,
+        endedAtOutputLimit: item.endedAtOutputLimit,
+      },
+    );
+    if (language) failures.push(...checkLanguage(item.text, language, { names: [...knownNames.productNames, ...knownNames.otherNames] }));
+    const candidates = productNameCandidates(item.text, knownNames);
+    if (candidates.length > 0) {
+      // Without a shop to ask, a product the event does not name cannot be shown to exist.
+      const unknown = shop ? await phrasesNotInCatalogue(productDetailsDeps(context, shop, credentials), event.userId, candidates, signal) : SHOP_NOT_CONNECTED;
+      failures.push(...checkProductNames(unknown === SHOP_NOT_CONNECTED ? candidates : unknown));
+    }
+    judged.push({ failures, verdicts: {} });
+  }
+  const flagged = await verdictsOfModeration;
+  return judged.map((judgement, index) => {
+    const failures = [...judgement.failures, ...moderationFailures(flagged[index]!)];
+    const verdicts = Object.fromEntries(
+      (Object.keys(textCheckNames) as TextCheckName[]).map((check): [TextCheckName, TextCheckVerdict] => [
+        check,
+        check === 'language' && !language ? 'not_run' : failures.some((failure) => failure.check === check) ? 'failed' : 'passed',
+      ]),
+    );
+    return { failures, verdicts };
+  });
+}
+
+function moderationFailures(verdict: ModerationVerdict): TextCheckFailure[] {
+  if (!verdict.flagged) return [];
+  return [{ check: 'moderation', found: verdict.categories.join(', '), reason: textCheckMessages.flagged(verdict.categories) }];
+}
+
+/** The hosts of the event's own addresses: a shop that is not on Shopify is known by them. */
+function eventHosts(event: NormalizedEvent): string[] {
+  return [event.checkoutUrl, ...event.products.map((product) => product.url)].flatMap((url) => {
+    if (!url) return [];
+    try {
+      return [new URL(url).hostname];
+    } catch {
+      return [];
+    }
+  });
+}

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { assistantsSchema } from './flow-schemas.ts';
+import { textRulesSchema } from './text-rules-schemas.ts';
+import { textChecksRecordSchema } from '../text-checks/text-check-schemas.ts';
+
+/**
+ * Preview on the flow page (docs/decisions/0040-texts-checked-before-delivery.md): the
+ * assistants and rules as the form holds them now, saved or not, write for the flow's
+ * sample event or one of the owner's past events of this flow; nothing is delivered.
+ */
+export const flowPreviewRequestSchema = z.object({
+  /** A past event of this flow; null for the flow's sample event. */
+  eventId: z.string().trim().min(1).max(200).nullable(),
+  assistants: assistantsSchema,
+  textRules: textRulesSchema,
+});
+export type FlowPreviewRequest = z.input<typeof flowPreviewRequestSchema>;
+
+export const previewedTextSchema = z.object({
+  assistantName: z.string(),
+  klaviyoProperty: z.string(),
+  prompt: z.string(),
+  /** What would be delivered; null when nothing would. */
+  text: z.string().nullable(),
+  error: z.string().nullable(),
+  checks: textChecksRecordSchema.nullable(),
+});
+export type PreviewedText = z.infer<typeof previewedTextSchema>;
+
+export const flowPreviewResponseSchema = z.object({
+  /** The event written for: the sample (id null) or a past event, with what names it in the form. */
+  event: z.object({ id: z.string().nullable(), label: z.string() }),
+  texts: z.array(previewedTextSchema),
+});
+export type FlowPreviewResponse = z.infer<typeof flowPreviewResponseSchema>;
+
+export const flowPreviewMessages = {
+  title: 'Preview',
+  hint: 'Writes the texts for an event with the assistants and checks as this form has them now, saved or not. Nothing is sent to Klaviyo; the OpenAI calls count in the flow’s spend.',
+  sampleEvent: 'The sample event',
+  pastEventLabel: 'Past event ID (optional)',
+  pastEventHint: 'Paste an event ID from the event log to write for that event instead of the sample.',
+  run: 'Write preview',
+  running: 'Writing…',
+  sample: (flowTitle: string) => `The ${flowTitle} sample event`,
+  pastEvent: (email: string | null, time: string) => `The event of ${email ?? 'an unnamed shopper'} at ${time}`,
+  noCredentials: 'Save your OpenAI API key on the setup page before previewing texts.',
+  eventNotFound: 'No event with this ID in this flow.',
+  eventUnreadable: 'This event could not be read, so there is nothing to write for.',
+  nothingDelivered: 'Nothing would be delivered for this assistant.',
+  klaviyoTag: 'Klaviyo tag to paste into the email',
+  failed: (reason: string) => `Preview failed: ${reason}`,
+} as const;
