@@ -66,6 +66,8 @@ function browseEvent(email: string, product: number) {
   };
 }
 
+const moderationLatencyMs = Number(process.env.BENCH_MODERATION_LATENCY_MS ?? 300);
+
 function percentile(values: number[], share: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * share))] ?? NaN;
@@ -82,7 +84,9 @@ interface Harness {
 }
 
 async function startHarness(flow: { flowType: FlowType; assistants: Assistant[]; klaviyoEventName?: string }): Promise<Harness> {
-  const openai = await startFakeOpenAI({ validKeys: [benchKeys.openai], latencyMs: 1_000 });
+  // A model writes for about a second; OpenAI's moderation of a batch of texts answers in a
+  // fraction of that (an assumption, not a measurement: BENCH_MODERATION_LATENCY_MS sets it).
+  const openai = await startFakeOpenAI({ validKeys: [benchKeys.openai], latencyMs: 1_000, moderationLatencyMs: moderationLatencyMs });
   const klaviyo = await startFakeKlaviyo({ validKeys: [benchKeys.klaviyo], enforceRateLimits: true });
   // One text per shopper a day (the cooldown) would skip the repeat shoppers of a large run.
   const app = await startBenchApp({ openaiBaseUrl: openai.apiBaseUrl, klaviyoBaseUrl: klaviyo.baseUrl, flow, shopperCooldown: false });
@@ -278,6 +282,7 @@ async function browseRun(events: number, products: number): Promise<void> {
 }
 
 // BENCH_RUNS=1b,3 runs only those runs (all four by default).
+console.log(`Stand-in OpenAI: 1,000 ms to write, ${moderationLatencyMs} ms to moderate a batch of texts`);
 const runs = new Set((process.env.BENCH_RUNS ?? '1,1b,2,3').split(','));
 if (runs.has('1')) await backlogRun(Number(process.env.BENCH_EVENTS ?? 20_000));
 if (runs.has('1b')) await drainRun(Number(process.env.BENCH_DRAIN_EVENTS ?? 20_000));

@@ -65,6 +65,8 @@ export interface FakeOpenAIOptions {
   modelsForKey?: Record<string, string[]>;
   /** Delay before every answer. */
   latencyMs?: number;
+  /** Delay before a moderation answer, when it differs from `latencyMs` (moderation answers far sooner than a model writes). */
+  moderationLatencyMs?: number;
   responder?: OpenAIResponder;
   /** Answer flex-tier requests with 429 resource_unavailable, as OpenAI does when flex capacity is short. */
   refuseFlex?: boolean;
@@ -380,8 +382,9 @@ export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
       state.peakInFlight = Math.max(state.peakInFlight, state.inFlight);
     }
     try {
-      if (state.latencyMs > 0) await delay(state.latencyMs);
       const isModerations = request.method === 'POST' && request.path === '/v1/moderations';
+      const latencyMs = isModerations ? (options.moderationLatencyMs ?? state.latencyMs) : state.latencyMs;
+      if (latencyMs > 0) await delay(latencyMs);
       const endpoint = isResponses ? 'responses' : isModerations ? 'moderations' : 'models';
       const failure = failureFor(request, endpoint);
       const forced = failure ? failureReply(failure) : undefined;

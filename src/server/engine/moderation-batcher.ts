@@ -36,7 +36,7 @@ export class ModerationBatcher {
   private readonly kept = new Map<string, ModerationVerdict>();
   private readonly options: ModerationBatcherOptions;
 
-  constructor(options: ModerationBatcherOptions = { maxTexts: 32, maxWaitMs: 15, maxKept: 10_000 }) {
+  constructor(options: ModerationBatcherOptions = { maxTexts: 32, maxWaitMs: 5, maxKept: 10_000 }) {
     this.options = options;
   }
 

@@ -13,6 +13,7 @@ import { ModerationBatcher } from './moderation-batcher.ts';
 import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import type { PipelineContext } from './pipeline-context.ts';
+import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 
 /**
  * Every check on written texts before delivery (docs/decisions/0040-texts-checked-before-delivery.md):
@@ -37,6 +38,24 @@ export interface TextJudgement {
 /** One per process: its batches gather the texts of every worker's events. */
 const moderation = new ModerationBatcher();
 
+/**
+ * The shop's domain by owner, kept a few minutes: asking for the connection reads and
+ * decrypts the owner's credentials, a round trip every text of a backlog would pay.
+ */
+const shopDomains = new Map<string, { domain: string | null; until: number }>();
+const SHOP_DOMAIN_KEPT_MS = 5 * 60_000;
+const MAX_SHOP_DOMAINS_KEPT = 10_000;
+
+async function shopDomainOf(context: PipelineContext, shop: ShopifyAccessTokenProvider, userId: string, signal: AbortSignal): Promise<string | null> {
+  const now = context.clock.now().getTime();
+  const kept = shopDomains.get(userId);
+  if (kept && kept.until > now) return kept.domain;
+  const domain = (await shop.connectionFor(userId, signal))?.domain ?? null;
+  if (shopDomains.size >= MAX_SHOP_DOMAINS_KEPT) shopDomains.delete(shopDomains.keys().next().value!);
+  shopDomains.set(userId, { domain, until: now + SHOP_DOMAIN_KEPT_MS });
+  return domain;
+}
+
 export async function judgeTexts(
   context: PipelineContext,
   event: Pick<EventRecord, 'userId'>,
@@ -50,8 +69,8 @@ export async function judgeTexts(
   const rules = flow.textRules;
   const language = expectedLanguage(rules, described);
   const shop = shopOf(context, credentials);
-  const connection = shop ? await shop.connectionFor(event.userId, signal) : null;
-  const shopDomains = [connection?.domain, ...eventHosts(described)].filter((domain): domain is string => Boolean(domain));
+  const shopDomain = shop ? await shopDomainOf(context, shop, event.userId, signal) : null;
+  const shopDomains = [shopDomain, ...eventHosts(described)].filter((domain): domain is string => Boolean(domain));
   const knownNames = {
     productNames: described.products.flatMap((product) => (product.name ? [product.name] : [])),
     otherNames: [described.shopper.firstName, described.shopper.lastName, [described.shopper.firstName, described.shopper.lastName].filter(Boolean).join(' ')].filter(

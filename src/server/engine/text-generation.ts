@@ -46,7 +46,7 @@ export async function generateTexts(
   const { done, toWrite } = await settleWithoutCalls(context, event, flow, normalized, credentials, stored);
   const byModel = new Map<string, Pending[]>();
   for (const pending of toWrite) byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
-  const outcomes = await Promise.allSettled([...byModel.values()].map((group) => writeGroupSharingCalls(context, event, flow, group, credentials, signal)));
+  const outcomes = await Promise.allSettled([...byModel.values()].map((group) => writeGroupSharingCalls(context, event, flow, normalized, group, credentials, signal)));
   if (signal.aborted) throw signal.reason;
   const settled = settleGenerations<GenerationRecord>([
     ...done.map((generation) => ({ ok: true as const, generations: [generation] })),
@@ -85,17 +85,17 @@ async function checkTexts(
     const toJudge = [...current.values()].filter(
       (generation) => generation.status === 'succeeded' && assistantOf(generation) && (generation.checks === null || generation.checks.stage === 'recheck'),
     );
-    const judgements = await judgeTexts(
-      context,
-      event,
-      flow,
-      described,
-      toJudge.map((generation) => ({ assistant: assistantOf(generation)!, text: generation.text!, endedAtOutputLimit: endedAtOutputLimit.has(generation) })),
-      credentials,
-      signal,
+    const judged = await judgeAndSettle(context, event, flow, described, toJudge, credentials, signal);
+    // A reused text is stored here for the first time, with its checks; a stored one is updated.
+    await saveGenerations(
+      context.pool,
+      judged.filter((_, index) => unsaved.has(toJudge[index]!)),
+      context.clock.now(),
     );
-    const judged = toJudge.map((generation, index) => settleChecks(generation, judgements[index]!, flow, assistantOf(generation)!, described));
-    await saveGenerationChecks(context.pool, judged);
+    await saveGenerationChecks(
+      context.pool,
+      judged.filter((_, index) => !unsaved.has(toJudge[index]!)),
+    );
     for (const generation of judged) current.set(generation.klaviyoProperty, generation);
     if (round === 1) break;
 
@@ -114,7 +114,7 @@ async function checkTexts(
       };
       byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
     }
-    const rewritten = await Promise.all([...byModel.values()].map((group) => writeGroup(context, event, flow, group, credentials, signal)));
+    const rewritten = await Promise.all([...byModel.values()].map((group) => writeGroup(context, event, flow, described, group, credentials, signal)));
     for (const generation of rewritten.flat()) current.set(generation.klaviyoProperty, generation);
   }
   const all = [...current.values()];
@@ -124,6 +124,35 @@ async function checkTexts(
   if (afterChecks.kind === 'skip') throw new EventOutcome('skipped', afterChecks.reason, { reason: 'checks', detail: '' });
   return all;
 }
+
+/**
+ * The texts judged and what the flow makes of each (settleChecks), without storing:
+ * the caller stores them with the checks in the statement it makes anyway.
+ */
+async function judgeAndSettle(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  described: NormalizedEvent,
+  generations: GenerationRecord[],
+  credentials: EngineCredentials,
+  signal: AbortSignal,
+): Promise<GenerationRecord[]> {
+  const assistantOf = (generation: GenerationRecord) => flow.assistants.find((assistant) => assistant.klaviyo_property === generation.klaviyoProperty)!;
+  const judgements = await judgeTexts(
+    context,
+    event,
+    flow,
+    described,
+    generations.map((generation) => ({ assistant: assistantOf(generation), text: generation.text!, endedAtOutputLimit: endedAtOutputLimit.has(generation) })),
+    credentials,
+    signal,
+  );
+  return generations.map((generation, index) => settleChecks(generation, judgements[index]!, flow, assistantOf(generation), described));
+}
+
+/** Texts not stored yet: reused ones, stored once judged (a reused text costs nothing to lose). */
+const unsaved = new WeakSet<GenerationRecord>();
 
 function pick(generation: GenerationRecord): GenerationRequest {
   const { eventId, attempt, klaviyoProperty, assistantName, model, instructions, prompt } = generation;
@@ -251,9 +280,7 @@ async function settleWithoutCalls(
     const reuseKey = plan.cacheable ? reuseKeyOf(flow.id, request, credentials) : null;
     const earlier = plan.earlierAttempt ? await findReusableGeneration(context.pool, request) : null;
     if (earlier) {
-      const reused = reusedText(request, reuseKey, earlier.text!, 'earlier_attempt');
-      toSave.push(reused);
-      done.push(reused);
+      done.push(reusedText(request, reuseKey, earlier.text!, 'earlier_attempt'));
       continue;
     }
     candidates.push({ assistant, request, reuseKey });
@@ -267,16 +294,16 @@ async function settleWithoutCalls(
       toWrite.push(pending);
       continue;
     }
-    const reused = reusedText(pending.request, pending.reuseKey, hit.text!, 'identical_request');
-    toSave.push(reused);
-    done.push(reused);
+    done.push(reusedText(pending.request, pending.reuseKey, hit.text!, 'identical_request'));
   }
   await saveGenerations(context.pool, toSave, now);
   return { done, toWrite };
 }
 
 function reusedText(request: GenerationRequest, reuseKey: string | null, text: string, from: 'earlier_attempt' | 'identical_request'): GenerationRecord {
-  return { ...request, ...noCall, reuseKey, status: 'succeeded', text, reused: true, reusedFrom: from, error: null };
+  const reused: GenerationRecord = { ...request, ...noCall, reuseKey, status: 'succeeded', text, reused: true, reusedFrom: from, error: null };
+  unsaved.add(reused);
+  return reused;
 }
 
 /**
@@ -290,27 +317,33 @@ async function writeGroupSharingCalls(
   context: PipelineContext,
   event: EventRecord,
   flow: FlowRecord,
+  described: NormalizedEvent,
   group: Pending[],
   credentials: EngineCredentials,
   signal: AbortSignal,
 ): Promise<GenerationRecord[]> {
   const shareable = group.every((pending) => pending.reuseKey !== null);
-  if (!shareable) return writeGroup(context, event, flow, group, credentials, signal);
+  if (!shareable) return writeGroup(context, event, flow, described, group, credentials, signal);
   const key = group.map((pending) => pending.reuseKey).join(':');
   const running = sharedCalls.get(key);
   if (running) {
     const texts = await running.catch(() => null);
     if (texts && group.every((pending) => texts.has(pending.reuseKey!))) {
-      const reused = group.map((pending) => reusedText(pending.request, pending.reuseKey, texts.get(pending.reuseKey!)!, 'identical_request'));
-      await saveGenerations(context.pool, reused, context.clock.now());
-      return reused;
+      // Judged against this event's own facts, and stored with the checks, in checkTexts.
+      return group.map((pending) => reusedText(pending.request, pending.reuseKey, texts.get(pending.reuseKey!)!, 'identical_request'));
     }
     // The shared call failed: this event tries on its own.
-    return writeGroup(context, event, flow, group, credentials, signal);
+    return writeGroup(context, event, flow, described, group, credentials, signal);
   }
-  const call = writeGroup(context, event, flow, group, credentials, signal);
+  const call = writeGroup(context, event, flow, described, group, credentials, signal);
+  // Only texts that passed as written are handed on: another event's refusal is its own.
   const texts = call.then(
-    (generations) => new Map(generations.flatMap((generation) => (generation.status === 'succeeded' && generation.reuseKey ? [[generation.reuseKey, generation.text!]] : []))),
+    (generations) =>
+      new Map(
+        generations.flatMap((generation) =>
+          generation.status === 'succeeded' && generation.reuseKey && generation.checks?.delivered === 'written' ? [[generation.reuseKey, generation.text!]] : [],
+        ),
+      ),
   );
   // A failed call is this event's to handle; those waiting on it then try on their own.
   texts.catch(() => undefined);
@@ -343,11 +376,15 @@ export function answerTexts(answer: ResponsesResult, fields: number): Array<{ te
   return fields > 1 ? fieldTexts(answer, fields) : [{ text: answer.text, reason: answer.noTextReason ?? '' }];
 }
 
-/** One OpenAI call for assistants that share a model; each gets its own row. */
+/**
+ * One OpenAI call for assistants that share a model; each gets its own row, stored with
+ * its checks (judged as the answer arrives, so a text costs one statement, not two).
+ */
 async function writeGroup(
   context: PipelineContext,
   event: EventRecord,
   flow: FlowRecord,
+  described: NormalizedEvent,
   group: Pending[],
   credentials: EngineCredentials,
   signal: AbortSignal,
@@ -412,19 +449,30 @@ async function writeGroup(
     };
   });
   if (answer.incomplete) for (const generation of generations) endedAtOutputLimit.add(generation);
-  // Stored the moment they arrive, before any delivery: a crash from here on never pays for
-  // these texts again. The cost first: its commit is not flushed on its own, the texts' is.
-  const now = context.clock.now();
+  // The cost is recorded first: its commit is not flushed on its own, the texts' is.
   await recordFlowSpend(context.pool, {
     flowId: flow.id,
-    at: now,
+    at: context.clock.now(),
     costUsd,
     estimated,
     inputTokens: answer.usage.inputTokens,
     cachedInputTokens: answer.usage.cachedInputTokens,
     outputTokens: answer.usage.outputTokens,
   });
-  await saveGenerations(context.pool, generations, now);
+  // Stored as soon as they are judged (a few milliseconds), before any delivery: a crash
+  // from then on never pays for these texts again. Checks that cannot run now leave the
+  // texts stored unchecked, for the event's next try to judge.
+  const written = generations.filter((generation) => generation.status === 'succeeded');
+  let judged: GenerationRecord[];
+  try {
+    judged = await judgeAndSettle(context, event, flow, described, written, credentials, signal);
+  } catch (error) {
+    await saveGenerations(context.pool, generations, context.clock.now());
+    throw error;
+  }
+  const byProperty = new Map(judged.map((generation) => [generation.klaviyoProperty, generation]));
+  const stored = generations.map((generation) => byProperty.get(generation.klaviyoProperty) ?? generation);
+  await saveGenerations(context.pool, stored, context.clock.now());
   context.observer?.generation({
     succeeded: generations.every((generation) => generation.status === 'succeeded'),
     durationMs,
@@ -433,7 +481,7 @@ async function writeGroup(
     outputTokens: answer.usage.outputTokens,
   });
   context.logger.info({ eventId: event.id, model, assistants: group.length, serviceTier: answer.serviceTier, durationMs }, 'text generated');
-  return generations;
+  return stored;
 }
 
 /** Structured Outputs: one required string per assistant, nothing else. */

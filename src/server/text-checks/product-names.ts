@@ -77,7 +77,12 @@ function words(text: string): string[] {
     .filter(Boolean);
 }
 
+// eslint-disable-next-line no-control-regex
+const plainAscii = /^[\u0000-\u007f]*$/;
+
+/** Lower case without accents. Plain ASCII, most of what shops write, skips the Unicode work: every text of a backlog comes here. */
 function fold(text: string): string {
+  if (plainAscii.test(text)) return text.toLowerCase();
   return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
 }
 
@@ -288,10 +293,14 @@ function joinRun(tokens: Token[], text: string): string {
 /** Replaces each of `names` where the text writes it (any case, any accents) by a breaker. */
 function withoutNames(text: string, names: readonly string[]): string {
   // Folded character by character, keeping each one's length, so positions stay the text's.
-  const foldedText = [...text].map((char) => {
-    const plain = fold(char);
-    return plain.length === char.length ? plain : char;
-  }).join('');
+  const foldedText = plainAscii.test(text)
+    ? text.toLowerCase()
+    : [...text]
+        .map((char) => {
+          const plain = fold(char);
+          return plain.length === char.length ? plain : char;
+        })
+        .join('');
   const ranges: Array<[number, number]> = [];
   for (const name of names) {
     const target = fold(name.trim());
