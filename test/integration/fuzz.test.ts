@@ -21,6 +21,12 @@ const seed = Number(process.env.FUZZ_SEED ?? 20261123);
 const requestsPerRoute = Number(process.env.FUZZ_REQUESTS_PER_ROUTE ?? 50);
 const budgetMs = Number(process.env.FUZZ_BUDGET_MS ?? 75_000);
 const answerTimeoutMs = 10_000;
+/**
+ * The claim is that the stream still delivers, not how fast: on a server shared with other
+ * test files, a change waits while another database's transaction is open (decision 0009),
+ * and under the three parallel runs that once took more than 10 s.
+ */
+const streamDeliversWithinMs = 30_000;
 
 let scenario: EngineScenario;
 let owner: Owner;
@@ -309,7 +315,7 @@ describe('hostile input on every route', () => {
     expect(consoleSend.status, consoleSend.text).toBe(400);
 
     await sendTestEvent('evt_after_deep_body');
-    await expect.poll(() => stream.changesMentioning('evt_after_deep_body').length, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+    await expect.poll(() => stream.changesMentioning('evt_after_deep_body').length, { timeout: streamDeliversWithinMs, interval: 50 }).toBeGreaterThan(0);
     expect(stream.ended).toBe(false);
     // A console opened now (as on a reconnect) works too.
     const reopened = await openConsoleStream();
@@ -379,7 +385,7 @@ describe('hostile input on every route', () => {
     expect((await fetch(`${testApp.baseUrl}/readyz`)).status).toBe(200);
     await signInAgainIfSignedOut();
     await sendTestEvent('evt_after_fuzz');
-    await expect.poll(() => stream.changesMentioning('evt_after_fuzz').length, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+    await expect.poll(() => stream.changesMentioning('evt_after_fuzz').length, { timeout: streamDeliversWithinMs, interval: 50 }).toBeGreaterThan(0);
     expect(stream.ended).toBe(false);
   }, 240_000);
 });
