@@ -75,6 +75,12 @@ describe('the review list', () => {
     const email = uniqueEmail('review-edit');
     const eventId = await sendAndWait(owner, email);
     const edited = 'Thanks, Sam! Enjoy your new Trail Shoe.';
+    // A text the event does not have is refused with its name, and nothing is decided.
+    const unknown = await owner.client.post(`/api/reviews/${eventId}/edit`, { texts: { thank_you: edited, subject_line1: 'Hello' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.message).toBe(reviewMessages.noSuchText(['subject_line1']));
+    expect((await owner.client.post(`/api/reviews/${eventId}/edit`, { texts: {} })).status).toBe(400);
+    expect(await waitForEvent(db(), eventId, { statuses: ['waiting'] })).toMatchObject({ status: 'waiting' });
     const saved = await owner.client.post(`/api/reviews/${eventId}/edit`, { texts: { thank_you: `  ${edited}  ` } });
     expect(saved.status, saved.text).toBe(200);
     expect(await waitForEvent(db(), eventId)).toMatchObject({ status: 'delivered' });

@@ -181,3 +181,29 @@ describe('what goes out', () => {
     expect(generation.checks).toMatchObject({ delivered: 'written' });
   });
 });
+
+describe('Preview', () => {
+  it('writes again a text that fails, as the pipeline would, shows why, and delivers nothing', async () => {
+    const owner = await ownerWithRules();
+    // Written for the flow's sample event: John's order of Premium Wireless Headphones.
+    const sampleClean = 'Thank you for your order, John. We hope you enjoy your new Premium Wireless Headphones.';
+    answerWith('Thank you, John! Use code THANKS20 at checkout.', sampleClean);
+    const profiles = scenario.klaviyo.profiles.size;
+    const preview = await owner.client.post('/api/flows/post_purchase/preview', { eventId: null, assistants: [assistant], textRules: { onFailedChecks: 'nothing' } });
+    expect(preview.status, preview.text).toBe(200);
+    expect(preview.json.texts).toEqual([
+      expect.objectContaining({ klaviyoProperty: 'thank_you', text: sampleClean, error: null, checks: expect.objectContaining({ stage: 'done', delivered: 'rewritten' }) }),
+    ]);
+    expect(preview.json.texts[0].checks.rejected.map((refused: { failures: Array<{ check: string }> }) => refused.failures[0]!.check)).toEqual(['discount_codes']);
+
+    // Twice wrong: the flow's "nothing", shown as no text.
+    answerWith('Use code THANKS20.', 'Use code SAVE30.');
+    const twice = await owner.client.post('/api/flows/post_purchase/preview', { eventId: null, assistants: [assistant], textRules: { onFailedChecks: 'nothing' } });
+    expect(twice.json.texts[0]).toMatchObject({ text: null, checks: { delivered: 'nothing' } });
+    expect(scenario.klaviyo.profiles.size).toBe(profiles);
+
+    // Bad input is refused with the form's message.
+    const unknown = await owner.client.post('/api/flows/post_purchase/preview', { eventId: null, assistants: [{ ...assistant, fallback_text: 'Hi {coupon}' }], textRules: {} });
+    expect(unknown.status).toBe(400);
+  });
+});

@@ -4,7 +4,10 @@ import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import { MAX_TEXT_LENGTH } from '../../shared/flows/text-rules-schemas.ts';
 import { textCheckMessages, textCheckNames, type TextCheckName } from '../../shared/text-checks/text-check-messages.ts';
-import type { TextCheckVerdict } from '../../shared/text-checks/text-check-schemas.ts';
+import type { TextChecksRecord, TextCheckVerdict } from '../../shared/text-checks/text-check-schemas.ts';
+import type { TextRules } from '../../shared/flows/text-rules-schemas.ts';
+import { decideCheckedText } from './pipeline-core.ts';
+import { fillFallbackText } from './prompt-rendering.ts';
 import { checkText, type TextCheckFailure } from '../text-checks/text-checks.ts';
 import { checkLanguage, expectedLanguage } from '../text-checks/text-language.ts';
 import { checkProductNames, productNameCandidates } from '../text-checks/product-names.ts';
@@ -115,6 +118,40 @@ export async function judgeTexts(
     );
     return { failures, verdicts };
   });
+}
+
+/**
+ * One text's judgement carried out, for a stored text and a preview alike: what its checks
+ * say, and what it holds, from here on (pipeline-core's decideCheckedText decides). A text
+ * in stage `recheck` is the second one written.
+ */
+export function settleJudgement<T extends { text: string | null; checks: TextChecksRecord | null }>(
+  written: T,
+  judgement: TextJudgement,
+  rules: Pick<TextRules, 'onFailedChecks'>,
+  assistant: Assistant,
+  described: NormalizedEvent,
+): T {
+  const before = written.checks?.rejected ?? [];
+  const fallback = assistant.fallback_text ? fillFallbackText(assistant.fallback_text, described) : null;
+  const decision = decideCheckedText({
+    rewritten: written.checks?.stage === 'recheck',
+    failures: judgement.failures.length,
+    onFailedChecks: rules.onFailedChecks,
+    fallbackAvailable: fallback !== null,
+  });
+  const refused = [...before, { text: written.text!, failures: judgement.failures }];
+  const verdicts = judgement.verdicts;
+  switch (decision.kind) {
+    case 'deliver':
+      return { ...written, checks: { stage: 'done', rejected: before, delivered: decision.delivered, verdicts } };
+    case 'rewrite':
+      return { ...written, checks: { stage: 'rewrite', rejected: refused, delivered: null, verdicts } };
+    case 'fallback':
+      return { ...written, text: fallback, checks: { stage: 'done', rejected: refused, delivered: 'fallback', verdicts } };
+    case 'nothing':
+      return { ...written, checks: { stage: 'done', rejected: refused, delivered: 'nothing', verdicts } };
+  }
 }
 
 function moderationFailures(verdict: ModerationVerdict): TextCheckFailure[] {

@@ -7,8 +7,8 @@ import { createResponse, type ResponsesRequest, type ResponsesResult } from '../
 import { ServiceError } from '../integrations/service-error.ts';
 import { composeGroupInput, composeGroupInstructions, composeInstructions, fieldName, namesShopper, renderPrompt } from './prompt-rendering.ts';
 import { findCachedGenerations, findReusableGeneration, listGenerations, saveGenerationChecks, saveGenerations, type GenerationRecord } from './generation-queries.ts';
-import { judgeTexts, type TextJudgement } from './text-checking.ts';
-import { fillFallbackText, withLanguage } from './prompt-rendering.ts';
+import { judgeTexts, settleJudgement } from './text-checking.ts';
+import { withLanguage } from './prompt-rendering.ts';
 import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
 import type { TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
 import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-messages.ts';
@@ -17,7 +17,7 @@ import { callCost, priceOf } from './openai-prices.ts';
 import { withQuickRetry } from './retry-policy.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
-import { decideAfterChecks, decideAnswerText, decideCheckedText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from './pipeline-core.ts';
+import { decideAfterChecks, decideAnswerText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from './pipeline-core.ts';
 
 /**
  * The texts of all a flow's assistants for one event, at the least cost
@@ -148,7 +148,7 @@ async function judgeAndSettle(
     credentials,
     signal,
   );
-  return generations.map((generation, index) => settleChecks(generation, judgements[index]!, flow, assistantOf(generation), described));
+  return generations.map((generation, index) => settleJudgement(generation, judgements[index]!, flow.textRules, assistantOf(generation), described));
 }
 
 /** Texts not stored yet: reused ones, stored once judged (a reused text costs nothing to lose). */
@@ -157,30 +157,6 @@ const unsaved = new WeakSet<GenerationRecord>();
 function pick(generation: GenerationRecord): GenerationRequest {
   const { eventId, attempt, klaviyoProperty, assistantName, model, instructions, prompt } = generation;
   return { eventId, attempt, klaviyoProperty, assistantName, model, instructions, prompt };
-}
-
-/** One text's judgement carried out: what its row says, and what it holds, from here on. */
-function settleChecks(generation: GenerationRecord, judgement: TextJudgement, flow: FlowRecord, assistant: Assistant, described: NormalizedEvent): GenerationRecord {
-  const before = generation.checks?.rejected ?? [];
-  const fallback = assistant.fallback_text ? fillFallbackText(assistant.fallback_text, described) : null;
-  const decision = decideCheckedText({
-    rewritten: generation.checks?.stage === 'recheck',
-    failures: judgement.failures.length,
-    onFailedChecks: flow.textRules.onFailedChecks,
-    fallbackAvailable: fallback !== null,
-  });
-  const refused = [...before, { text: generation.text!, failures: judgement.failures }];
-  const verdicts = judgement.verdicts;
-  switch (decision.kind) {
-    case 'deliver':
-      return { ...generation, checks: { stage: 'done', rejected: before, delivered: decision.delivered, verdicts } };
-    case 'rewrite':
-      return { ...generation, checks: { stage: 'rewrite', rejected: refused, delivered: null, verdicts } };
-    case 'fallback':
-      return { ...generation, text: fallback, checks: { stage: 'done', rejected: refused, delivered: 'fallback', verdicts } };
-    case 'nothing':
-      return { ...generation, checks: { stage: 'done', rejected: refused, delivered: 'nothing', verdicts } };
-  }
 }
 
 /** Texts that OpenAI stopped at the output limit, known in the job that wrote them (the row does not keep it). */

@@ -7,11 +7,11 @@ import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-me
 import { ServiceError } from '../integrations/service-error.ts';
 import { callCost } from './openai-prices.ts';
 import { recordFlowSpend } from './flow-spend-queries.ts';
-import { fillFallbackText, renderPrompt, withLanguage } from './prompt-rendering.ts';
+import { renderPrompt, withLanguage } from './prompt-rendering.ts';
 import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
 import { answerTexts, callOpenAi, groupRequest } from './text-generation.ts';
-import { judgeTexts } from './text-checking.ts';
-import { decideCheckedText, failedTextReason } from './pipeline-core.ts';
+import { judgeTexts, settleJudgement } from './text-checking.ts';
+import { failedTextReason } from './pipeline-core.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 
@@ -61,6 +61,8 @@ export async function previewTexts(
   await judge(drafts.filter((draft) => draft.text !== null));
   const toRewrite = drafts.filter((draft) => draft.checks?.stage === 'rewrite');
   if (toRewrite.length > 0) {
+    // The second text of each, as the pipeline's rows say it: judged as a rewrite.
+    for (const draft of toRewrite) draft.checks = { ...draft.checks!, stage: 'recheck' };
     await write(toRewrite, (draft) => {
       const refused = draft.checks!.rejected.at(-1)!;
       return `${draft.prompt}\n\n${textCheckOutcomeMessages.rewriteRequest(refused.text, refused.failures.map((failure) => failure.reason))}`;
@@ -126,23 +128,9 @@ export async function previewTexts(
       signal,
     );
     group.forEach((draft, index) => {
-      const judgement = judgements[index]!;
-      const before = draft.checks?.rejected ?? [];
-      const fallback = draft.assistant.fallback_text ? fillFallbackText(draft.assistant.fallback_text, described) : null;
-      const decision = decideCheckedText({
-        rewritten: draft.checks?.stage === 'rewrite',
-        failures: judgement.failures.length,
-        onFailedChecks: flow.textRules.onFailedChecks,
-        fallbackAvailable: fallback !== null,
-      });
-      const refused = [...before, { text: draft.text!, failures: judgement.failures }];
-      const verdicts = judgement.verdicts;
-      if (decision.kind === 'deliver') draft.checks = { stage: 'done', rejected: before, delivered: decision.delivered, verdicts };
-      else if (decision.kind === 'rewrite') draft.checks = { stage: 'rewrite', rejected: refused, delivered: null, verdicts };
-      else if (decision.kind === 'fallback') {
-        draft.checks = { stage: 'done', rejected: refused, delivered: 'fallback', verdicts };
-        draft.text = fallback;
-      } else draft.checks = { stage: 'done', rejected: refused, delivered: 'nothing', verdicts };
+      const { text, checks } = settleJudgement(draft, judgements[index]!, flow.textRules, draft.assistant, described);
+      draft.text = text;
+      draft.checks = checks;
     });
   }
 }

@@ -79,7 +79,12 @@ export const reviewRoutes: FastifyPluginAsyncZod = async (app) => {
     await inTransaction(pool, async (client) => {
       const [review] = await decideReviews(client, request.user.id, { eventIds: [eventId], status: 'approved', edited: true, now: app.clock.now() });
       if (!review) throw new HttpError(apiErrorCodes.not_found, reviewMessages.notFound);
-      await replaceTextsByOwner(client, review.eventId, review.attempt, request.body.texts);
+      const replaced = await replaceTextsByOwner(client, review.eventId, review.attempt, request.body.texts);
+      // A text the event does not have (or withholds) is refused, and the decision with it.
+      const unknown = Object.keys(request.body.texts).filter((property) => !replaced.includes(property));
+      if (unknown.length > 0) {
+        throw new HttpError(apiErrorCodes.validation, reviewMessages.noSuchText(unknown), { fieldErrors: Object.fromEntries(unknown.map((property) => [`texts.${property}`, reviewMessages.noSuchText([property])])) });
+      }
       await sendOn(client, [review.eventId]);
     });
     return { decided: 1, notDecided: 0 };

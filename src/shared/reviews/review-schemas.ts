@@ -50,6 +50,7 @@ export const editReviewSchema = z.object({
         .min(1, 'An approved text cannot be empty')
         .max(MAX_TEXT_LENGTH, `A text must be at most ${MAX_TEXT_LENGTH.toLocaleString('en-US')} characters`),
     )
+    .refine((texts) => Object.keys(texts).length >= 1, 'Change at least one text, or approve the texts as they are')
     .refine((texts) => Object.keys(texts).length <= 20, 'At most 20 texts'),
 });
 export type EditReview = z.input<typeof editReviewSchema>;
@@ -83,4 +84,5 @@ export const reviewMessages = {
   pendingOnDashboard: (count: number) => `${count} ${count === 1 ? 'text waits' : 'texts wait'} for your approval`,
   openReviewList: 'Open the review list',
   notFound: 'These texts no longer wait for approval.',
+  noSuchText: (properties: readonly string[]) => `This event has no text to edit for ${properties.map((property) => `"${property}"`).join(', ')}.`,
 } as const;
