@@ -7,6 +7,7 @@ import { ensureSandboxAccount } from '../../src/server/sandbox/sandbox-queries.t
 import { sampleProductGid, sampleProducts } from '../../src/server/sandbox/sample-shop.ts';
 import { KLAVIYO_REVISION } from '../../src/server/integrations/klaviyo/klaviyo-profiles.ts';
 import { SHOPIFY_API_VERSION } from '../../src/server/integrations/shopify/shopify-admin.ts';
+import { productTitleSearch, productTitleSearchQuery } from '../../src/server/integrations/shopify/shopify-product-search.ts';
 import { checkKlaviyoType, klaviyoOperation } from '../contracts/klaviyo-definition.ts';
 import { checkOpenAiType } from '../contracts/openai-definition.ts';
 import { checkAdminAnswer, checkAdminRequest } from '../contracts/shopify-definition.ts';
@@ -59,6 +60,13 @@ describe("the sandbox's services answer in the vendors' shapes", () => {
     const answer = await call(`${openaiBaseUrl}/responses`, { method: 'POST', headers, body: request });
     expect(answer.status).toBe(200);
     expect(checkOpenAiType('Response', answer.json).problems).toEqual([]);
+    // The checks before delivery: moderation of many texts, one result each.
+    const moderation = { model: 'omni-moderation-latest', input: ['Your cart misses you.', 'Free shipping today.'] };
+    expect(checkOpenAiType('ModerationCreateParams', moderation).problems).toEqual([]);
+    const moderated = await call(`${openaiBaseUrl}/moderations`, { method: 'POST', headers, body: moderation });
+    expect(moderated.status).toBe(200);
+    expect(checkOpenAiType('ModerationCreateResponse', moderated.json).problems).toEqual([]);
+    expect((moderated.json as { results: unknown[] }).results).toHaveLength(2);
     const refused = await call(`${openaiBaseUrl}/models`, { headers: { authorization: 'Bearer sbx_unknown' } });
     expect(refused.status).toBe(401);
     expect(checkOpenAiType('ErrorBody', refused.json).problems).toEqual([]);
@@ -97,13 +105,14 @@ describe("the sandbox's services answer in the vendors' shapes", () => {
     expect(checkKlaviyoType('GetAccounts4XXResponse', refused.json).problems).toEqual([]);
   });
 
-  it('Shopify: the shop check and a product look-up', async () => {
+  it('Shopify: the shop check, a product look-up, and a search of the catalogue by title', async () => {
     const { shopifyShopUrl } = listener.addresses();
     const url = `${shopifyShopUrl}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`;
     const headers = { 'x-shopify-access-token': token, 'content-type': 'application/json' };
     for (const body of [
       { query: '{ shop { name myshopifyDomain } }' },
       { query: 'query ProductDetails($id: ID!) { product(id: $id) { title description onlineStoreUrl featuredImage { url } } }', variables: { id: sampleProductGid(sampleProducts[0]!) } },
+      { query: productTitleSearchQuery, variables: { query: productTitleSearch('the Merino Beanies')! } },
     ]) {
       const checked = checkAdminRequest(SHOPIFY_API_VERSION, body);
       expect(checked.problems).toEqual([]);
@@ -111,5 +120,10 @@ describe("the sandbox's services answer in the vendors' shapes", () => {
       expect(answer.status).toBe(200);
       expect(checkAdminAnswer(SHOPIFY_API_VERSION, checked.document!, body.variables, (answer.json as { data: unknown }).data).problems).toEqual([]);
     }
+    // Every searched word begins a word of the title, as Shopify's `title:word*` terms ask.
+    const search = async (phrase: string) =>
+      ((await call(url, { method: 'POST', headers, body: { query: productTitleSearchQuery, variables: { query: productTitleSearch(phrase)! } } })).json as { data: { products: { nodes: Array<{ title: string }> } } }).data.products.nodes;
+    expect(await search('Alpine Beanie')).toEqual([{ title: 'Alpine Merino Beanie' }]);
+    expect(await search('Summit Down Parka')).toEqual([]);
   });
 });

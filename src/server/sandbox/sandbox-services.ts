@@ -258,14 +258,20 @@ const moderationCategories = [
   'violence/graphic',
 ];
 
-/** The words a product search asks for (`title:*alpine jacket*`), without Shopify's search syntax. */
-function searchedWords(query: string): string {
+/** The words a product search asks for (`title:alpine* title:jacket*`), without Shopify's search syntax. */
+function searchedWords(query: string): string[] {
   return query
     .replace(/\b\w+:/g, ' ')
     .replace(/[\\"'*()]/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim()
-    .toLowerCase();
+    .toLowerCase()
+    .split(/\s+/)
+    .filter((word) => word && word !== 'and');
+}
+
+/** As Shopify's `title:word*` terms, all required: each word begins a word of the title. */
+function titleMatches(title: string, words: readonly string[]): boolean {
+  const titleWords = title.toLowerCase().split(/[^\p{L}\p{N}]+/u);
+  return words.every((word) => titleWords.some((titleWord) => titleWord.startsWith(word)));
 }
 
 const graphqlRequestSchema = z.object({ query: z.string().max(10_000), variables: z.record(z.string(), z.unknown()).nullish() });
@@ -300,7 +306,7 @@ export async function sandboxShopify(app: FastifyInstance, options: SandboxServi
     }
     if (/\bproducts\s*\(/.test(query)) {
       const wanted = searchedWords(typeof variables?.query === 'string' ? variables.query : '');
-      const titles = wanted ? sampleProducts.filter((product) => product.title.toLowerCase().includes(wanted)).map((product) => ({ title: product.title })) : [];
+      const titles = wanted.length > 0 ? sampleProducts.filter((product) => titleMatches(product.title, wanted)).map((product) => ({ title: product.title })) : [];
       return { data: { products: { nodes: titles.slice(0, 5) } } };
     }
     if (/\bshop\s*\{/.test(query)) return { data: { shop: { name: 'Flowsmith sample shop', myshopifyDomain: SAMPLE_SHOP_DOMAIN } } };
