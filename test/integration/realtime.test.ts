@@ -77,6 +77,8 @@ async function startSecondInstance(): Promise<typeof second> {
     authSecret: 'test-secret-that-is-long-enough-for-hmac-signing',
     accountRateLimitPerMinute: 10_000,
     engine: testEngineOptions,
+    // Load shedding off, as on the first instance (test-app.ts): a busy CI machine is not what this tests.
+    overload: { maxEventLoopDelayMs: 0 },
     // The same key as the first instance, as processes sharing a deployment have.
     credentialCipher: testApp.app.credentialCipher,
   });
