@@ -18,6 +18,7 @@ import { setEventStatus, type JobsForEvents } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
 import { createBatchDispatcher } from './klaviyo-batches.ts';
 import { createBackgroundLoop } from '../background/background-loop.ts';
+import { WritingSlots } from './writing-slots.ts';
 import type { BackgroundPart } from '../background/background.ts';
 
 /**
@@ -31,6 +32,11 @@ export type EngineOptions = PipelineOptions &
   EventJobOptions & {
     /** How often a worker looks for abandonment timers that are due (by the app's clock). */
     timerSweepIntervalMs: number;
+    /**
+     * OpenAI calls at once per worker process (writing-slots.ts). `concurrency`, the jobs in
+     * flight, is larger: jobs checking their texts or delivering them hold no call.
+     */
+    writingConcurrency: number;
   };
 
 export const defaultEngineOptions: EngineOptions = {
@@ -42,7 +48,10 @@ export const defaultEngineOptions: EngineOptions = {
   maxOutputTokens: 1_024,
   klaviyoLimits: klaviyoAccountLimits,
   bulkDelivery: true,
-  concurrency: 300,
+  // A worker's rate is its OpenAI calls at once over OpenAI's answer time; the other half
+  // of its jobs check, deliver or wait for Klaviyo's limits meanwhile (0008, 0042).
+  writingConcurrency: 300,
+  concurrency: 600,
   pollIntervalMs: 1_000,
   retryLimit: 5,
   retryDelaySeconds: 5,
@@ -141,6 +150,7 @@ export function createEngine(dependencies: {
     observer: dependencies.observer,
     onWaiting: wakeAt,
     onBatched: () => batches.wake(),
+    writingSlots: new WritingSlots(options.writingConcurrency),
   };
   const handleJob: ProcessEventHandler = async (job, signal) => {
     try {
@@ -158,7 +168,8 @@ export function createEngine(dependencies: {
   return {
     preview: async (userId, flow, event, signal) => {
       const credentials = await context.loadCredentials(context.pool, userId, context.clock.now());
-      return credentials ? previewTexts(context, userId, flow, event, credentials, signal) : null;
+      // An owner's Preview does not queue behind a backlog's calls.
+      return credentials ? previewTexts({ ...context, writingSlots: undefined }, userId, flow, event, credentials, signal) : null;
     },
     enqueue: (db, job) => jobs.send(db, job),
     jobsStatement: (many) => jobs.sendManyStatement(many),
@@ -174,7 +185,7 @@ export function createEngine(dependencies: {
         runsIn: 'worker',
         start: () => {
           jobs.work(handleJob);
-          logger.info({ concurrency: options.concurrency }, 'event worker started');
+          logger.info({ concurrency: options.concurrency, writingConcurrency: options.writingConcurrency }, 'event worker started');
         },
         stop: () => jobs.stopWorking(),
       },

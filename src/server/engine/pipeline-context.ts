@@ -8,6 +8,7 @@ import type { CredentialsLoader } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import type { EventRecord } from '../events/event-queries.ts';
 import type { FlowAlerts } from '../alerts/flow-alerts.ts';
+import type { WritingSlots } from './writing-slots.ts';
 import type { FlowAlertReason } from '../../shared/alerts/flow-alert-schemas.ts';
 
 /**
@@ -51,6 +52,8 @@ export interface PipelineContext {
   alerts?: FlowAlerts;
   /** Told when a delivery joined a bulk batch, so this worker's batch dispatcher runs soon. */
   onBatched?: () => void;
+  /** The worker's OpenAI calls at once (writing-slots.ts); without it (Preview, tests), calls go at once. */
+  writingSlots?: WritingSlots;
 }
 
 export interface PipelineObserver {

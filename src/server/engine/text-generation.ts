@@ -533,15 +533,17 @@ export async function callOpenAi(
     modelOffersFlex: Boolean(priceOf(request.model).flex),
     flexMinWaitMinutes: FLEX_MIN_WAIT_MINUTES,
   });
+  // Each try holds a writing slot only while OpenAI writes, not while it waits to try again.
+  const write = (call: () => Promise<ResponsesResult>) => (context.writingSlots ? context.writingSlots.run(signal, call) : call());
   if (tier === 'flex') {
     try {
-      return await createResponse({ ...connection, timeoutMs: context.options.flexTimeoutMs }, { ...request, serviceTier: 'flex' }, signal);
+      return await write(() => createResponse({ ...connection, timeoutMs: context.options.flexTimeoutMs }, { ...request, serviceTier: 'flex' }, signal));
     } catch (error) {
       if (!(error instanceof ServiceError) || signal.aborted || !fallsBackFromFlex(error.code)) throw error;
       context.logger.info({ eventId: event.id, code: error.code }, 'flex tier unavailable; using the standard tier');
     }
   }
-  return withQuickRetry(() => createResponse(connection, request, signal), context.options.retry, quickRetries(context, event, 'OpenAI', signal));
+  return withQuickRetry(() => write(() => createResponse(connection, request, signal)), context.options.retry, quickRetries(context, event, 'OpenAI', signal));
 }
 
 /** Flows that wait at least this long can afford the flex tier's slower answers. */
