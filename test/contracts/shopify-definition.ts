@@ -158,11 +158,13 @@ function requiredScopesIn(description: string | null | undefined): string[] {
 
 /**
  * Scopes Shopify's reference states for a field but the published introspection leaves
- * out of its descriptions (https://shopify.dev/docs/api/admin-graphql/2026-10/queries/product:
- * "Requires `read_products` access scope."). Keyed "Type.field"; any one scope is enough.
+ * out of its descriptions (https://shopify.dev/docs/api/admin-graphql/2026-10/queries/product
+ * and …/queries/products: "Requires `read_products` access scope."). Keyed "Type.field";
+ * any one scope is enough.
  */
 export const scopesStatedOutsideDescriptions: Record<string, string[]> = {
   'QueryRoot.product': ['read_products'],
+  'QueryRoot.products': ['read_products'],
 };
 
 /**

@@ -529,10 +529,13 @@ describe('fake Shopify', () => {
       const product = await graphql('{ product(id: "gid://shopify/Product/42") { title } }');
       expect(product.status).toBe(200);
       expect(product.json).toMatchObject({ data: { product: null }, errors: [{ path: ['product'], extensions: { code: 'ACCESS_DENIED', requiredAccess: '`read_products` access scope.' } }] });
+      // The catalogue search the text checks use needs the same scope.
+      const search = await graphql('{ products(first: 5, query: "title:Alpine*") { nodes { title } } }');
+      expect(search.json).toMatchObject({ errors: [{ path: ['products'], extensions: { code: 'ACCESS_DENIED', requiredAccess: '`read_products` access scope.' } }] });
       const topic = await graphql('mutation { webhookSubscriptionCreate(topic: CARTS_CREATE, webhookSubscription: {uri: "https://app.example/cart"}) { userErrors { message } } }');
       expect(topic.json.errors[0]).toMatchObject({ message: 'Access denied for CARTS_CREATE field. Required access: `read_orders` access scope.', extensions: { code: 'ACCESS_DENIED' } });
       expect(shopify.webhookSubscriptions.size).toBe(0);
-      expect(shopify.takeViolations()).toHaveLength(2);
+      expect(shopify.takeViolations()).toHaveLength(3);
       const granted = await graphql('{ currentAppInstallation { accessScopes { handle } } }');
       expect(granted.json.data.currentAppInstallation.accessScopes.map((scope: { handle: string }) => scope.handle)).toEqual(['read_customers']);
     } finally {

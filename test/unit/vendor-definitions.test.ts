@@ -59,6 +59,7 @@ describe("Shopify's definitions", () => {
     expect(documentedScopes(SHOPIFY_API_VERSION, 'WebhookSubscriptionTopic', 'CHECKOUTS_UPDATE')).toEqual(['read_orders']);
     expect(documentedScopes(SHOPIFY_API_VERSION, 'WebhookSubscriptionTopic', 'ORDERS_CREATE')).toEqual(['read_orders', 'read_marketplace_orders']);
     expect(documentedScopes(SHOPIFY_API_VERSION, 'QueryRoot', 'product')).toEqual(['read_products']);
+    expect(documentedScopes(SHOPIFY_API_VERSION, 'QueryRoot', 'products')).toEqual(['read_products']);
     expect(documentedScopes(SHOPIFY_API_VERSION, 'QueryRoot', 'shop')).toEqual([]);
     // "For example, `read_orders`" names a scope without requiring it.
     expect(documentedScopes(SHOPIFY_API_VERSION, 'AccessScope', 'handle')).toEqual([]);
