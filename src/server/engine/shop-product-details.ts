@@ -42,6 +42,25 @@ export const SHOP_NOT_CONNECTED = 'not_connected';
  * and RateLimitWait when the shop's next request slot is too far off to wait for; `found`
  * then holds what was looked up before.
  */
+/**
+ * One request to the owner's shop under the shop's request limit: waits in place for a
+ * slot that is near, else the event waits for it (RateLimitWait); a token Shopify refuses
+ * is dropped, so the next try asks for a fresh one.
+ */
+async function askTheShop<T>(deps: ProductDetailsDeps, userId: string, connection: ShopifyConnection, signal: AbortSignal, ask: () => Promise<T>): Promise<T> {
+  const { db, clock } = deps;
+  const now = clock.now();
+  const waitMs = deps.rateLimited === false ? 0 : await reserveShopifyRequestSlot(db, connection.domain, now, deps.maxInPlaceWaitMs);
+  if (waitMs > deps.maxInPlaceWaitMs) throw new RateLimitWait('shopify', new Date(now.getTime() + waitMs));
+  if (waitMs > 0) await clock.sleep(waitMs, signal);
+  try {
+    return await ask();
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
+    throw error;
+  }
+}
+
 export async function lookUpProducts(
   deps: ProductDetailsDeps,
   userId: string,
@@ -60,17 +79,8 @@ export async function lookUpProducts(
     }
     connection ??= await deps.tokens.connectionFor(userId, signal);
     if (!connection) return SHOP_NOT_CONNECTED;
-    const now = clock.now();
-    const waitMs = deps.rateLimited === false ? 0 : await reserveShopifyRequestSlot(db, connection.domain, now, deps.maxInPlaceWaitMs);
-    if (waitMs > deps.maxInPlaceWaitMs) throw new RateLimitWait('shopify', new Date(now.getTime() + waitMs));
-    if (waitMs > 0) await clock.sleep(waitMs, signal);
-    let details: ShopifyProductDetails | null;
-    try {
-      details = await fetchShopifyProduct({ ...connection, now: () => clock.now() }, gid, signal);
-    } catch (error) {
-      if (error instanceof ServiceError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
-      throw error;
-    }
+    const shop = connection;
+    const details = await askTheShop(deps, userId, shop, signal, () => fetchShopifyProduct({ ...shop, now: () => clock.now() }, gid, signal));
     if (details) await cacheProduct(db, userId, gid, details, clock.now());
     found.set(gid, details);
   }
@@ -129,7 +139,7 @@ export async function phrasesNotInCatalogue(
   phrases: readonly string[],
   signal: AbortSignal,
 ): Promise<string[] | typeof SHOP_NOT_CONNECTED> {
-  const { db, clock } = deps;
+  const { clock } = deps;
   const unknown: string[] = [];
   let connection: ShopifyConnection | null = null;
   for (const phrase of phrases) {
@@ -141,17 +151,8 @@ export async function phrasesNotInCatalogue(
     }
     connection ??= await deps.tokens.connectionFor(userId, signal);
     if (!connection) return SHOP_NOT_CONNECTED;
-    const now = clock.now();
-    const waitMs = deps.rateLimited === false ? 0 : await reserveShopifyRequestSlot(db, connection.domain, now, deps.maxInPlaceWaitMs);
-    if (waitMs > deps.maxInPlaceWaitMs) throw new RateLimitWait('shopify', new Date(now.getTime() + waitMs));
-    if (waitMs > 0) await clock.sleep(waitMs, signal);
-    let titles: string[];
-    try {
-      titles = await searchShopifyProductTitles({ ...connection, now: () => clock.now() }, phrase, signal);
-    } catch (error) {
-      if (error instanceof ServiceError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
-      throw error;
-    }
+    const shop = connection;
+    const titles = await askTheShop(deps, userId, shop, signal, () => searchShopifyProductTitles({ ...shop, now: () => clock.now() }, phrase, signal));
     const known = titles.length > 0;
     if (catalogueAnswers.size >= MAX_CATALOGUE_ANSWERS) catalogueAnswers.delete(catalogueAnswers.keys().next().value!);
     catalogueAnswers.set(key, { known, until: clock.now().getTime() + CATALOGUE_ANSWER_MS });
