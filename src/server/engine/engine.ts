@@ -110,20 +110,36 @@ export function createEngine(dependencies: {
       (db, job) => jobs.send(db, job),
       (work) => inTransaction(dependencies.pool, work),
     );
+  // The regular sweep comes every timerSweepIntervalMs; an event this worker put to wait
+  // for less than that (a rate limit's slot a second or two away) is come back for on
+  // time instead, so a short wait does not cost a whole sweep interval. The loop keeps one
+  // timer, on the process's clock, so each pass sets it again for the next of these times
+  // still ahead by the app's clock: a later wait is not lost behind an earlier one, and a
+  // timer that fired before the app's clock got there (the clocks can differ) fires again.
+  const comeBackAt = new Set<number>();
+  const sweepPass = async () => {
+    const fired = await fireTimers();
+    const now = dependencies.clock.now().getTime();
+    let next = Infinity;
+    for (const at of comeBackAt) {
+      if (at <= now) comeBackAt.delete(at);
+      else next = Math.min(next, at);
+    }
+    if (next !== Infinity) sweep.wakeIn(next - now + 10);
+    return fired;
+  };
   const sweep = createBackgroundLoop({
     name: 'timer-sweep',
     intervalMs: options.timerSweepIntervalMs,
-    run: fireTimers,
+    run: sweepPass,
     logger,
     runAtStart: false,
     failureMessage: 'firing due timers failed; trying again',
   });
-  // The regular sweep comes every timerSweepIntervalMs; an event this worker put to wait
-  // for less than that (a rate limit's slot a second or two away) is come back for on
-  // time instead, so a short wait does not cost a whole sweep interval.
   const wakeAt = (until: Date) => {
     const delayMs = until.getTime() - dependencies.clock.now().getTime();
     if (delayMs >= options.timerSweepIntervalMs) return;
+    if (comeBackAt.size < 10_000) comeBackAt.add(until.getTime());
     sweep.wakeIn(Math.max(0, delayMs) + 10);
   };
   const batches = createBatchDispatcher({
