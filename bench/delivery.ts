@@ -134,11 +134,15 @@ async function backlogRun(events: number): Promise<void> {
   const harness = await startHarness({ flowType: 'abandoned_cart', assistants: cartAssistants, klaviyoEventName: 'AI content ready' });
   try {
     const emails = Array.from({ length: events }, (_, index) => `bench-${index}-${randomUUID().slice(0, 8)}@shop.example`);
+    // The process's memory at its peak (the app and the stand-ins share it), sampled every 250 ms.
+    let peakRss = process.memoryUsage().rss;
+    const sampling = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 250);
     const started = Date.now();
     await sendEvents(harness.url, emails.map(cartEvent), 50);
     const received = Date.now();
     await settled(harness, 30 * 60_000);
     const finished = Date.now();
+    clearInterval(sampling);
     const delivered = await countRows(harness.db.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status = 'delivered'`, [harness.flowId]);
     const deliveriesPerEvent = await countRows(
       harness.db.pool,
@@ -183,6 +187,7 @@ async function backlogRun(events: number): Promise<void> {
       `  cached input       ${formatNumber((tokens.laterCached / Math.max(tokens.laterInput, 1)) * 100, 1)} % of input tokens from the second event on (target ≥ 80 %); ${formatNumber((tokens.cached / Math.max(tokens.input, 1)) * 100, 1)} % overall`,
     );
     console.log(`  429 answers        ${harness.klaviyo.throttledCount} from Klaviyo (each waited for and retried)`);
+    console.log(`  memory             ${formatNumber(peakRss / 1024 / 1024)} MB at its peak (resident, the app with the stand-ins)`);
     console.log(`  delivered          ${formatNumber(delivered)} of ${formatNumber(events)}; every event delivered exactly once: ${exactlyOnce ? 'yes' : 'NO'}`);
     console.log(
       `                     (events delivered twice ${deliveriesPerEvent}, profiles without their texts ${missing}, Klaviyo events not exactly once ${eventsNotOnce}; profiles imported again after a failed job ${rewritten})`,
