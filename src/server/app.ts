@@ -1,4 +1,5 @@
 import { reviewRoutes } from './reviews/review-routes.ts';
+import { experimentRoutes } from './experiments/experiment-routes.ts';
 import { flowAlertRoutes } from './alerts/flow-alert-routes.ts';
 import { createFlowAlerts } from './alerts/flow-alerts.ts';
 import path from 'node:path';
@@ -230,7 +231,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const background = createBackground({
     role: config.role,
     logger: deps.logger,
-    parts: appBackgroundParts({ engine, retention, privacyWork, pool: database.pool, changeFeed, databaseUpkeep }),
+    parts: appBackgroundParts({ engine, retention, privacyWork, pool: database.pool, changeFeed, databaseUpkeep, clock }),
   });
   app.decorate('background', background);
   app.addHook('onReady', () => background.start());
@@ -274,6 +275,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(retentionRoutes, { prefix: '/api/retention' });
     await scope.register(reviewRoutes, { prefix: '/api/reviews' });
     await scope.register(flowAlertRoutes, { prefix: '/api/flow-alerts' });
+    await scope.register(experimentRoutes, { prefix: '/api/flows' });
     await scope.register(accountDeletionRoutes, { prefix: '/api/account', auth, mailer, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });

@@ -495,7 +495,7 @@ describe('after the texts', () => {
 });
 
 describe('how a delivery goes', () => {
-  const fresh = { delivered: false, batched: false, profileWritten: false };
+  const fresh = { delivered: false, batched: false, profileWritten: false, holdout: false };
   const underLimits = { accountLimited: true, bulkDelivery: true, sandbox: false };
 
   it('is left alone once delivered', () => {
@@ -518,6 +518,10 @@ describe('how a delivery goes', () => {
     expect(decideDeliveryMode(fresh, { ...underLimits, sandbox: true })).toBe('single');
     expect(decideDeliveryMode(fresh, { ...underLimits, accountLimited: false })).toBe('single');
     expect(decideDeliveryMode(fresh, { ...underLimits, bulkDelivery: false })).toBe('single');
+  });
+
+  it('goes single for a holdout shopper, under a backlog too: a bulk import cannot clear properties', () => {
+    expect(decideDeliveryMode({ ...fresh, holdout: true }, underLimits)).toBe('single');
   });
 
   it('joins a bulk import when deliveries of the account already wait for one', () => {

@@ -35,7 +35,8 @@ export interface CreditedDelivery {
  * across all flows. A delivery at or after the order's moment (the post-purchase content
  * the order itself triggered) cannot have earned it, and neither can any delivery of an
  * event about this same order (an orders/paid after its orders/create was delivered).
- * Console test sends reach no real shopper and are left out.
+ * Console test sends reach no real shopper and are left out, and so are an experiment's
+ * holdout deliveries, which wrote no text (docs/decisions/0043-experiments.md).
  */
 export async function findCreditedDelivery(
   db: Queryable,
@@ -45,7 +46,7 @@ export async function findCreditedDelivery(
     `SELECT e.id AS event_id, e.flow_id, e.flow_type, d.updated_at AS delivered_at
        FROM event_deliveries d JOIN events e ON e.id = d.event_id
       WHERE e.user_id = $1 AND e.shopper_email = $2 AND e.source <> 'test'
-        AND d.status = 'delivered' AND d.updated_at < $3 AND d.updated_at >= $4
+        AND d.status = 'delivered' AND NOT d.holdout AND d.updated_at < $3 AND d.updated_at >= $4
         AND (e.object_id IS NULL OR e.object_id <> $5)
       ORDER BY d.updated_at DESC, e.id DESC
       LIMIT 1`,
@@ -96,12 +97,12 @@ export interface FlowDeliveryCount {
   deliveries: number;
 }
 
-/** Profile writes Klaviyo accepted since `since`, per flow (console test sends left out). */
+/** Profile writes of texts Klaviyo accepted since `since`, per flow (console test sends and holdout deliveries left out). */
 export async function countDeliveriesByFlow(db: Queryable, userId: string, since: Date): Promise<FlowDeliveryCount[]> {
   const { rows } = await db.query<{ flow_type: FlowType; deliveries: number }>(
     `SELECT e.flow_type, count(*)::int AS deliveries
        FROM event_deliveries d JOIN events e ON e.id = d.event_id
-      WHERE e.user_id = $1 AND e.source <> 'test' AND d.status = 'delivered' AND d.updated_at >= $2
+      WHERE e.user_id = $1 AND e.source <> 'test' AND d.status = 'delivered' AND NOT d.holdout AND d.updated_at >= $2
       GROUP BY e.flow_type`,
     [userId, since],
   );

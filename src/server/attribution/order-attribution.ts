@@ -4,6 +4,8 @@ import type { EventSource, NormalizedEvent } from '../../shared/events/event-sch
 import { parseJsonText } from '../platform/json-text.ts';
 import { orderMoney } from '../integrations/shopify/shopify-payload-money.ts';
 import { findAttributionWindowDays, findCreditedDelivery, recordAttribution } from './attribution-queries.ts';
+import { creditExperimentOrder } from '../experiments/experiment-queries.ts';
+import { shopperKey } from '../engine/generation-cap-queries.ts';
 
 /**
  * A step of the event pipeline, run for every order event that reaches it (a post-purchase
@@ -30,6 +32,9 @@ export async function attributeOrder(db: Queryable, logger: Logger, event: Order
   if (!orderKey) return;
   const orderedAt = orderedAtOf(event, body);
   const windowDays = await findAttributionWindowDays(db, event.userId);
+  const revenue = revenueOf(event.source, body, normalized);
+  // The experiments count every exposed shopper's orders, held out or not (0042).
+  await creditExperimentOrder(db, { userId: event.userId, shopperKey: shopperKey(shopperEmail), orderKey, orderedAt, windowDays, ...revenue });
   const delivery = await findCreditedDelivery(db, { userId: event.userId, shopperEmail, orderedAt, orderKey, windowDays });
   if (!delivery) return;
   const recorded = await recordAttribution(db, {
@@ -37,7 +42,7 @@ export async function attributeOrder(db: Queryable, logger: Logger, event: Order
     orderKey,
     orderEventId: event.id,
     delivery,
-    ...revenueOf(event.source, body, normalized),
+    ...revenue,
     orderedAt,
     shopperEmail,
   });

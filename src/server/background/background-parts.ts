@@ -5,6 +5,8 @@ import type { PrivacyWork } from '../privacy/privacy-work.ts';
 import { CHANGE_LOG_PRUNING_SCHEDULE, pruneChangeLog, type ChangeFeed } from '../realtime/change-feed.ts';
 import type { DatabaseUpkeep } from '../database/database-upkeep.ts';
 import type { BackgroundPart } from './background.ts';
+import type { Clock } from '../platform/clock.ts';
+import { EXPERIMENT_PROMOTION_SCHEDULE, promoteWinners } from '../experiments/experiment-changes.ts';
 
 /**
  * Every part of the server's background work, in the order it starts (it stops in the
@@ -18,6 +20,7 @@ export function appBackgroundParts(parts: {
   pool: pg.Pool;
   changeFeed: ChangeFeed;
   databaseUpkeep: DatabaseUpkeep;
+  clock: Clock;
 }): BackgroundPart[] {
   return [
     // The queue, the bulk batches, the event worker, the timer sweep (engine.ts says why in this order).
@@ -26,6 +29,7 @@ export function appBackgroundParts(parts: {
     parts.engine.scheduledPart('retention', RETENTION_SCHEDULE, () => parts.retention.runOnce(), 'retention pass failed; trying again at the next'),
     { name: 'privacy-work', runsIn: 'worker', start: () => parts.privacyWork.start(), stop: () => parts.privacyWork.stop() },
     parts.engine.scheduledPart('change-log-pruning', CHANGE_LOG_PRUNING_SCHEDULE, () => pruneChangeLog(parts.pool), 'change feed: could not delete old changes'),
+    parts.engine.scheduledPart('experiment-promotions', EXPERIMENT_PROMOTION_SCHEDULE, () => promoteWinners(parts.pool, parts.clock.now()), 'promoting experiment winners failed; trying again at the next'),
     // The live streams' poller: a web process serves the streams, so it reads the change log for them.
     { name: 'change-feed', runsIn: 'web', start: () => parts.changeFeed.start(), stop: () => parts.changeFeed.stop() },
     // By the database, not the role: whichever process holds the embedded database keeps it.

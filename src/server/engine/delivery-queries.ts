@@ -15,6 +15,8 @@ export interface DeliveryRecord {
   error: string | null;
   /** Set when the delivery waits for (or went in) a bulk import job rather than a single write. */
   batchedAt: Date | null;
+  /** A holdout shopper's delivery (an experiment's): it clears the flow's properties instead of writing texts. */
+  holdout: boolean;
 }
 
 interface DeliveryRow {
@@ -30,10 +32,11 @@ interface DeliveryRow {
   event_sent_at: Date | null;
   error: string | null;
   batched_at: Date | null;
+  holdout: boolean;
 }
 
 const deliveryColumns =
-  'id, event_id, attempt, status, properties, profile_id, profile_created, profile_written_at, klaviyo_event_name, event_sent_at, error, batched_at';
+  'id, event_id, attempt, status, properties, profile_id, profile_created, profile_written_at, klaviyo_event_name, event_sent_at, error, batched_at, holdout';
 
 function toDelivery(row: DeliveryRow): DeliveryRecord {
   return {
@@ -49,6 +52,7 @@ function toDelivery(row: DeliveryRow): DeliveryRecord {
     eventSentAt: row.event_sent_at,
     error: row.error,
     batchedAt: row.batched_at,
+    holdout: row.holdout,
   };
 }
 
@@ -59,13 +63,13 @@ function toDelivery(row: DeliveryRow): DeliveryRecord {
  */
 export async function startDelivery(
   db: Queryable,
-  delivery: { id: string; eventId: string; attempt: number; properties: Record<string, string>; klaviyoEventName: string | null },
+  delivery: { id: string; eventId: string; attempt: number; properties: Record<string, string>; klaviyoEventName: string | null; holdout: boolean },
 ): Promise<DeliveryRecord> {
   await db.query(
-    `INSERT INTO event_deliveries (id, event_id, attempt, status, properties, klaviyo_event_name)
-     VALUES ($1, $2, $3, 'pending', $4::jsonb, $5)
+    `INSERT INTO event_deliveries (id, event_id, attempt, status, properties, klaviyo_event_name, holdout)
+     VALUES ($1, $2, $3, 'pending', $4::jsonb, $5, $6)
      ON CONFLICT (event_id, attempt) DO NOTHING`,
-    [delivery.id, delivery.eventId, delivery.attempt, JSON.stringify(delivery.properties), delivery.klaviyoEventName],
+    [delivery.id, delivery.eventId, delivery.attempt, JSON.stringify(delivery.properties), delivery.klaviyoEventName, delivery.holdout],
   );
   const { rows } = await db.query<DeliveryRow>(`SELECT ${deliveryColumns} FROM event_deliveries WHERE event_id = $1 AND attempt = $2`, [
     delivery.eventId,

@@ -33,6 +33,8 @@ import { parseJsonText } from '../platform/json-text.ts';
 import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
 import { tellFlowStopped } from './flow-stops.ts';
 import { generateTexts } from './text-generation.ts';
+import { experimentGroupFor } from '../experiments/experiment-assignment.ts';
+import { HOLDOUT_ARM } from '../../shared/experiments/experiment-schemas.ts';
 import { requireApproval } from './text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from './known-shoppers.ts';
@@ -163,19 +165,52 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   // The budget first: an event that waits for tomorrow's budget has not used today's caps.
   if (!(await requireRoomInBudget(context, event, flow))) return;
   await requireRoomUnderCaps(context, event, flow, normalized.shopper.email!);
+  // After the caps, so the holdout is drawn from the same shoppers the texts would reach.
+  const experiment = await experimentGroupFor(pool, event, normalized.shopper.email!, context.clock.now());
   const moved = await setEventStatus(pool, event.id, event.attempt, 'generating');
   if (decideGenerationStart(moved, event.status).kind === 'ignore') return;
-  const generations = await generateTexts(context, event, flow, described, credentials, signal);
+  if (experiment?.group === HOLDOUT_ARM) {
+    await deliverHoldout(context, event, flow, normalized.shopper.email!, credentials, experiment.properties, signal);
+    return;
+  }
+  const generations = await generateTexts(context, event, experiment?.prompts ? withArmPrompts(flow, experiment.prompts) : flow, described, credentials, signal);
   const afterTexts = decideAfterTexts({ event, fromPixel, shopper: normalized.shopper, texts: generations });
   if (carryOutEnd(afterTexts) || afterTexts.kind !== 'deliver') return;
   if (!(await requireApproval(context, event, flow))) return;
   await setEventStatus(pool, event.id, event.attempt, 'delivering');
-  if ((await deliver(context, event, flow, normalized.shopper.email!, afterTexts.names, credentials, afterTexts.properties, signal)) === 'batched') {
+  const properties = experiment ? { ...afterTexts.properties, ...experiment.properties } : afterTexts.properties;
+  if ((await deliver(context, event, flow, normalized.shopper.email!, afterTexts.names, credentials, properties, signal)) === 'batched') {
     context.logger.info({ eventId: event.id, attempt: event.attempt }, 'delivery joined a bulk import batch');
     return;
   }
   if (await setEventStatus(pool, event.id, event.attempt, 'delivered')) context.observer?.eventFinished('delivered');
   context.logger.info({ eventId: event.id, attempt: event.attempt }, 'event delivered');
+}
+
+/** The flow as an experiment's arm writes: each assistant with the arm's prompt (assistants added since the arm was set keep their own). */
+function withArmPrompts(flow: FlowRecord, prompts: Record<string, string>): FlowRecord {
+  return { ...flow, assistants: flow.assistants.map((assistant) => ({ ...assistant, prompt_template: prompts[assistant.klaviyo_property] ?? assistant.prompt_template })) };
+}
+
+/**
+ * A holdout shopper gets the shop's ordinary email: no text is written, the flow's
+ * properties are cleared from their profile (so the email falls back to its default
+ * copy), and the Klaviyo event still goes, marked as holdout (docs/decisions/0043-experiments.md).
+ */
+async function deliverHoldout(
+  context: PipelineContext,
+  event: EventRecord,
+  flow: FlowRecord,
+  email: string,
+  credentials: EngineCredentials,
+  properties: Record<string, string>,
+  signal: AbortSignal,
+): Promise<void> {
+  await setEventStatus(context.pool, event.id, event.attempt, 'delivering');
+  const unset = flow.assistants.map((assistant) => assistant.klaviyo_property);
+  await deliver(context, event, flow, email, { firstName: null, lastName: null }, credentials, properties, signal, { unset });
+  if (await setEventStatus(context.pool, event.id, event.attempt, 'delivered')) context.observer?.eventFinished('delivered');
+  context.logger.info({ eventId: event.id, attempt: event.attempt }, 'holdout shopper: flow properties cleared');
 }
 
 /**

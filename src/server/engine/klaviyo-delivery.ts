@@ -28,6 +28,7 @@ export async function deliver(
   credentials: EngineCredentials,
   properties: Record<string, string>,
   signal: AbortSignal,
+  holdout: { unset: string[] } | null = null,
 ): Promise<'delivered' | 'batched'> {
   const { pool, options } = context;
   const delivery = await startDelivery(pool, {
@@ -36,9 +37,10 @@ export async function deliver(
     attempt: event.attempt,
     properties,
     klaviyoEventName: flow.klaviyoEventName,
+    holdout: holdout !== null,
   });
   const mode = decideDeliveryMode(
-    { delivered: delivery.status === 'delivered', batched: delivery.batchedAt !== null, profileWritten: delivery.profileWrittenAt !== null },
+    { delivered: delivery.status === 'delivered', batched: delivery.batchedAt !== null, profileWritten: delivery.profileWrittenAt !== null, holdout: delivery.holdout },
     { accountLimited: options.klaviyoLimits !== null, bulkDelivery: options.bulkDelivery, sandbox: credentials.sandbox !== undefined },
   );
   if (mode === 'already_delivered') return 'delivered';
@@ -62,7 +64,8 @@ export async function deliver(
         // The first try may use the slot taken above; a retry takes its own.
         if (slotTaken) slotTaken = false;
         else await takeSlot(context, credentials, 'profile-import', signal);
-        return importProfile(connection, { email, firstName: names.firstName, lastName: names.lastName, properties: delivery.properties }, signal);
+        const unset = delivery.holdout ? (holdout?.unset ?? []) : [];
+        return importProfile(connection, { email, firstName: names.firstName, lastName: names.lastName, properties: delivery.properties, unset }, signal);
       },
       options.retry,
       retrying,

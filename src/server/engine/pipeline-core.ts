@@ -272,11 +272,13 @@ export function decideAfterTexts(facts: {
 export type DeliveryMode = 'already_delivered' | 'already_batched' | 'single' | 'single_unless_backlog';
 
 export function decideDeliveryMode(
-  delivery: { delivered: boolean; batched: boolean; profileWritten: boolean },
+  delivery: { delivered: boolean; batched: boolean; profileWritten: boolean; holdout: boolean },
   setup: { accountLimited: boolean; bulkDelivery: boolean; sandbox: boolean },
 ): DeliveryMode {
   if (delivery.delivered) return 'already_delivered';
   if (delivery.batched) return 'already_batched';
+  // A holdout's delivery clears properties, which only a single profile write can do.
+  if (delivery.holdout) return 'single';
   // The sandbox's deliveries never join a batch: a batch is sent with the credentials of
   // when it goes, which may be the real ones by then.
   if (!delivery.profileWritten && setup.accountLimited && setup.bulkDelivery && !setup.sandbox) return 'single_unless_backlog';

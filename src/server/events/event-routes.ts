@@ -4,6 +4,7 @@ import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
 import { listGenerations } from '../engine/generation-queries.ts';
 import { listDeliveries } from '../engine/delivery-queries.ts';
+import { findEventGroups } from '../experiments/experiment-queries.ts';
 import { findEventForUser } from './event-queries.ts';
 import { activitySince, eventRecordToListItem, listEventsForUser } from './event-log-queries.ts';
 import { eventLogMessages } from '../../shared/events/event-messages.ts';
@@ -41,7 +42,7 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
   await registerEndpoint(app, endpoints.events.detail, { preHandler: rateLimited('read') }, async (request) => {
     const event = await findEventForUser(pool, request.user.id, request.params.eventId);
     if (!event) throw new HttpError(apiErrorCodes.not_found, eventLogMessages.eventNotFound);
-    const [generations, deliveries] = await Promise.all([listGenerations(pool, event.id, event.attempt), listDeliveries(pool, event.id)]);
+    const [generations, deliveries, groups] = await Promise.all([listGenerations(pool, event.id, event.attempt), listDeliveries(pool, event.id), findEventGroups(pool, [event.id])]);
     return {
       event: {
         ...eventRecordToListItem(event),
@@ -62,7 +63,9 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
           klaviyoEventName: delivery.klaviyoEventName,
           eventSentAt: delivery.eventSentAt?.toISOString() ?? null,
           error: delivery.error,
+          holdout: delivery.holdout,
         })),
+        experimentGroup: groups.get(event.id) ?? null,
       },
     };
   });

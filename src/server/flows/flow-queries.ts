@@ -265,3 +265,20 @@ export async function rotateWebhookKey(
 export async function replaceWebhookUrl(db: Queryable, userId: string, flowId: string, webhookUrl: string): Promise<void> {
   await db.query('UPDATE flows SET webhook_url = $3, updated_at = now() WHERE user_id = $1 AND id = $2', [userId, flowId, webhookUrl]);
 }
+
+/**
+ * Replaces the prompt of each assistant named in `prompts` (by Klaviyo property), keeping
+ * everything else of the flow: an experiment's winner becoming the flow's prompts.
+ */
+export async function saveAssistantPrompts(db: Queryable, flowId: string, prompts: Record<string, string>): Promise<void> {
+  await db.query(
+    `UPDATE flows
+        SET assistants = (SELECT coalesce(jsonb_agg(CASE WHEN $2::jsonb ? (assistant->>'klaviyo_property')
+                                                        THEN jsonb_set(assistant, '{prompt_template}', $2::jsonb -> (assistant->>'klaviyo_property'))
+                                                        ELSE assistant END ORDER BY position), '[]'::jsonb)
+                            FROM jsonb_array_elements(assistants) WITH ORDINALITY AS listed(assistant, position)),
+            updated_at = now()
+      WHERE id = $1`,
+    [flowId, JSON.stringify(prompts)],
+  );
+}

@@ -4,6 +4,8 @@ import { eraseShopperCooldowns } from '../engine/generation-cap-queries.ts';
 import { eraseSandboxShopperData, findSandboxShopperData } from '../sandbox/sandbox-queries.ts';
 import { erasePrivacyExports } from './privacy-queries.ts';
 import { eraseAttributions, findShopperAttributions } from '../attribution/attribution-queries.ts';
+import { eraseShopperKeys } from '../experiments/experiment-queries.ts';
+import { shopperKey } from '../engine/generation-cap-queries.ts';
 
 /**
  * Everything Flowsmith keeps about a shopper, in one list (docs/decisions/0028-shopper-privacy.md).
@@ -62,6 +64,15 @@ export const shopperDataRegistry: readonly ShopperDataEntry[] = [
     tables: ['order_attributions'],
     find: (db, userId, shopperEmail) => findShopperAttributions(db, userId, shopperEmail),
     erase: (db, scope) => eraseAttributions(db, scope.userId, scope.kind === 'shopper' ? scope.shopperEmail : null),
+  },
+  {
+    // A shopper's group in each experiment, kept as a digest of the email: nothing to show.
+    // Erasure clears the digest and leaves the exposure (and its orders) counted, so the
+    // experiment's figures stay whole without the person (docs/decisions/0043-experiments.md).
+    name: 'experimentAssignments',
+    tables: ['experiment_assignments', 'experiment_orders'],
+    find: async () => null,
+    erase: (db, scope) => eraseShopperKeys(db, scope.userId, scope.kind === 'shopper' ? shopperKey(scope.shopperEmail) : null),
   },
   {
     // Earlier exports hold everything above; they are not exported again.

@@ -23,6 +23,7 @@ const privacySchemas = () => import('../privacy/privacy-schemas.ts');
 const retentionSchemas = () => import('../retention/retention-schemas.ts');
 const reviewSchemas = () => import('../reviews/review-schemas.ts');
 const flowAlertSchemas = () => import('../alerts/flow-alert-schemas.ts');
+const experimentSchemas = () => import('../experiments/experiment-schemas.ts');
 
 /**
  * Every endpoint of the API the web app calls, in one table: method, path and schemas
@@ -82,6 +83,24 @@ export const endpoints = {
     }),
     costs: endpoint('GET', '/api/flows/costs', async () => ({ response: (await flowCostSchemas()).flowCostsResponseSchema })),
     pixelAddress: endpoint('GET', '/api/flows/browser_abandonment/pixel', async () => ({ response: (await pixelSchemas()).pixelAddressResponseSchema })),
+  },
+  experiments: {
+    list: endpoint('GET', '/api/flows/:flowType/experiments', async () => {
+      const [flows, experiments] = await Promise.all([flowSchemas(), experimentSchemas()]);
+      return { params: flows.flowParamsSchema, response: experiments.experimentsResponseSchema };
+    }),
+    setUp: endpoint('PUT', '/api/flows/:flowType/experiment', async () => {
+      const [flows, experiments] = await Promise.all([flowSchemas(), experimentSchemas()]);
+      return { params: flows.flowParamsSchema, body: experiments.experimentSetupSchema, response: experiments.experimentChangeResponseSchema };
+    }),
+    promote: endpoint('POST', '/api/flows/:flowType/experiment/promote', async () => {
+      const [flows, experiments] = await Promise.all([flowSchemas(), experimentSchemas()]);
+      return { params: flows.flowParamsSchema, body: experiments.promoteArmSchema, response: experiments.experimentChangeResponseSchema };
+    }),
+    stop: endpoint('POST', '/api/flows/:flowType/experiment/stop', async () => {
+      const [flows, experiments] = await Promise.all([flowSchemas(), experimentSchemas()]);
+      return { params: flows.flowParamsSchema, response: experiments.experimentChangeResponseSchema };
+    }),
   },
   flowAlerts: {
     list: endpoint('GET', '/api/flow-alerts', async () => ({ response: (await flowAlertSchemas()).flowAlertsResponseSchema })),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { experimentGroupKeys } from '../experiments/experiment-schemas.ts';
 import { flowTypeSchema } from '../flows/flow-types.ts';
 import { textChecksRecordSchema } from '../text-checks/text-check-schemas.ts';
 
@@ -120,6 +121,8 @@ export const eventDeliverySchema = z.object({
   klaviyoEventName: z.string().nullable(),
   eventSentAt: z.string().nullable(),
   error: z.string().nullable(),
+  /** A holdout shopper's delivery: the flow's properties cleared, no text written (docs/decisions/0043-experiments.md). */
+  holdout: z.boolean(),
 });
 export type EventDelivery = z.infer<typeof eventDeliverySchema>;
 
@@ -131,6 +134,8 @@ export const eventDetailSchema = eventListItemSchema.extend({
   finishedAt: z.string().nullable(),
   generations: z.array(eventGenerationSchema),
   deliveries: z.array(eventDeliverySchema),
+  /** The experiment group the event was processed in (an arm A to D, or the holdout); null outside an experiment. */
+  experimentGroup: z.object({ experimentId: z.string(), group: z.enum(experimentGroupKeys) }).nullable(),
 });
 export type EventDetail = z.infer<typeof eventDetailSchema>;
 

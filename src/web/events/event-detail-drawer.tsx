@@ -13,6 +13,7 @@ import { isSandboxEvent, sandboxProfilesPath } from '../../shared/sandbox/sandbo
 import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
 import { SandboxBadge } from '../sandbox/sandbox-badge.tsx';
 import { estimatedCostReason } from '../../shared/flows/flow-costs.ts';
+import { experimentGroupLabel, experimentMessages } from '../../shared/experiments/experiment-messages.ts';
 import { TextCheckResults } from '../text-checks/text-check-results.tsx';
 
 /**
@@ -136,6 +137,12 @@ function EventDetailBody({ event }: { event: EventDetail }) {
         <dd>{[event.shopperName, event.shopperEmail].filter(Boolean).join(' · ') || 'Unknown'}</dd>
         <dt className="text-slate-600">Event id</dt>
         <dd className="break-all font-mono text-xs">{event.id}</dd>
+        {event.experimentGroup ? (
+          <>
+            <dt className="text-slate-600">Experiment</dt>
+            <dd data-testid="event-experiment-group">{experimentGroupLabel(event.experimentGroup.group)}</dd>
+          </>
+        ) : null}
       </dl>
 
       {event.error ? (
@@ -188,7 +195,14 @@ function EventDetailBody({ event }: { event: EventDetail }) {
             {event.deliveries.map((delivery) => (
               <li key={delivery.id} className="rounded-md border border-slate-200 p-3">
                 <p className="font-medium text-slate-900">
-                  Attempt {delivery.attempt}: {delivery.status === 'delivered' ? 'written to the profile' : delivery.status === 'failed' ? 'failed' : 'in progress'}
+                  Attempt {delivery.attempt}:{' '}
+                  {delivery.status === 'delivered'
+                    ? delivery.holdout
+                      ? experimentMessages.holdoutDelivered
+                      : 'written to the profile'
+                    : delivery.status === 'failed'
+                      ? 'failed'
+                      : 'in progress'}
                 </p>
                 {delivery.profileId ? (
                   <p className="text-slate-700">

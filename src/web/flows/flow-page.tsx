@@ -15,6 +15,7 @@ import { WebhookConsoleWhenOpen } from '../webhooks/webhook-console.tsx';
 import { EventLog } from '../events/event-log.tsx';
 import { RevenuePanel } from '../attribution/revenue-panel.tsx';
 import { FlowPreviewCard } from '../flow-preview/flow-preview-card.tsx';
+import { ExperimentCard } from '../experiments/experiment-card.tsx';
 import { FlowAlerts, useFlowAlerts } from '../alerts/flow-alerts.tsx';
 import { PixelSnippetCard } from '../shopify-pixel/pixel-snippet-card.tsx';
 import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
@@ -81,6 +82,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
         )
       ) : null}
       {flow ? <FlowPreviewCard flow={flow} /> : null}
+      {flow ? <ExperimentCard flow={flow} /> : null}
       {flow?.webhookUrl ? <RevenuePanel flowType={flowType} /> : null}
       {flow?.webhookUrl ? (
         <Card>

@@ -23,6 +23,8 @@ export interface ProfileImport {
   firstName: string | null;
   lastName: string | null;
   properties: Record<string, string>;
+  /** Properties to remove from the profile in the same write (`meta.patch_properties.unset`). */
+  unset?: string[];
 }
 
 export interface ProfileImportResult {
@@ -81,7 +83,9 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
   const attributes: Record<string, unknown> = { email: profile.email, properties: profile.properties };
   if (profile.firstName) attributes.first_name = profile.firstName;
   if (profile.lastName) attributes.last_name = profile.lastName;
-  return callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body: { data: { type: 'profile', attributes } } }, signal), async (answer) => {
+  const data: Record<string, unknown> = { type: 'profile', attributes };
+  if (profile.unset && profile.unset.length > 0) data.meta = { patch_properties: { unset: profile.unset } };
+  return callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body: { data } }, signal), async (answer) => {
     const profile = await readAnswer(answer, profileAnswerSchema, 'its answer to the profile write', connection.apiKey, 'writing profiles');
     return { profileId: profile.data.id, created: answer.status === 201 };
   });
