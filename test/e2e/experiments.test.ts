@@ -102,6 +102,10 @@ describe('an experiment on the flow page', () => {
     ]);
     await card.getByTestId('experiment-current').waitFor();
     await card.getByTestId('experiment-group-holdout').waitFor();
+    // The flow's own form says its prompts wait while the experiment runs.
+    await page.getByRole('button', { name: 'Configure Flow' }).click();
+    await page.getByRole('form', { name: 'Flow configuration' }).getByText(experimentMessages.promptsWaitTitle).waitFor();
+    await page.getByRole('form', { name: 'Flow configuration' }).getByRole('button', { name: 'Cancel' }).click();
 
     // Eight shoppers buy (each one exposure); then four of them order again, which the experiment credits.
     const shoppers = Array.from({ length: 8 }, (_, index) => uniqueEmail(`experiment-${index}`));
@@ -178,6 +182,7 @@ describe('an experiment on the flow page', () => {
     const templates = flowForm.getByLabel('Prompt template', { exact: true });
     await expect.poll(() => templates.nth(0).inputValue()).toBe(variantB.thank_you);
     expect(await templates.nth(1).inputValue()).toBe(variantB.next_tip);
+    expect(await flowForm.getByText(experimentMessages.promptsWaitTitle).count()).toBe(0);
 
     await dismissToasts(page);
     await expectNoSeriousA11yViolations(page);

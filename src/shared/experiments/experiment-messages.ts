@@ -23,6 +23,9 @@ export const experimentMessages = {
   promoted: (arm: string) => `Variant ${arm} promoted: its prompts are now the flow's prompts`,
   stopped: 'Experiment ended without a winner',
   notEnoughData: 'not enough data',
+  /** The flow's configuration form, while an experiment runs. */
+  promptsWaitTitle: 'An experiment is running on this flow',
+  promptsWait: 'Shoppers get the prompts of their experiment variant until it ends. Prompts saved here are used once it ends without a winner; promoting a winner replaces them with its own.',
   /** The event log's line for a holdout shopper's delivery. */
   holdoutDelivered: "held out: the flow's properties cleared, so the shopper gets your ordinary email",
   /** The results, said plainly. */

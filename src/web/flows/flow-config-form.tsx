@@ -17,6 +17,9 @@ import { AssistantFields } from './assistant-fields.tsx';
 import { emptyAssistant, flowFormSchema, formErrorFor, toFormValues, toUpdateInput, type FlowFormOutput, type FlowFormValues } from './flow-form.ts';
 import { TextAreaField } from './text-area-field.tsx';
 import { useSaveFlow } from './use-flows.ts';
+import { Alert } from '../ui/alert.tsx';
+import { useExperiments } from '../experiments/use-experiments.ts';
+import { experimentMessages } from '../../shared/experiments/experiment-messages.ts';
 
 async function copyToClipboard(text: string) {
   try {
@@ -36,6 +39,8 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
   });
   const { fields, append, remove } = useFieldArray({ control: form.control, name: 'assistants' });
   const save = useSaveFlow(flow.flowType);
+  // While an experiment runs, shoppers get its variants' prompts, not the ones edited here.
+  const experimentRuns = Boolean(useExperiments(flow.flowType).data?.current);
   const ids = {
     active: useId(),
     webhook: useId(),
@@ -326,6 +331,11 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
             <p role="alert" className="text-sm text-red-700">
               {errors.assistants.root?.message ?? errors.assistants.message}
             </p>
+          ) : null}
+          {experimentRuns ? (
+            <Alert tone="info" title={experimentMessages.promptsWaitTitle}>
+              {experimentMessages.promptsWait}
+            </Alert>
           ) : null}
           {fields.map((field, index) => (
             <AssistantFields key={field.id} flowType={flow.flowType} index={index} canRemove={fields.length > 1} onRemove={() => remove(index)} />
