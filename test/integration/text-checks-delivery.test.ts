@@ -195,6 +195,14 @@ describe('Preview', () => {
       expect.objectContaining({ klaviyoProperty: 'thank_you', text: sampleClean, error: null, checks: expect.objectContaining({ stage: 'done', delivered: 'rewritten' }) }),
     ]);
     expect(preview.json.texts[0].checks.rejected.map((refused: { failures: Array<{ check: string }> }) => refused.failures[0]!.check)).toEqual(['discount_codes']);
+    // Both calls (the text and its rewrite) count in the flow's spend, which its budget holds to.
+    const spent = await db().query<{ calls: number; output_tokens: string }>(
+      `SELECT s.calls, s.output_tokens::text FROM flow_daily_spend s JOIN flows f ON f.id = s.flow_id WHERE f.user_id = $1 AND f.flow_type = 'post_purchase'`,
+      [owner.userId],
+    );
+    expect(spent.rows).toHaveLength(1);
+    expect(spent.rows[0]!.calls).toBe(2);
+    expect(Number(spent.rows[0]!.output_tokens)).toBeGreaterThan(0);
 
     // Twice wrong: the flow's "nothing", shown as no text.
     answerWith('Use code THANKS20.', 'Use code SAVE30.');

@@ -426,15 +426,7 @@ async function writeGroup(
   });
   if (answer.incomplete) for (const generation of generations) endedAtOutputLimit.add(generation);
   // The cost is recorded first: its commit is not flushed on its own, the texts' is.
-  await recordFlowSpend(context.pool, {
-    flowId: flow.id,
-    at: context.clock.now(),
-    costUsd,
-    estimated,
-    inputTokens: answer.usage.inputTokens,
-    cachedInputTokens: answer.usage.cachedInputTokens,
-    outputTokens: answer.usage.outputTokens,
-  });
+  await recordCallSpend(context, flow.id, { costUsd, estimated }, answer);
   // Stored as soon as they are judged (a few milliseconds), before any delivery: a crash
   // from then on never pays for these texts again. Checks that cannot run now leave the
   // texts stored unchecked, for the event's next try to judge.
@@ -508,6 +500,18 @@ function splitUsage(usage: ResponsesResult['usage'], costUsd: number, textLength
       totalTokens: inputTokens + outputTokens,
       costUsd: costUsd / count,
     };
+  });
+}
+
+/** An OpenAI call's cost and tokens, added to the flow's spend of the day (what its budget counts). */
+export async function recordCallSpend(context: PipelineContext, flowId: string, cost: { costUsd: number; estimated: boolean }, answer: Pick<ResponsesResult, 'usage'>): Promise<void> {
+  await recordFlowSpend(context.pool, {
+    flowId,
+    at: context.clock.now(),
+    ...cost,
+    inputTokens: answer.usage.inputTokens,
+    cachedInputTokens: answer.usage.cachedInputTokens,
+    outputTokens: answer.usage.outputTokens,
   });
 }
 

@@ -6,10 +6,9 @@ import type { TextChecksRecord } from '../../shared/text-checks/text-check-schem
 import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-messages.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { callCost } from './openai-prices.ts';
-import { recordFlowSpend } from './flow-spend-queries.ts';
 import { renderPrompt, withLanguage } from './prompt-rendering.ts';
 import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
-import { answerTexts, callOpenAi, groupRequest } from './text-generation.ts';
+import { answerTexts, callOpenAi, groupRequest, recordCallSpend } from './text-generation.ts';
 import { judgeTexts, settleJudgement } from './text-checking.ts';
 import { failedTextReason } from './pipeline-core.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
@@ -91,16 +90,7 @@ export async function previewTexts(
         );
         try {
           const answer = await callOpenAi(context, subject, flow, request, credentials, signal);
-          const { costUsd, estimated } = callCost(request.model, answer.usage, answer.serviceTier);
-          await recordFlowSpend(context.pool, {
-            flowId: flow.id,
-            at: context.clock.now(),
-            costUsd,
-            estimated,
-            inputTokens: answer.usage.inputTokens,
-            cachedInputTokens: answer.usage.cachedInputTokens,
-            outputTokens: answer.usage.outputTokens,
-          });
+          await recordCallSpend(context, flow.id, callCost(request.model, answer.usage, answer.serviceTier), answer);
           answerTexts(answer, same.length).forEach((written, index) => {
             const draft = same[index]!;
             draft.text = written.text;
