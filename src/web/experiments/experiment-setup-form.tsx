@@ -5,10 +5,9 @@ import { Plus, Trash2 } from 'lucide-react';
 import { toast } from '../app/toast.ts';
 import { ApiRequestError } from '../app/api-client.ts';
 import { Button } from '../ui/button.tsx';
-import { TextField } from '../ui/field.tsx';
+import { TextAreaField, TextField } from '../ui/field.tsx';
 import { CheckboxField } from '../ui/checkbox-field.tsx';
 import { Alert } from '../ui/alert.tsx';
-import { TextAreaField } from '../flows/text-area-field.tsx';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import {
   DEFAULT_HOLDOUT_PERCENT,
@@ -246,7 +245,7 @@ function VariantFields({ control, index, assistants, onRemove }: { control: Cont
                   value={prompts[assistant.klaviyo_property] ?? ''}
                   onChange={(event) => field.onChange({ ...prompts, [assistant.klaviyo_property]: event.target.value })}
                   onBlur={field.onBlur}
-                  textareaRef={position === 0 ? field.ref : undefined}
+                  ref={position === 0 ? field.ref : undefined}
                   error={error?.message}
                 />
               );

@@ -1,7 +1,7 @@
 import { useId, useRef } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
 import { Trash2 } from 'lucide-react';
-import { TextField } from '../ui/field.tsx';
+import { TextAreaField, TextField } from '../ui/field.tsx';
 import { Button } from '../ui/button.tsx';
 import { insertAtCursor, placeholdersOfFlow } from '../../shared/flows/prompt-placeholders.ts';
 import { textRuleMessages } from '../../shared/flows/flow-messages.ts';
@@ -9,7 +9,6 @@ import { MAX_TEXT_LENGTH } from '../../shared/flows/text-rules-schemas.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { FlowFormValues } from './flow-form.ts';
 import { KlaviyoTag } from './klaviyo-tag.tsx';
-import { TextAreaField } from './text-area-field.tsx';
 
 /**
  * Wanted in textRuleMessages: the name of a button that puts a placeholder into an
@@ -100,7 +99,7 @@ export function AssistantFields({ flowType, index, canRemove, onRemove }: { flow
         <TextAreaField
           label="Prompt template"
           error={errors?.prompt_template?.message}
-          textareaRef={(element) => {
+          ref={(element) => {
             registerTemplateRef(element);
             templateElement.current = element;
           }}
@@ -120,7 +119,7 @@ export function AssistantFields({ flowType, index, canRemove, onRemove }: { flow
           error={errors?.fallback_text?.message}
           hint={textRuleMessages.fallbackHint}
           rows={2}
-          textareaRef={(element) => {
+          ref={(element) => {
             registerFallbackRef(element);
             fallbackElement.current = element;
           }}
