@@ -16,6 +16,8 @@ const resultsDir = path.resolve('.tmp/test-results');
 rmSync(resultsDir, { recursive: true, force: true });
 mkdirSync(resultsDir, { recursive: true });
 const totals = { passed: 0, failed: 0, skipped: 0 };
+/** Each failed test, so the run's last lines (often all a CI log keeps) say what failed. */
+const failures: string[] = [];
 const timings: Array<{ title: string; seconds: number; ok: boolean }> = [];
 const runStarted = Date.now();
 
@@ -54,14 +56,41 @@ function runStep(step: Step): Promise<boolean> {
       process.stdout.write(`\n=== ${step.title} ===\n${Buffer.concat(output).toString('utf8')}`);
       process.stdout.write(`=== ${step.title}: ${ok ? 'ok' : 'FAILED'} in ${seconds.toFixed(1)} s ===\n`);
       if (step.report && existsSync(step.report)) {
-        const report = JSON.parse(readFileSync(step.report, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number; numTodoTests: number };
+        const report = JSON.parse(readFileSync(step.report, 'utf8')) as VitestReport;
         totals.passed += report.numPassedTests;
         totals.failed += report.numFailedTests;
         totals.skipped += report.numPendingTests + report.numTodoTests;
+        failures.push(...failedTests(step.title, report));
       }
       resolve(ok);
     });
   });
+}
+
+interface VitestReport {
+  numPassedTests: number;
+  numFailedTests: number;
+  numPendingTests: number;
+  numTodoTests: number;
+  testResults?: Array<{
+    name: string;
+    status: string;
+    message?: string;
+    assertionResults?: Array<{ fullName: string; status: string; failureMessages?: string[] }>;
+  }>;
+}
+
+/** One line per failed test (or per file that failed before its tests ran), with its error's first line. */
+function failedTests(stepTitle: string, report: VitestReport): string[] {
+  const lines: string[] = [];
+  const firstLine = (text: string | undefined) => (text ?? '').split('\n', 1).join('').slice(0, 300);
+  for (const file of report.testResults ?? []) {
+    const where = path.relative(process.cwd(), file.name);
+    const failed = (file.assertionResults ?? []).filter((test) => test.status === 'failed');
+    for (const test of failed) lines.push(`  [${stepTitle}] ${where} > ${test.fullName}\n      ${firstLine(test.failureMessages?.[0])}`);
+    if (failed.length === 0 && file.status === 'failed') lines.push(`  [${stepTitle}] ${where}\n      ${firstLine(file.message)}`);
+  }
+  return lines;
 }
 
 /** Runs a stage's steps at once; the run ends after a stage in which one failed. */
@@ -74,6 +103,7 @@ function finish(code: number): never {
   process.stdout.write('\nStep times:\n');
   for (const { title, seconds, ok } of timings) process.stdout.write(`  ${seconds.toFixed(1).padStart(6)} s  ${title}${ok ? '' : ' (FAILED)'}\n`);
   process.stdout.write(`  ${((Date.now() - runStarted) / 1000).toFixed(1).padStart(6)} s  in all (steps of a stage run at the same time)\n`);
+  if (failures.length > 0) process.stdout.write(`\nFailed:\n${failures.join('\n')}\n`);
   process.stdout.write(`\nTests: ${totals.passed} passed, ${totals.failed} failed, ${totals.skipped} skipped\n`);
   process.exit(code);
 }

@@ -63,6 +63,11 @@ export async function startE2EServer(options: { env?: Record<string, string>; re
   });
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  // A backstop for a test process that ends without its afterAll (a worker torn down on a
+  // timeout): the server it started must not go on running, loading the machine, for ever.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
 
   const cleanUp = async () => {
     await stopProcess(child);

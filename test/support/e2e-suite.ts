@@ -17,8 +17,17 @@ function useSuite<Started extends { server: E2EServer }>(
 ): void {
   let running: { browser: Browser; baseUrl: string; output(): string; stop(): Promise<void> } | null = null;
   beforeAll(async () => {
-    const { started, stop } = await start();
+    // The browser first: a machine without Chromium fails here with nothing started yet.
+    // A server started before a failure would outlive the run (afterAll sees no `running`).
     const browser = await launchBrowser();
+    let begun: Awaited<ReturnType<typeof start>>;
+    try {
+      begun = await start();
+    } catch (error) {
+      await browser.close();
+      throw error;
+    }
+    const { started, stop } = begun;
     running = { browser, baseUrl: started.server.baseUrl, output: () => started.server.output(), stop };
     use({ ...started, browser });
   });
