@@ -350,6 +350,12 @@ describe('validation (same messages as the form)', () => {
       v.unknownPlaceholders(['{coupon_code}'], ['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{total}', '{currency}', '{products}', '{checkout_url}']),
     ],
     ['a property Klaviyo reserves', { assistants: [assistant({ klaviyo_property: '$email' })] }, 'assistants.0.klaviyo_property', v.klaviyoPropertyDollar],
+    [
+      'a property where an experiment writes the shopper’s group',
+      { assistants: [assistant({ klaviyo_property: 'abandoned_checkout_variant' })] },
+      'assistants.0.klaviyo_property',
+      v.klaviyoPropertyReserved('abandoned_checkout_variant'),
+    ],
     ['a property with a slash', { assistants: [assistant({ klaviyo_property: 'subject/line' })] }, 'assistants.0.klaviyo_property', v.klaviyoPropertyCharacters],
     ['a property over 100 characters', { assistants: [assistant({ klaviyo_property: 'p'.repeat(101) })] }, 'assistants.0.klaviyo_property', v.klaviyoPropertyTooLong(100)],
     ['a malformed model', { assistants: [assistant({ model: 'gpt 5; drop' })] }, 'assistants.0.model', v.modelInvalid],

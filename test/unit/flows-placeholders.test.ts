@@ -71,6 +71,19 @@ describe('assistant schema', () => {
     expect(assistantSchema.safeParse({ ...valid, klaviyo_property }).success).toBe(ok);
   });
 
+  it.each(['abandoned_cart_variant', 'Post_Purchase_Experiment', 'browser_abandonment_variant', 'abandoned_checkout_experiment'])(
+    'refuses %s, where a flow’s experiment writes the shopper’s group, whatever the case',
+    (klaviyo_property) => {
+      const result = assistantSchema.safeParse({ ...valid, klaviyo_property });
+      expect(result.error?.issues.map((issue) => issue.message)).toEqual([v.klaviyoPropertyReserved(klaviyo_property)]);
+    },
+  );
+
+  it('takes a property that only looks like an experiment’s', () => {
+    expect(assistantSchema.safeParse({ ...valid, klaviyo_property: 'cart_variant' }).success).toBe(true);
+    expect(assistantSchema.safeParse({ ...valid, klaviyo_property: 'abandoned_cart_variant_note' }).success).toBe(true);
+  });
+
   it('refuses two assistants writing one property, whatever the case', () => {
     const result = assistantsSchema.safeParse([valid, { ...valid, name: 'Other', klaviyo_property: 'SUBJECT_LINE1' }]);
     expect(result.success).toBe(false);

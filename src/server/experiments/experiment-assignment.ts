@@ -1,5 +1,5 @@
 import type { Queryable } from '../database/database.ts';
-import type { FlowType } from '../../shared/flows/flow-types.ts';
+import { experimentPropertyNames, type FlowType } from '../../shared/flows/flow-types.ts';
 import { HOLDOUT_ARM, type ExperimentGroupKey } from '../../shared/experiments/experiment-schemas.ts';
 import { shopperKey } from '../engine/generation-cap-queries.ts';
 import { assignShopper, countGroups, findExperimentById, findRunningExperiment, type ExperimentRecord } from './experiment-queries.ts';
@@ -19,11 +19,6 @@ export interface ExperimentGroup {
   prompts: Record<string, string> | null;
   /** What goes to Klaviyo with the texts (on the profile and in the event's properties), so emails and reports can tell the groups apart. */
   properties: Record<string, string>;
-}
-
-/** The Klaviyo properties that carry the group and the experiment, named by the flow so two flows' experiments do not overwrite each other. */
-export function experimentPropertyNames(flowType: FlowType): { group: string; experiment: string } {
-  return { group: `${flowType}_variant`, experiment: `${flowType}_experiment` };
 }
 
 /** A flow's running experiment, read at most once a second per process: every event of a busy flow asks. */

@@ -35,6 +35,7 @@ export const flowValidationMessages = {
   klaviyoPropertyTooLong: (max: number) => `Klaviyo property must be at most ${max} characters`,
   klaviyoPropertyDollar: 'Klaviyo property must not start with $ (Klaviyo reserves those names)',
   klaviyoPropertyCharacters: 'Klaviyo property may use only letters, digits, spaces, underscores (_), dashes (-) and dots (.)',
+  klaviyoPropertyReserved: (property: string) => `Klaviyo property "${property}" is where Flowsmith writes the shopper's experiment group: choose another name`,
   klaviyoPropertyDuplicate: (property: string) => `Another assistant of this flow already writes the Klaviyo property "${property}"`,
   promptTemplateTooLong: (max: number) => `Prompt template must be at most ${max} characters`,
   unknownPlaceholders: (unknown: string[], known: readonly string[]) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flowTypeDetails, flowTypeSchema, type FlowType } from './flow-types.ts';
+import { experimentPropertyNamesOfAllFlows, flowTypeDetails, flowTypeSchema, type FlowType } from './flow-types.ts';
 import { flowValidationMessages as m } from './flow-messages.ts';
 import { flowPlaceholderTokens, placeholdersNotFilledIn, promptPlaceholderTokens, unknownPlaceholdersIn } from './prompt-placeholders.ts';
 import { MAX_WAIT_MINUTES } from './flow-wait.ts';
@@ -44,7 +44,11 @@ export const klaviyoPropertySchema = z
   .min(1, m.klaviyoPropertyRequired)
   .max(MAX_KLAVIYO_PROPERTY_LENGTH, m.klaviyoPropertyTooLong(MAX_KLAVIYO_PROPERTY_LENGTH))
   .refine((value) => !value.startsWith('$'), m.klaviyoPropertyDollar)
-  .regex(klaviyoPropertyCharacters, m.klaviyoPropertyCharacters);
+  .regex(klaviyoPropertyCharacters, m.klaviyoPropertyCharacters)
+  // An assistant writing an experiment's property would overwrite the shopper's group.
+  .superRefine((value, context) => {
+    if (experimentPropertyNamesOfAllFlows.has(value.toLowerCase())) context.addIssue({ code: 'custom', message: m.klaviyoPropertyReserved(value) });
+  });
 
 export const promptTemplateSchema = z
   .string()

@@ -51,3 +51,17 @@ export const flowTypeDetails: Record<FlowType, FlowTypeDetails> = {
 export function flowHasWait(flowType: FlowType): boolean {
   return flowTypeDetails[flowType].hasWait;
 }
+
+/**
+ * The Klaviyo properties a flow's experiment writes on the shopper's profile: the group
+ * and the experiment (docs/decisions/0043-experiments.md). Named by the flow so two flows'
+ * experiments do not overwrite each other; an assistant may not write them.
+ */
+export function experimentPropertyNames(flowType: FlowType): { group: string; experiment: string } {
+  return { group: `${flowType}_variant`, experiment: `${flowType}_experiment` };
+}
+
+/** Every flow's experiment properties, lower-cased: a profile carries all four flows' properties. */
+export const experimentPropertyNamesOfAllFlows: ReadonlySet<string> = new Set(
+  flowTypes.flatMap((flowType) => Object.values(experimentPropertyNames(flowType))),
+);
