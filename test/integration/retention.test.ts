@@ -152,6 +152,52 @@ describe('the retention job', () => {
   });
 });
 
+describe('experiments past the period', () => {
+  it('forget the shoppers of an ended experiment and keep its counts, while a running one keeps its shoppers in their groups', async () => {
+    const ended = await ownerWithFlows(scenario, { post_purchase: {} });
+    const running = await ownerWithFlows(scenario, { post_purchase: {} });
+    const body = 'Write an email for {first_name} about {name}';
+    const arms = [
+      { prompts: { subject_line1: 'Write a subject line for {description}', body_copy: body } },
+      { prompts: { subject_line1: 'Write a short subject line for {description}', body_copy: body } },
+    ];
+    for (const owner of [ended, running]) {
+      expect((await owner.client.put('/api/retention', { retentionDays: 2 })).status).toBe(200);
+      const started = await owner.client.put('/api/flows/post_purchase/experiment', { arms, holdoutPercent: 0 });
+      expect(started.status, started.text).toBe(200);
+      for (let index = 0; index < 3; index += 1) await deliveredEvent(owner, `${owner.userId}-shopper-${index}`);
+    }
+    expect((await ended.client.post('/api/flows/post_purchase/experiment/stop')).status).toBe(200);
+    const keysOf = async (owner: Owner) =>
+      (
+        await db().query<{ shopper_key: string | null }>(
+          'SELECT a.shopper_key FROM experiment_assignments a JOIN flow_experiments x ON x.id = a.experiment_id WHERE x.user_id = $1',
+          [owner.userId],
+        )
+      ).rows.map((row) => row.shopper_key);
+    const exposuresOf = async (owner: Owner) => {
+      const answer = await owner.client.get('/api/flows/post_purchase/experiments');
+      expect(answer.status, answer.text).toBe(200);
+      const experiment = (answer.json.current ?? answer.json.past[0]) as { groups: Array<{ exposures: number }> };
+      return experiment.groups.reduce((sum, group) => sum + group.exposures, 0);
+    };
+    expect(await exposuresOf(ended)).toBe(3);
+
+    // A day on, within the period: nothing is forgotten.
+    clock().advance(DAY_MS);
+    await scenario.testApp.app.retention.runOnce();
+    expect((await keysOf(ended)).filter((key) => key !== null)).toHaveLength(3);
+
+    // Past the period: the ended experiment's shoppers go, its counts stay; the running one's stay.
+    clock().advance(DAY_MS + 60_000);
+    await scenario.testApp.app.retention.runOnce();
+    expect(await keysOf(ended)).toEqual([null, null, null]);
+    expect(await exposuresOf(ended)).toBe(3);
+    expect((await keysOf(running)).filter((key) => key !== null)).toHaveLength(3);
+    expect(await exposuresOf(running)).toBe(3);
+  });
+});
+
 describe('the scheduled retention job', () => {
   // That it runs only in the roles that process events, never in a web process, is the
   // background module's placement: test/integration/background-roles.test.ts.

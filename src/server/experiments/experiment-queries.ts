@@ -236,6 +236,25 @@ export async function creditExperimentOrder(
   return rowCount ?? 0;
 }
 
+/**
+ * Retention (docs/decisions/0029-retention-and-account-deletion.md): the shoppers of the
+ * owner's ended experiments whose last exposure is older than the owner's period are
+ * forgotten as an erased shopper is: the key goes, the counts and results stay. A running
+ * experiment keeps its keys, since a shopper keeps one group for its whole life. At most
+ * `batchSize` rows a statement, so no lock is held for long.
+ */
+export async function forgetShoppersOfEndedExperiments(db: Queryable, userId: string, cutoff: Date, batchSize: number): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE experiment_assignments SET shopper_key = NULL
+      WHERE id IN (
+        SELECT a.id FROM experiment_assignments a JOIN flow_experiments x ON x.id = a.experiment_id
+         WHERE x.user_id = $1 AND x.ended_at IS NOT NULL AND a.shopper_key IS NOT NULL AND a.last_exposed_at < $2
+         LIMIT $3 FOR UPDATE OF a SKIP LOCKED)`,
+    [userId, cutoff, batchSize],
+  );
+  return rowCount ?? 0;
+}
+
 /** An erased shopper: their assignments keep counting, without the key that finds them. */
 export async function eraseShopperKeys(db: Queryable, userId: string, shopperKey: string | null): Promise<number> {
   const { rowCount } = await db.query(

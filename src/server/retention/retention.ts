@@ -4,6 +4,7 @@ import type { Clock } from '../platform/clock.ts';
 import { deleteEventsReceivedBefore } from '../events/event-queries.ts';
 import { deleteFinishedBatchesBefore } from '../engine/klaviyo-batch-queries.ts';
 import { deleteSpentCooldowns } from '../engine/generation-cap-queries.ts';
+import { forgetShoppersOfEndedExperiments } from '../experiments/experiment-queries.ts';
 import { listRetentionPeriods } from './retention-queries.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -39,8 +40,8 @@ async function drain(deleteBatch: () => Promise<number>, batchSize: number): Pro
  * One pass of the retention job (docs/decisions/0029-retention-and-account-deletion.md):
  * for every owner, by their own period, deletes the events received before the cutoff
  * (their texts, deliveries and cap passes go with them), the finished bulk jobs and the
- * spent shopper cooldowns. Events are deleted through the events module, the only writer
- * of `events`. The realtime change feed prunes itself after a day, and the daily spend
+ * spent shopper cooldowns, and forgets the shoppers of ended experiments (their counts
+ * stay). Events are deleted through the events module, the only writer of `events`. The realtime change feed prunes itself after a day, and the daily spend
  * and generation counts stay: they are totals without shopper data.
  */
 export async function runRetention(pool: pg.Pool, now: Date, options: Pick<RetentionOptions, 'batchSize'> = defaultRetentionOptions): Promise<{ events: number }> {
@@ -54,6 +55,7 @@ export async function runRetention(pool: pg.Pool, now: Date, options: Pick<Reten
       events += await drain(() => deleteEventsReceivedBefore(pool, owner.userId, cutoff, batchSize), batchSize);
       await drain(() => deleteFinishedBatchesBefore(pool, owner.userId, cutoff, batchSize), batchSize);
       await drain(() => deleteSpentCooldowns(pool, owner.userId, cutoff, now, batchSize), batchSize);
+      await drain(() => forgetShoppersOfEndedExperiments(pool, owner.userId, cutoff, batchSize), batchSize);
     }
     if (owners.length < 200) return { events };
     afterId = owners[owners.length - 1]!.userId;

@@ -13,7 +13,7 @@ export const retentionMessages = {
   change: 'Change how long',
   sectionTitle: 'Keeping shoppers’ data',
   sectionHelp:
-    'Events, the payloads your shop sent and the texts written for them are deleted once they are older than this. Totals of spending stay.',
+    'Events, the payloads your shop sent and the texts written for them are deleted once they are older than this, and ended experiments forget their shoppers. Totals of spending and experiments’ counts stay.',
   daysLabel: 'Keep events for (days)',
 } as const;
 
