@@ -80,7 +80,7 @@ async function checkTexts(
   signal: AbortSignal,
 ): Promise<GenerationRecord[]> {
   const current = new Map(generations.map((generation) => [generation.klaviyoProperty, generation]));
-  const assistantOf = (generation: GenerationRecord) => flow.assistants.find((assistant) => assistant.klaviyo_property === generation.klaviyoProperty);
+  const assistantOf = (generation: GenerationRecord) => assistantWriting(flow, generation);
   for (let round = 0; round < 2; round += 1) {
     const toJudge = [...current.values()].filter(
       (generation) => generation.status === 'succeeded' && assistantOf(generation) && (generation.checks === null || generation.checks.stage === 'recheck'),
@@ -138,7 +138,7 @@ async function judgeAndSettle(
   credentials: EngineCredentials,
   signal: AbortSignal,
 ): Promise<GenerationRecord[]> {
-  const assistantOf = (generation: GenerationRecord) => flow.assistants.find((assistant) => assistant.klaviyo_property === generation.klaviyoProperty)!;
+  const assistantOf = (generation: GenerationRecord) => assistantWriting(flow, generation)!;
   const judgements = await judgeTexts(
     context,
     event,
@@ -149,6 +149,11 @@ async function judgeAndSettle(
     signal,
   );
   return generations.map((generation, index) => settleJudgement(generation, judgements[index]!, flow.textRules, assistantOf(generation), described));
+}
+
+/** The flow's assistant that writes the generation's property; none once the owner removed it. */
+function assistantWriting(flow: FlowRecord, generation: GenerationRecord): FlowRecord['assistants'][number] | undefined {
+  return flow.assistants.find((assistant) => assistant.klaviyo_property === generation.klaviyoProperty);
 }
 
 /** Texts not stored yet: reused ones, stored once judged (a reused text costs nothing to lose). */
