@@ -282,16 +282,24 @@ const settledStatuses: EventStatus[] = ['delivered', 'skipped', 'failed', 'rejec
 /** Polls the database until every event has one of `statuses` (by default: any final one). */
 export async function waitForEvents(db: Queryable, eventIds: string[], options: { statuses?: EventStatus[]; timeoutMs?: number } = {}) {
   const statuses = options.statuses ?? settledStatuses;
-  let rows: Array<{ id: string; status: EventStatus; error: string | null }> = [];
-  await expect
-    .poll(
-      async () => {
-        rows = (await db.query<{ id: string; status: EventStatus; error: string | null }>('SELECT id, status, error FROM events WHERE id = ANY($1)', [eventIds])).rows;
-        return rows.length === eventIds.length && rows.every((row) => statuses.includes(row.status));
-      },
-      { timeout: options.timeoutMs ?? 15_000, interval: 50 },
-    )
-    .toBe(true);
+  let rows: Array<{ id: string; status: EventStatus; error: string | null; process_after: Date | null }> = [];
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  try {
+    await expect
+      .poll(
+        async () => {
+          rows = (await db.query<(typeof rows)[number]>('SELECT id, status, error, process_after FROM events WHERE id = ANY($1)', [eventIds])).rows;
+          return rows.length === eventIds.length && rows.every((row) => statuses.includes(row.status));
+        },
+        { timeout: timeoutMs, interval: 50 },
+      )
+      .toBe(true);
+  } catch (error) {
+    // Where the events stand, so a failure on a busy CI machine can be read from its log.
+    const unsettled = rows.filter((row) => !statuses.includes(row.status)).slice(0, 5);
+    const described = unsettled.map((row) => `${row.id}: ${row.status}${row.process_after ? ` until ${row.process_after.toISOString()}` : ''}${row.error ? ` (${row.error})` : ''}`);
+    throw new Error(`${eventIds.length - rows.length + rows.filter((row) => !statuses.includes(row.status)).length} of ${eventIds.length} events not ${statuses.join('/')} within ${timeoutMs} ms; ${described.join('; ') || 'some not stored'}`, { cause: error });
+  }
   return new Map(rows.map((row) => [row.id, row]));
 }
 
