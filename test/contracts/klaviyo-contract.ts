@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Contract, FakeReply, RecordedRequest } from '../fakes/fake-server.ts';
-import { checkKlaviyoType, klaviyoErrorType, klaviyoOperationFor, klaviyoOperationsUsed, klaviyoSdkRevision, type KlaviyoOperation } from './klaviyo-definition.ts';
+import { checkKlaviyoType, klaviyoDocumentedLimits, klaviyoErrorType, klaviyoOperationFor, klaviyoOperationsUsed, klaviyoSdkRevision, type KlaviyoOperation } from './klaviyo-definition.ts';
 
 /**
  * Klaviyo's definition held against a stand-in's traffic (fake-server's `Contract`):
  * what any Klaviyo account would refuse, whatever its key may do. A request for a route
  * the definition lacks, without the revision, accept or content-type Klaviyo requires,
- * with a query parameter the operation does not take, a page size over its maximum, or a
- * body that is not the operation's request type, gets Klaviyo's refusal (JSON:API
+ * with a query parameter the operation does not take, a page size over its maximum, a
+ * body that is not the operation's request type, or an event over a limit the definition
+ * states in words (a metric name of 128 characters or more), gets Klaviyo's refusal (JSON:API
  * `errors` naming the field) and is a violation. A key's missing scopes are not: an
  * owner's key decides those, so the stand-in answers them (403) as an outcome.
  */
@@ -46,6 +47,58 @@ function checkQuery(operation: KlaviyoOperation, query: URLSearchParams): { repl
     const max = operation.pageSizeMax ?? 100;
     if (!Number.isInteger(value) || value < 1 || value > max) {
       return { reply: invalid(`Page size must be an integer between 1 and ${max}.`, { parameter: 'page[size]' }), problem: `page[size]=${size} is outside 1..${max} for ${operation.name}` };
+    }
+  }
+  return undefined;
+}
+
+const limits = klaviyoDocumentedLimits();
+
+/** The events a createEvent or bulkCreateEvents body carries, each with the pointer to its attributes. */
+function eventsIn(operation: string, body: any): Array<{ attributes: any; pointer: string }> {
+  if (operation === 'createEvent') return [{ attributes: body?.data?.attributes, pointer: '/data/attributes' }];
+  if (operation !== 'bulkCreateEvents') return [];
+  const entries: any[] = body?.data?.attributes?.['events-bulk-create']?.data ?? [];
+  return entries.flatMap((entry, index) =>
+    ((entry?.attributes?.events?.data ?? []) as any[]).map((event, at) => ({ attributes: event?.attributes, pointer: `/data/attributes/events-bulk-create/data/${index}/attributes/events/data/${at}/attributes` })),
+  );
+}
+
+function stringsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsIn);
+  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsIn);
+  return [];
+}
+
+/**
+ * What Klaviyo's definition states in words (klaviyoDocumentedLimits) about an event: a
+ * metric name of fewer than 128 characters (counted as Klaviyo counts them, by code
+ * point), at most 400 properties, no string over 100 KB.
+ */
+function checkDocumentedLimits(operation: KlaviyoOperation, body: unknown): { reply: FakeReply; problems: string[] } | undefined {
+  for (const { attributes, pointer } of eventsIn(operation.name, body)) {
+    const name: unknown = attributes?.metric?.data?.attributes?.name;
+    if (typeof name === 'string' && [...name].length >= limits.metricNameShorterThan) {
+      return {
+        reply: invalid(`Metric name must be less than ${limits.metricNameShorterThan} characters.`, { pointer: `${pointer}/metric/data/attributes/name` }),
+        problems: [`${operation.name}: the metric name has ${[...name].length} characters; the definition (MetricCreateQueryResourceObject.attributes.name) takes fewer than ${limits.metricNameShorterThan}`],
+      };
+    }
+    const properties = attributes?.properties;
+    const count = properties && typeof properties === 'object' ? Object.keys(properties).length : 0;
+    if (count > limits.eventMaxProperties) {
+      return {
+        reply: invalid(`An event may have at most ${limits.eventMaxProperties} properties.`, { pointer: `${pointer}/properties` }),
+        problems: [`${operation.name}: the event has ${count} properties; the definition takes at most ${limits.eventMaxProperties}`],
+      };
+    }
+    const largest = Math.max(0, ...stringsIn(properties).map((text) => Buffer.byteLength(text)));
+    if (largest > limits.eventMaxStringBytes) {
+      return {
+        reply: invalid(`A property string may be at most ${limits.eventMaxStringBytes / 1024} KB.`, { pointer: `${pointer}/properties` }),
+        problems: [`${operation.name}: a property string of ${largest} bytes; the definition takes at most ${limits.eventMaxStringBytes}`],
+      };
     }
   }
   return undefined;
@@ -102,7 +155,7 @@ export const klaviyoContract: Contract = {
     }
     const checked = checkKlaviyoType(operation.requestType, request.body);
     if (!checked.ok) return { reply: bodyRefusal(checked.problems), problems: checked.problems.map((problem) => `${operation.requestType}${problem}`) };
-    return undefined;
+    return checkDocumentedLimits(operation, request.body);
   },
 
   checkReply(request: RecordedRequest, reply: FakeReply) {

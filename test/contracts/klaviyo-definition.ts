@@ -29,6 +29,8 @@ export interface KlaviyoOperation {
   responseType: string | null;
   burstPerSecond: number | null;
   steadyPerMinute: number | null;
+  /** The operation's description as the SDK documents it (its limits are written there in words). */
+  description: string;
 }
 
 function readOperations(): KlaviyoOperation[] {
@@ -62,6 +64,7 @@ function readOperations(): KlaviyoOperation[] {
         responseType: signature[3] === 'any' ? null : signature[3]!,
         burstPerSecond: burst ? Number(burst) : null,
         steadyPerMinute: steady ? Number(steady) : null,
+        description: block.slice(0, block.indexOf('*/')).replace(/^\s*\*\s?/gm, ''),
       });
     }
   }
@@ -139,4 +142,53 @@ function load() {
 /** Checks `value` against a model of the SDK: a request or answer type of an operation above, or the error type. */
 export function checkKlaviyoType(type: string, value: unknown): Checked {
   return load().check(type, value);
+}
+
+/** A number the definition writes in words ("10,000"), found by `pattern` in `text`; throws when the words changed. */
+function documentedNumber(text: string, pattern: RegExp, where: string): number {
+  const match = pattern.exec(text);
+  if (!match) throw new Error(`klaviyo-api ${klaviyoSdkVersion}: ${where} no longer says ${String(pattern)}`);
+  return Number(match[1]!.replace(/,/g, ''));
+}
+
+function modelDescription(model: string): string {
+  return readFileSync(packageFile('klaviyo-api', `model/${model[0]!.toLowerCase()}${model.slice(1)}.ts`), 'utf8');
+}
+
+const KB = 1024;
+const MB = 1024 * 1024;
+
+/**
+ * The limits Klaviyo's definition states in words rather than in its schemas, read from
+ * the installed SDK (model descriptions and operation descriptions), so that a new
+ * revision that changes one is seen. Sizes in bytes, a KB read as 1,024 bytes.
+ */
+export function klaviyoDocumentedLimits() {
+  const metric = modelDescription('MetricCreateQueryResourceObjectAttributes');
+  const event = modelDescription('EventCreateQueryV2ResourceObjectAttributes');
+  const profileWrite = klaviyoOperation('createOrUpdateProfile').description;
+  const bulkProfiles = klaviyoOperation('bulkImportProfiles').description;
+  const bulkEvents = klaviyoOperation('bulkCreateEvents').description;
+  return {
+    /** MetricCreateQueryResourceObject.attributes.name: "Must be less than 128 characters." */
+    metricNameShorterThan: documentedNumber(metric, /Must be less than (\d+) characters/, 'MetricCreateQueryResourceObjectAttributes.name'),
+    /** EventCreateQueryV2ResourceObjectAttributes.properties: "must not exceed 400 properties". */
+    eventMaxProperties: documentedNumber(event, /must not exceed (\d+) properties/, 'EventCreateQueryV2ResourceObjectAttributes.properties'),
+    /** The same: "each string cannot be larger than 100 KB". */
+    eventMaxStringBytes: documentedNumber(event, /each string cannot be larger than (\d+) KB/, 'EventCreateQueryV2ResourceObjectAttributes.properties') * KB,
+    /** The same: "The size of the event payload must not exceed 5 MB". */
+    eventMaxPayloadBytes: documentedNumber(event, /event payload must not exceed (\d+) MB/, 'EventCreateQueryV2ResourceObjectAttributes.properties') * MB,
+    /** createOrUpdateProfile (POST /api/profile-import): "The maximum allowed payload size is 100KB." */
+    profileWriteMaxBytes: documentedNumber(profileWrite, /maximum allowed payload size is (\d+)KB/, 'createOrUpdateProfile') * KB,
+    /** bulkImportProfiles: "Accepts up to 10,000 profiles per request." */
+    importJobMaxProfiles: documentedNumber(bulkProfiles, /Accepts up to ([\d,]+) profiles per request/, 'bulkImportProfiles'),
+    /** bulkImportProfiles: "The maximum allowed payload size is 5MB." */
+    importJobMaxBytes: documentedNumber(bulkProfiles, /maximum allowed payload size is (\d+)MB/, 'bulkImportProfiles') * MB,
+    /** bulkImportProfiles: "The maximum allowed payload size per-profile is 100KB." */
+    importJobMaxProfileBytes: documentedNumber(bulkProfiles, /payload size per-profile is (\d+)KB/, 'bulkImportProfiles') * KB,
+    /** bulkCreateEvents: "Accepts up to 1,000 events per request." */
+    bulkEventsMaxEvents: documentedNumber(bulkEvents, /Accepts up to ([\d,]+) events per request/, 'bulkCreateEvents'),
+    /** bulkCreateEvents: "A single string cannot exceed 100KB." */
+    bulkEventsMaxStringBytes: documentedNumber(bulkEvents, /single string cannot exceed (\d+)KB/, 'bulkCreateEvents') * KB,
+  };
 }

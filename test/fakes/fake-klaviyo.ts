@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { klaviyoContract, klaviyoError } from '../contracts/klaviyo-contract.ts';
-import { klaviyoOperationFor, klaviyoOperations } from '../contracts/klaviyo-definition.ts';
+import { klaviyoDocumentedLimits, klaviyoOperationFor, klaviyoOperations } from '../contracts/klaviyo-definition.ts';
 import { delay, hang, SlidingWindow, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
 
 export type KlaviyoEndpoint =
@@ -110,7 +110,8 @@ interface FakeImportJob {
   applied: boolean;
 }
 
-const maxBodyBytes = 100 * 1024;
+/** The sizes and counts Klaviyo's definition states in words (POST /api/profile-import: 100 KB; bulk jobs). */
+const documented = klaviyoDocumentedLimits();
 
 function apiError(status: number, code: string, title: string, detail: string, pointer = '/data/', headers?: Record<string, string>): FakeReply {
   return klaviyoError(status, code, title, detail, { pointer }, headers);
@@ -259,8 +260,8 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
   };
 
   function handleProfileImport(request: RecordedRequest): FakeReply {
-    if (Buffer.byteLength(request.rawBody) > maxBodyBytes) {
-      return apiError(413, 'request_too_large', 'Request too large.', 'The request payload exceeds the 100 KB limit.');
+    if (Buffer.byteLength(request.rawBody) > documented.profileWriteMaxBytes) {
+      return apiError(413, 'request_too_large', 'Request too large.', `The request payload exceeds the ${documented.profileWriteMaxBytes / 1024} KB limit.`);
     }
     const data = (request.body as any)?.data;
     if (data?.type !== 'profile') return apiError(400, 'invalid', 'Invalid input.', "'data.type' must be 'profile'.", '/data/type');
@@ -328,13 +329,15 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
 
   /** POST /api/profile-bulk-import-jobs: up to 10,000 profiles and 5 MB; applied when the job completes. */
   function handleBulkImport(request: RecordedRequest): FakeReply {
-    if (Buffer.byteLength(request.rawBody) > 5 * 1024 * 1024) return apiError(413, 'request_too_large', 'Request too large.', 'The payload exceeds 5 MB.');
+    if (Buffer.byteLength(request.rawBody) > documented.importJobMaxBytes) return apiError(413, 'request_too_large', 'Request too large.', `The payload exceeds ${documented.importJobMaxBytes / 1024 / 1024} MB.`);
     const data = (request.body as any)?.data;
     const rows = data?.attributes?.profiles?.data;
     if (data?.type !== 'profile-bulk-import-job' || !Array.isArray(rows) || rows.length === 0) {
       return apiError(400, 'invalid', 'Invalid input.', "'data.attributes.profiles.data' must list profiles.", '/data/attributes/profiles');
     }
-    if (rows.length > 10_000) return apiError(400, 'invalid', 'Invalid input.', 'A job may import at most 10,000 profiles.', '/data/attributes/profiles/data');
+    if (rows.length > documented.importJobMaxProfiles) {
+      return apiError(400, 'invalid', 'Invalid input.', `A job may import at most ${documented.importJobMaxProfiles.toLocaleString('en-US')} profiles.`, '/data/attributes/profiles/data');
+    }
     const createdAt = now();
     const startsAt = state.holdingImportJobs ? Number.POSITIVE_INFINITY : createdAt;
     const job: FakeImportJob = { id: randomUUID(), outcome: state.importJobOutcome, createdAt, startsAt, total: rows.length, errors: [], applied: false, apply: () => undefined };
@@ -426,7 +429,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
       return apiError(400, 'invalid', 'Invalid input.', "'data.attributes.events-bulk-create.data' must list profiles with events.", '/data/attributes');
     }
     const count = entries.reduce((sum: number, entry: any) => sum + (entry?.attributes?.events?.data?.length ?? 0), 0);
-    if (count > 1_000) return apiError(400, 'invalid', 'Invalid input.', 'A job may create at most 1,000 events.', '/data/attributes');
+    if (count > documented.bulkEventsMaxEvents) return apiError(400, 'invalid', 'Invalid input.', `A job may create at most ${documented.bulkEventsMaxEvents.toLocaleString('en-US')} events.`, '/data/attributes');
     for (const entry of entries) {
       const profileAttributes = entry?.attributes?.profile?.data?.attributes ?? {};
       for (const event of entry?.attributes?.events?.data ?? []) {

@@ -118,7 +118,7 @@ function normalizeGeneric(payload: unknown, receivedAt: Date): NormalizeResult {
     event: {
       eventType: clean(body.event_type) ?? 'generic_event',
       shopper: {
-        email: clean(customer.email ?? properties.email ?? body.email),
+        email: shopperEmailOf('generic', body),
         firstName: clean(customer.first_name ?? customer.firstName),
         lastName: clean(customer.last_name ?? customer.lastName),
       },
@@ -149,7 +149,7 @@ function normalizeShopify(topic: string, payload: unknown, receivedAt: Date): No
     event: {
       eventType: topic || 'shopify',
       shopper: {
-        email: clean(body.email ?? body.contact_email ?? customer.email),
+        email: shopperEmailOf('shopify', body),
         firstName: clean(customer.first_name ?? address.first_name),
         lastName: clean(customer.last_name ?? address.last_name),
       },
@@ -225,7 +225,7 @@ function normalizePixel(payload: unknown, receivedAt: Date): NormalizeResult {
     ok: true,
     event: {
       eventType: body.name,
-      shopper: { email: clean(body.customer?.email ?? body.checkout?.email), firstName: null, lastName: null },
+      shopper: { email: shopperEmailOf('pixel', body), firstName: null, lastName: null },
       products,
       total: null,
       currency: null,
@@ -237,6 +237,62 @@ function normalizePixel(payload: unknown, receivedAt: Date): NormalizeResult {
       locale: null,
     },
   };
+}
+
+/**
+ * Where each kind of payload names the shopper's email, in the order it is read: the
+ * first field that holds an address is the shopper's. A field that is absent, null, not
+ * text, empty or only spaces holds none, and the next one is read: Shopify writes
+ * `"email": ""` on a checkout or order whose contact field was left empty while
+ * `customer.email` is set. Intake (its de-duplication and timer keys) and the normaliser
+ * both read the email through `shopperEmailOf`, so they always agree on the shopper.
+ *
+ * - `shopify` (checkouts, orders, carts): `email`, then `contact_email`, then
+ *   `customer.email`. `email` is a field of the REST resources `Order` and
+ *   `AbandonedCheckout` of @shopify/shopify-api (rest/admin/2026-04, the shapes webhooks
+ *   keep): the address given for this checkout or order, so it comes first. `customer`
+ *   is a field of both, a `Customer` whose own `email` is the account's address: the one
+ *   left when the contact field was empty. `contact_email` is declared by none of those
+ *   resources; order webhooks have carried it beside `email`, so it is read between the
+ *   two. Carts name no shopper (test/fixtures/shopify/carts-update.json).
+ * - `generic` (the sample events, the console's test send): `properties.customer.email`
+ *   (where the sample events put the shopper), `customer.email`, `properties.email`, `email`.
+ * - `pixel` (the pixel's own body, pixelEventSchema): `customer.email` (the logged-in
+ *   customer), then `checkout.email` (the address typed at checkout).
+ */
+export const shopperEmailFields = {
+  shopify: [['email'], ['contact_email'], ['customer', 'email']],
+  generic: [['properties', 'customer', 'email'], ['customer', 'email'], ['properties', 'email'], ['email']],
+  pixel: [['customer', 'email'], ['checkout', 'email']],
+} as const satisfies Record<string, ReadonlyArray<readonly string[]>>;
+
+export type EmailPayloadKind = keyof typeof shopperEmailFields;
+
+/** The first candidate that is text with something besides spaces, trimmed; null when none is. */
+export function firstRealEmail(candidates: Iterable<unknown>): string | null {
+  for (const candidate of candidates) {
+    if (typeof candidate !== 'string') continue;
+    const trimmed = candidate.trim();
+    if (trimmed) return trimmed;
+  }
+  return null;
+}
+
+/**
+ * The shopper's email in a payload of this kind (shopperEmailFields), as written, trimmed.
+ * Reads any value, so intake may ask before the payload is validated.
+ */
+export function shopperEmailOf(kind: EmailPayloadKind, payload: unknown): string | null {
+  return firstRealEmail(shopperEmailFields[kind].map((path) => memberAt(payload, path)));
+}
+
+function memberAt(value: unknown, path: readonly string[]): unknown {
+  let at = value;
+  for (const key of path) {
+    if (typeof at !== 'object' || at === null || Array.isArray(at) || !Object.hasOwn(at, key)) return undefined;
+    at = (at as Record<string, unknown>)[key];
+  }
+  return at;
 }
 
 /** A BCP 47 tag as the shop sent it ("fr-CA", "pt_BR"); anything else is no locale. */

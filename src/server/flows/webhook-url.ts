@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
+import { shopifyWebhookAddressProblem } from '../../shared/flows/flow-schemas.ts';
 
 /**
  * A new flow id: 144 random bits, base64url (24 characters). A new flow's URL key is its
@@ -35,4 +36,14 @@ export function isOldFormatWebhookUrl(url: string): boolean {
  */
 export function webhookUrlFor(publicUrl: string, flowType: FlowType, webhookKey: string): string {
   return normaliseWebhookUrl(`${publicUrl.replace(/\/+$/, '')}/api/webhooks/${flowType}/${encodeURIComponent(webhookKey)}`);
+}
+
+/**
+ * The address to register for a flow's Shopify webhooks: its webhook URL, when Shopify
+ * takes it (an HTTPS URL, shopifyWebhookUriSchema); otherwise why not, for the owner.
+ */
+export function shopifyWebhookUrlFor(publicUrl: string, flowType: FlowType, webhookKey: string): { ok: true; url: string } | { ok: false; reason: string } {
+  const url = webhookUrlFor(publicUrl, flowType, webhookKey);
+  const problem = shopifyWebhookAddressProblem(url);
+  return problem === null ? { ok: true, url } : { ok: false, reason: problem };
 }

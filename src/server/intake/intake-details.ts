@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EventSource } from '../../shared/events/event-schemas.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import { shopifyCheckoutToken } from '../engine/event-normalizer.ts';
+import { shopifyCheckoutToken, shopperEmailOf } from '../engine/event-normalizer.ts';
 import { timerKindOf } from '../engine/shopper-timers.ts';
 import type { PixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { randomUUID } from 'node:crypto';
@@ -105,7 +105,6 @@ export function readIntakeDetails(
 ): IntakeDetails {
   if (source === 'shopify') {
     const topic = shopifyTopicOf(headers) ?? '';
-    const customer = asObject(payload.customer);
     const isCart = topic.startsWith('carts/');
     return {
       source: 'shopify',
@@ -116,14 +115,13 @@ export function readIntakeDetails(
       checkoutToken: idText(shopifyCheckoutToken(topic, payload)),
       cartToken: idText(isCart ? (payload.token ?? payload.id) : payload.cart_token),
       objectId: idText(payload.id),
-      shopperEmail: emailText(payload.email ?? payload.contact_email ?? customer?.email),
+      shopperEmail: emailText(shopperEmailOf('shopify', payload)),
       occurredAt: timeOf(payload.updated_at, receivedAt) ?? timeOf(header(headers, 'x-shopify-triggered-at'), receivedAt) ?? timeOf(payload.created_at, receivedAt),
       // Checkouts and carts are "abandoned" only once the shopper has been quiet for the
       // flow's wait; each update restarts it (the newest state wins when the timer fires).
       waitMinutes: timerKindOf({ source: 'shopify', topic, flowType: flow.flowType }) ? (flow.waitMinutes ?? 0) : 0,
     };
   }
-  const properties = asObject(payload.properties);
   return {
     source: source === 'test' ? 'test' : 'generic',
     topic: typeof payload.event_type === 'string' ? storableText(payload.event_type.slice(0, 200)) : null,
@@ -133,7 +131,7 @@ export function readIntakeDetails(
     checkoutToken: null,
     cartToken: null,
     objectId: null,
-    shopperEmail: emailText(asObject(properties?.customer)?.email ?? properties?.email ?? asObject(payload.customer)?.email ?? payload.email),
+    shopperEmail: emailText(shopperEmailOf('generic', payload)),
     occurredAt: timeOf(payload.timestamp, receivedAt),
     waitMinutes: 0,
   };
@@ -150,14 +148,10 @@ export function readPixelIntakeDetails(pixel: PixelEvent, flow: IntakeFlow, rece
     checkoutToken: pixel.checkout?.token ?? null,
     cartToken: pixel.cartToken ?? null,
     objectId: null,
-    shopperEmail: emailText(pixel.customer?.email ?? pixel.checkout?.email),
+    shopperEmail: emailText(shopperEmailOf('pixel', pixel)),
     occurredAt: timeOf(pixel.timestamp, receivedAt),
     waitMinutes: timerKindOf({ source: 'pixel', topic: pixel.name, flowType: flow.flowType }) ? (flow.waitMinutes ?? 0) : 0,
   };
-}
-
-function asObject(value: unknown): Record<string, unknown> | null {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
 }
 
 /** Emails are keys here: trimmed and lower-cased, as Klaviyo compares them. */

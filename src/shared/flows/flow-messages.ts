@@ -47,7 +47,7 @@ export const flowValidationMessages = {
   waitWholeNumber: 'Wait must be a whole number',
   waitRange: 'Wait must be between 0 minutes and 7 days',
   waitNotApplicable: 'Post purchase flows generate content straight away and have no wait',
-  klaviyoEventNameTooLong: (max: number) => `Klaviyo event name must be at most ${max} characters`,
+  klaviyoEventNameTooLong: (limit: number) => `Klaviyo event name is too long: Klaviyo accepts event names shorter than ${limit} characters`,
   klaviyoEventNameCharacters: 'Klaviyo event name must not contain line breaks or control characters',
   shopperCooldownWholeNumber: 'Hours between texts for one shopper must be a whole number',
   shopperCooldownRange: (max: number) => `Hours between texts for one shopper must be between 0 (no limit) and ${max}`,
@@ -101,6 +101,17 @@ export const textRuleMessages = {
   requireApprovalHint: 'Each event’s texts wait in the review list. A text not approved within 24 hours is not sent.',
   autoApproveAfterLabel: 'Approve automatically after this many approved in a row',
   autoApproveAfterHint: 'Once you have approved this many texts in a row without changing them, new texts are approved automatically. Leave blank to always review.',
+} as const;
+
+/**
+ * What Flowsmith says when something it would send is over a limit the service it goes to
+ * sets in its definition (docs/decisions/0045-limits-from-vendor-definitions.md): the
+ * service's reason, in plain words, and what the owner can do.
+ */
+export const vendorLimitMessages = {
+  klaviyoProfileWriteTooLarge: (bytes: number, limit: number) =>
+    `the profile write with this event's texts would be ${bytes.toLocaleString('en-US')} bytes, and Klaviyo accepts at most ${limit.toLocaleString('en-US')} bytes (${Math.floor(limit / 1024)} KB) in one profile write, so it was not sent. Lower "Most characters" of the flow's assistants or give the flow fewer assistants, then replay the event.`,
+  shopifyWebhookNeedsHttps: 'Shopify delivers webhooks only to https:// addresses. Set PUBLIC_URL to the https:// address your store can reach.',
 } as const;
 
 /** The limits on what a flow may cost (another part of the app enforces them per event). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { experimentPropertyNamesOfAllFlows, flowTypeDetails, flowTypeSchema, type FlowType } from './flow-types.ts';
-import { flowValidationMessages as m } from './flow-messages.ts';
+import { flowValidationMessages as m, vendorLimitMessages } from './flow-messages.ts';
 import { flowPlaceholderTokens, placeholdersNotFilledIn, promptPlaceholderTokens, unknownPlaceholdersIn } from './prompt-placeholders.ts';
 import { MAX_WAIT_MINUTES } from './flow-wait.ts';
 import { MAX_FALLBACK_TEXT_LENGTH, MAX_TEXT_LENGTH, textRulesSchema } from './text-rules-schemas.ts';
@@ -13,13 +13,33 @@ import { textRuleMessages } from './flow-messages.ts';
  * `flows.assistants`); flow fields are camelCase like every other API field.
  */
 export const MAX_ASSISTANTS_PER_FLOW = 20;
+/**
+ * The most properties Klaviyo takes on one event: "must not exceed 400 properties" (Klaviyo
+ * OpenAPI, revision 2026-07-15, as the klaviyo-api SDK carries it:
+ * EventCreateQueryV2ResourceObjectAttributes.properties). A flow's Klaviyo event carries
+ * its assistants' texts and its experiment's two properties, far fewer.
+ */
+export const KLAVIYO_MAX_EVENT_PROPERTIES = 400;
 export const MAX_ASSISTANT_NAME_LENGTH = 100;
+/**
+ * Klaviyo's definition sets no limit on a profile property's name (Klaviyo OpenAPI,
+ * ProfileUpsertQueryResourceObject.attributes.properties: "key/value pairs for any custom
+ * properties"). The length, the characters and the `$` rule below are Flowsmith's own:
+ * these names are typed by hand into Klaviyo's template language
+ * (docs/decisions/0006-assistant-properties.md).
+ */
 export const MAX_KLAVIYO_PROPERTY_LENGTH = 100;
 export const MAX_PROMPT_TEMPLATE_LENGTH = 4000;
 /** Room for a brand-voice guide: the fixed part of the prompt is served from OpenAI's cache, so length costs little (docs/decisions/0021-one-call-per-model.md). */
 export const MAX_INSTRUCTIONS_LENGTH = 8000;
 export const MAX_MODEL_LENGTH = 100;
-export const MAX_KLAVIYO_EVENT_NAME_LENGTH = 128;
+/**
+ * The longest Klaviyo event name (the metric Flowsmith's event is recorded under): Klaviyo
+ * OpenAPI, revision 2026-07-15 (klaviyo-api SDK), MetricCreateQueryResourceObject.attributes.name,
+ * "Name of the event. Must be less than 128 characters." Counted in UTF-16 units, never
+ * fewer than Klaviyo's characters.
+ */
+export const MAX_KLAVIYO_EVENT_NAME_LENGTH = 127;
 /** The flows table's bounds (migration 011): 0 turns the per-shopper limit off; 720 hours is 30 days. */
 export const MAX_SHOPPER_COOLDOWN_HOURS = 720;
 export const MIN_DAILY_GENERATION_CAP = 1;
@@ -27,7 +47,11 @@ export const MAX_REUSE_WINDOW_HOURS = 720;
 export const MAX_DAILY_BUDGET_USD = 100_000;
 export const MAX_DAILY_GENERATION_CAP = 1_000_000;
 
-/** docs/decisions/0006-assistant-properties.md */
+/**
+ * Flowsmith's own rules for a property name (docs/decisions/0006-assistant-properties.md):
+ * characters that need no quoting in Klaviyo's templates, and no leading `$`, which marks
+ * the properties Klaviyo gives its own meaning (`$extra`, `$value` in its definition).
+ */
 const klaviyoPropertyCharacters = /^[A-Za-z0-9_ .-]*$/;
 const modelName = /^[A-Za-z0-9._:-]*$/;
 // eslint-disable-next-line no-control-regex
@@ -148,7 +172,7 @@ export const klaviyoEventNameSchema = optionalText(
   z
     .string()
     .trim()
-    .max(MAX_KLAVIYO_EVENT_NAME_LENGTH, m.klaviyoEventNameTooLong(MAX_KLAVIYO_EVENT_NAME_LENGTH))
+    .max(MAX_KLAVIYO_EVENT_NAME_LENGTH, m.klaviyoEventNameTooLong(MAX_KLAVIYO_EVENT_NAME_LENGTH + 1))
     .refine((value) => !controlCharacters.test(value), m.klaviyoEventNameCharacters),
 );
 
@@ -227,6 +251,21 @@ export const defaultAssistant: Assistant = {
   fallback_text: null,
   max_length: null,
 };
+
+/**
+ * The addresses Shopify delivers webhooks to: Shopify Admin GraphQL 2026-10 (the schema
+ * Flowsmith pins), WebhookSubscriptionInput.uri, "Supports an HTTPS URL, a Google Pub/Sub
+ * URI (pubsub://…) or an Amazon EventBridge event source ARN". A flow's webhook URL is
+ * registered as such an HTTPS URL. The schema gives no limit on its length.
+ */
+export const SHOPIFY_WEBHOOK_URI_PROTOCOL = 'https';
+export const shopifyWebhookUriSchema = z.url({ protocol: new RegExp(`^${SHOPIFY_WEBHOOK_URI_PROTOCOL}$`), error: vendorLimitMessages.shopifyWebhookNeedsHttps });
+
+/** Why Shopify would refuse `url` as a webhook subscription's address; null when it takes it. */
+export function shopifyWebhookAddressProblem(url: string): string | null {
+  const checked = shopifyWebhookUriSchema.safeParse(url);
+  return checked.success ? null : (checked.error.issues[0]?.message ?? vendorLimitMessages.shopifyWebhookNeedsHttps);
+}
 
 export const flowSchema = z.object({
   id: z.string(),

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { klaviyoScopeInWords, listInWords, scopesNamedIn } from '../../../shared/credentials/klaviyo-scopes.ts';
+import { vendorLimitMessages } from '../../../shared/flows/flow-messages.ts';
+import { KLAVIYO_MAX_PROFILE_WRITE_BYTES } from '../../../shared/flows/text-rules-schemas.ts';
 import { ServiceError, withoutSecret } from '../service-error.ts';
 import { callService, type ServiceAnswer, type ServiceRequest } from '../service-http.ts';
 
@@ -85,7 +87,13 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
   if (profile.lastName) attributes.last_name = profile.lastName;
   const data: Record<string, unknown> = { type: 'profile', attributes };
   if (profile.unset && profile.unset.length > 0) data.meta = { patch_properties: { unset: profile.unset } };
-  return callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body: { data } }, signal), async (answer) => {
+  const call = request(connection, '/api/profile-import', { method: 'POST', body: { data } }, signal);
+  // Klaviyo refuses a larger write whatever is in it: it is not sent, and a retry would fail the same way.
+  const bytes = Buffer.byteLength(call.body ?? '');
+  if (bytes > KLAVIYO_MAX_PROFILE_WRITE_BYTES) {
+    throw new ServiceError('klaviyo', 'bad_request', vendorLimitMessages.klaviyoProfileWriteTooLarge(bytes, KLAVIYO_MAX_PROFILE_WRITE_BYTES), { kind: 'permanent' });
+  }
+  return callService('klaviyo', call, async (answer) => {
     const profile = await readAnswer(answer, profileAnswerSchema, 'its answer to the profile write', connection.apiKey, 'writing profiles');
     return { profileId: profile.data.id, created: answer.status === 201 };
   });
@@ -134,7 +142,7 @@ export async function findProfileByEmail(connection: KlaviyoConnection, email: s
   });
 }
 
-/** Emails one look-up may name: Klaviyo's filters take at most 100 values, and a page holds 100 profiles. */
+/** Emails one look-up may name: a page holds at most 100 profiles (Klaviyo OpenAPI, GET /api/profiles (getProfiles), `page[size]` "Max: 100"). */
 export const MAX_EMAILS_PER_LOOKUP = 100;
 
 /**
@@ -216,6 +224,10 @@ function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string
  * Klaviyo's bulk writes (INTEGRATIONS.md): a profile import job of up to 10,000 profiles
  * (5 MB), whose outcome is read from the job and its import errors, and an event bulk
  * create job of up to 1,000 events, de-duplicated by `unique_id` like single events.
+ * The limits are Klaviyo's (OpenAPI, revision 2026-07-15, as the klaviyo-api SDK carries
+ * it): POST /api/profile-bulk-import-jobs (bulkImportProfiles) "Accepts up to 10,000
+ * profiles per request. The maximum allowed payload size is 5MB"; POST
+ * /api/event-bulk-create-jobs (bulkCreateEvents) "Accepts up to 1,000 events per request".
  */
 export const MAX_PROFILES_PER_IMPORT_JOB = 10_000;
 export const MAX_IMPORT_JOB_BYTES = 5 * 1024 * 1024;
