@@ -12,7 +12,6 @@ import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import { pixelSnippet } from '../../src/shared/shopify-pixel/pixel-snippet.ts';
 import { pixelMessages } from '../../src/shared/shopify-pixel/pixel-messages.ts';
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
-import { flowWebhookTopics } from '../../src/shared/shopify-connect/shopify-connect-schemas.ts';
 import { checkPixelType } from '../contracts/shopify-definition.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 
@@ -75,8 +74,11 @@ describe('the browsing pixel on the Browser Abandonment page', () => {
     expect(await code.textContent()).not.toContain(webhookUrl.split('/').at(-1)!);
     expect(await code.evaluate((element) => getComputedStyle(element).fontFamily)).toMatch(/mono/i);
 
-    // Browser abandonment has no Shopify webhook topics, so no Connect store card here.
-    expect(await page.getByRole('heading', { name: shopifyConnectMessages.title, exact: true }).count()).toBe(0);
+    // Product views come from the pixel; the store's orders end the browsing timers, so the
+    // Connect store card is here too, with the order topic and why this flow needs it.
+    const connectCard = page.getByTestId('connect-store-card');
+    await connectCard.getByRole('heading', { name: shopifyConnectMessages.title, exact: true }).waitFor();
+    await connectCard.getByText('ORDERS_CREATE').first().waitFor();
 
     await card.getByRole('button', { name: pixelMessages.copy }).click();
     await toast(pixelMessages.copied).waitFor();
@@ -97,44 +99,70 @@ describe('the browsing pixel on the Browser Abandonment page', () => {
 });
 
 describe('Connect store on a flow page', () => {
-  it("lists only this flow's subscriptions and says PUBLIC_URL is not public instead of registering", async () => {
+  it("lists the topics this flow needs, whether the store has each at the right address and why, and says PUBLIC_URL is not public instead of registering", async () => {
     const { webhookUrls } = await ownerWithFlows({ abandoned_checkout: 30, abandoned_cart: 45 });
     expect(webhookUrls.abandoned_cart).toMatch(new RegExp(`^${server.baseUrl}/api/webhooks/abandoned_cart/`));
     registerInFakeStore('CHECKOUTS_UPDATE', webhookUrls.abandoned_checkout);
     registerInFakeStore('CARTS_CREATE', webhookUrls.abandoned_cart);
+    // An order topic an earlier connect left at the cart flow: with Post Purchase off it belongs at the checkout flow.
+    registerInFakeStore('ORDERS_CREATE', webhookUrls.abandoned_cart);
+    // And a duplicate at an earlier address, which the next connect removes.
+    const earlierAddress = webhookUrls.abandoned_checkout.replace(server.baseUrl, 'https://earlier-host.example');
+    registerInFakeStore('CHECKOUTS_UPDATE', earlierAddress);
     const createsBefore = shopify.operationCounts.webhookSubscriptionCreate ?? 0;
+    const m = shopifyConnectMessages;
 
     await page.goto('/flows/abandoned-checkout');
     await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
-    const card = page.getByRole('region', { name: shopifyConnectMessages.title });
-    await card.getByText(shopifyConnectMessages.flowDescription('Abandoned Checkout', flowWebhookTopics.abandoned_checkout), { exact: true }).waitFor();
+    const card = page.getByRole('region', { name: m.title });
+    await card.getByText(m.flowDescription('Abandoned Checkout'), { exact: true }).waitFor();
     // The e2e server's PUBLIC_URL is 127.0.0.1, which Shopify cannot reach.
-    await card.getByRole('alert').filter({ hasText: shopifyConnectMessages.notPublic }).waitFor();
-    expect(await card.getByRole('button', { name: shopifyConnectMessages.connect }).isDisabled()).toBe(true);
+    await card.getByRole('alert').filter({ hasText: m.notPublic }).waitFor();
+    expect(await card.getByRole('button', { name: m.connect }).isDisabled()).toBe(true);
 
-    await card.getByRole('heading', { level: 3, name: shopifyConnectMessages.flowRegisteredTitle }).waitFor();
-    const rows = card.getByRole('listitem');
-    expect(await rows.count()).toBe(1);
-    expect(await rows.first().innerText()).toContain('CHECKOUTS_UPDATE');
-    expect(await rows.first().innerText()).toContain(webhookUrls.abandoned_checkout);
-    expect(await card.getByText('CARTS_CREATE').count()).toBe(0);
+    // Each topic the flow needs: in words, whether the store has it at the right address, and why.
+    const planned = card.getByRole('list', { name: m.flowPlannedTitle });
+    await planned.waitFor();
+    const rows = planned.getByRole('listitem');
+    const rowOf = (topic: string) => rows.filter({ hasText: m.topicInWords(topic) });
+    const topics = ['CHECKOUTS_CREATE', 'CHECKOUTS_UPDATE', 'CHECKOUTS_DELETE', 'ORDERS_CREATE'];
+    const texts = await rows.allInnerTexts();
+    expect(texts.map((text) => text.split('\n')[0])).toEqual(['Checkouts (created)', 'Checkouts (updated)', 'Checkouts (deleted)', 'Orders (created)']);
+    topics.forEach((topic, index) => expect(texts[index]).toContain(topic));
+    const updated = await rowOf('CHECKOUTS_UPDATE').innerText();
+    expect(updated).toContain(m.state.registered);
+    expect(updated).toContain(m.reasons.CHECKOUTS_UPDATE);
+    expect(updated).toContain(webhookUrls.abandoned_checkout);
+    const created = await rowOf('CHECKOUTS_CREATE').innerText();
+    expect(created).toContain(m.state.missing);
+    expect(created).toContain(m.reasons.CHECKOUTS_CREATE);
+    const orders = await rowOf('ORDERS_CREATE').innerText();
+    expect(orders).toContain(m.reasons.ordersForTimers('Abandoned Checkout'));
+    expect(orders).toContain(m.state.elsewhere);
+    expect(orders).toContain(m.deliveredTo('Abandoned Checkout'));
+    expect(orders).toContain(`${m.nowAt} ${webhookUrls.abandoned_cart}`);
+    expect(await card.getByText(m.topicInWords('CARTS_CREATE')).count()).toBe(0);
+    // What the next connect removes: the duplicate at the earlier address.
+    const stale = card.getByRole('list', { name: m.staleTitle }).getByRole('listitem');
+    expect(await stale.count()).toBe(1);
+    expect(await stale.first().innerText()).toContain(earlierAddress);
     // No pixel on a page whose events come by webhook.
     expect(await page.getByRole('heading', { name: pixelMessages.title }).count()).toBe(0);
     await expectNoSeriousA11yViolations(page);
 
-    // The abandoned cart page has the other subscription only.
+    // The abandoned cart page: its own topics, and the order topic it needs, delivered to the checkout flow.
     await page.goto('/flows/abandoned-cart');
-    const cartCard = page.getByRole('region', { name: shopifyConnectMessages.title });
-    const cartRows = cartCard.getByRole('listitem');
+    const cartRows = page.getByRole('region', { name: m.title }).getByRole('list', { name: m.flowPlannedTitle }).getByRole('listitem');
     await cartRows.first().waitFor();
-    expect(await cartRows.count()).toBe(1);
-    expect(await cartRows.first().innerText()).toContain('CARTS_CREATE');
+    expect(await cartRows.count()).toBe(3);
+    expect(await cartRows.first().innerText()).toContain(m.state.registered);
+    expect(await cartRows.filter({ hasText: m.topicInWords('ORDERS_CREATE') }).innerText()).toContain(m.deliveredTo('Abandoned Checkout'));
 
-    // API settings, without a flow, still lists every flow's.
+    // API settings, without a flow, lists every planned topic.
     await page.goto('/settings/api');
-    const settingsRows = page.getByRole('region', { name: shopifyConnectMessages.title }).getByRole('listitem');
-    await settingsRows.nth(1).waitFor();
-    expect(await settingsRows.count()).toBe(2);
+    const settingsRows = page.getByRole('region', { name: m.title }).getByRole('list', { name: m.plannedTitle }).getByRole('listitem');
+    await settingsRows.nth(5).waitFor();
+    expect(await settingsRows.count()).toBe(6);
 
     // Nothing was registered: the server refuses too, but the page never asked.
     expect(shopify.operationCounts.webhookSubscriptionCreate ?? 0).toBe(createsBefore);

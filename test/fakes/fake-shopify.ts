@@ -285,15 +285,20 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
     };
     const stamp = new Date(now()).toISOString();
 
+    // WebhookSubscriptionInput.uri takes an HTTPS URL (or a Pub/Sub or EventBridge address,
+    // which Flowsmith never sends): an http:// address is refused like an invalid one.
+    const deliverable = (uri: string) => /^https:\/\//i.test(uri);
+    const addressRefusal = (uri: string | undefined) => (uri && /^http:\/\//i.test(uri) ? 'Address protocol http:// is not supported' : 'Address is invalid');
+
     if (/\bwebhookSubscriptionCreate\b/.test(query)) {
       answered('webhookSubscriptionCreate');
       const topic = argument(query, variables, 'topic') as string | undefined;
       const input = subscriptionInput(query, variables);
       const duplicate = [...webhookSubscriptions.values()].some((s) => s.topic === topic && s.uri === input.uri);
-      if (!topic || !input.uri || duplicate) {
+      if (!topic || !input.uri || duplicate || !deliverable(input.uri)) {
         data.webhookSubscriptionCreate = {
           webhookSubscription: null,
-          userErrors: [{ field: ['webhookSubscription', 'callbackUrl'], message: duplicate ? 'Address for this topic has already been taken' : 'Address is invalid' }],
+          userErrors: [{ field: ['webhookSubscription', 'callbackUrl'], message: duplicate ? 'Address for this topic has already been taken' : addressRefusal(input.uri) }],
         };
       } else {
         const subscription: FakeWebhookSubscription = {
@@ -315,11 +320,15 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
         data.webhookSubscriptionUpdate = { webhookSubscription: null, userErrors: [{ field: ['id'], message: 'Webhook subscription does not exist' }] };
       } else {
         const input = subscriptionInput(query, variables);
-        if (input.uri !== undefined) subscription.uri = input.uri;
-        if (input.includeFields !== undefined) subscription.includeFields = input.includeFields;
-        if (input.format !== undefined) subscription.format = input.format;
-        subscription.updatedAt = stamp;
-        data.webhookSubscriptionUpdate = { webhookSubscription: subscriptionNode(subscription), userErrors: [] };
+        if (input.uri !== undefined && !deliverable(input.uri)) {
+          data.webhookSubscriptionUpdate = { webhookSubscription: null, userErrors: [{ field: ['webhookSubscription', 'callbackUrl'], message: addressRefusal(input.uri) }] };
+        } else {
+          if (input.uri !== undefined) subscription.uri = input.uri;
+          if (input.includeFields !== undefined) subscription.includeFields = input.includeFields;
+          if (input.format !== undefined) subscription.format = input.format;
+          subscription.updatedAt = stamp;
+          data.webhookSubscriptionUpdate = { webhookSubscription: subscriptionNode(subscription), userErrors: [] };
+        }
       }
     } else if (/\bwebhookSubscriptionDelete\b/.test(query)) {
       answered('webhookSubscriptionDelete');

@@ -1,12 +1,26 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { defaultAssistants, ownerWithFlows, shopifyToken, startEngineScenario, useEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
-import { defaultGrantedScopes } from '../fakes/fake-shopify.ts';
+import {
+  defaultAssistants,
+  ownerWithFlows,
+  shopifySecret,
+  shopifyToken,
+  startEngineScenario,
+  useEngineScenario,
+  waitForEvents,
+  type EngineScenario,
+  type Owner,
+} from '../fakes/engine-scenario.ts';
+import { defaultGrantedScopes, sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
+import { uniqueEmail } from '../support/accounts.ts';
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
+import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
+import { vendorLimitMessages } from '../../src/shared/flows/flow-messages.ts';
 import { isPublicAddress } from '../../src/server/shopify-connect/public-address.ts';
 
 // A public-looking PUBLIC_URL: only judged and written into subscriptions, never called;
 // the fake Shopify is reached through SHOPIFY_BASE_URL.
-const publicUrl = 'http://hooks.flowsmith-test.example';
+const publicUrl = 'https://hooks.flowsmith-test.example';
 
 let owner: Owner;
 const scenario = useEngineScenario({ env: { PUBLIC_URL: publicUrl } });
@@ -90,7 +104,7 @@ describe('connecting the store', () => {
     const refused = await bare.client.post('/api/shopify/connect');
     expect(refused.status).toBe(409);
     expect(refused.json).toEqual({ error: 'shopify_not_configured', message: shopifyConnectMessages.noCredentials });
-    expect((await bare.client.get('/api/shopify/subscriptions')).json).toEqual({ configured: false, publicAddress: true, subscriptions: [] });
+    expect((await bare.client.get('/api/shopify/subscriptions')).json).toEqual({ configured: false, publicAddress: true, addressProblem: null, subscriptions: [] });
 
     // What the owner reads says what happened and what to do, never how an answer failed to parse.
     scenario.shopify.failNext({ on: 'graphql', kind: 'status', status: 503 });
@@ -153,6 +167,111 @@ describe('connecting the store', () => {
   });
 });
 
+/** A subscription as an earlier version of the app (or the owner, by hand) left it in the shop. */
+function registerInShop(topic: string, uri: string): string {
+  const id = `gid://shopify/WebhookSubscription/earlier-${randomUUID()}`;
+  const stamp = new Date().toISOString();
+  scenario.shopify.webhookSubscriptions.set(id, { id, topic, uri, includeFields: [], format: 'JSON', createdAt: stamp, updatedAt: stamp });
+  return id;
+}
+
+/** The owner's subscriptions in the shop, by the flow their path names. */
+const ownersSubscriptions = (shop: Owner) => {
+  const flowIds = Object.values(shop.flows).map((flow) => flow.id);
+  return [...scenario.shopify.webhookSubscriptions.values()].filter((subscription) => flowIds.some((id) => subscription.uri.endsWith(`/${id}`)));
+};
+const topicsAndAddresses = (shop: Owner) => ownersSubscriptions(shop).map((subscription) => `${subscription.topic} ${subscription.uri}`).sort();
+
+describe('orders end every abandonment timer, whichever flows are on', () => {
+  const waitMinutes = 30;
+  let shop: Owner;
+  const url = (flowType: keyof Owner['flows']) => `${publicUrl}${shop.flows[flowType].webhookPath}`;
+  beforeAll(async () => {
+    shop = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes } });
+  });
+
+  /** Shopify delivering `topic` to the address the shop has for it among the owner's flows (this app under its public name). */
+  async function deliver(topic: string, payload: unknown): Promise<string> {
+    const subscriptions = ownersSubscriptions(shop).filter((subscription) => subscription.topic === topic.toUpperCase().replace('/', '_'));
+    expect(subscriptions, topic).toHaveLength(1);
+    scenario.testApp.clock.advance(1_000);
+    const sent = await sendShopifyWebhook(subscriptions[0]!.uri.replace(publicUrl, scenario.testApp.baseUrl), topic, payload, shopifySecret);
+    expect(sent.status, sent.text).toBe(202);
+    return JSON.parse(sent.text).eventId as string;
+  }
+
+  it("registers ORDERS_CREATE at the checkout flow while Post Purchase is off, so an order ends the checkout's timer with nothing written or sent", async () => {
+    const connected = await shop.client.post('/api/shopify/connect');
+    expect(connected.status, connected.text).toBe(200);
+    expect(connected.json).toMatchObject({ created: 4, updated: 0, deleted: 0, unchanged: 0 });
+    expect(topicsAndAddresses(shop)).toEqual(['CHECKOUTS_CREATE', 'CHECKOUTS_DELETE', 'CHECKOUTS_UPDATE', 'ORDERS_CREATE'].map((topic) => `${topic} ${url('abandoned_checkout')}`));
+
+    // A checkout, then its order three seconds later, each where the shop delivers it.
+    const email = uniqueEmail('bought-at-once');
+    const checkout = shopifyCheckoutPayload(email, { updated_at: new Date(scenario.testApp.clock.now().getTime() - 1_000).toISOString() });
+    const checkoutEvent = await deliver('checkouts/create', checkout);
+    await waitForEvents(scenario.testApp.database.pool, [checkoutEvent], { statuses: ['waiting'] });
+    scenario.testApp.clock.advance(2_000);
+    const order = { ...checkout, id: Math.floor(Math.random() * 1e12), checkout_token: checkout.token, token: `order_${randomUUID()}`, created_at: scenario.testApp.clock.now().toISOString() };
+    const orderEvent = await deliver('orders/create', order);
+
+    const settled = await waitForEvents(scenario.testApp.database.pool, [checkoutEvent, orderEvent]);
+    expect(settled.get(checkoutEvent)).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.orderPlaced });
+    expect(settled.get(orderEvent)).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.signalOnly('orders/create', 'abandoned_checkout') });
+
+    // The wait passes: the timer stays ended, and neither event wrote a text or reached Klaviyo.
+    scenario.testApp.clock.advance((waitMinutes + 1) * 60_000);
+    await scenario.testApp.app.engine.fireDueTimers();
+    expect((await waitForEvents(scenario.testApp.database.pool, [checkoutEvent])).get(checkoutEvent)).toMatchObject({ status: 'skipped' });
+    const db = scenario.testApp.database.pool;
+    expect((await db.query('SELECT 1 FROM event_generations WHERE event_id = ANY($1)', [[checkoutEvent, orderEvent]])).rowCount).toBe(0);
+    expect((await db.query('SELECT 1 FROM event_deliveries WHERE event_id = ANY($1)', [[checkoutEvent, orderEvent]])).rowCount).toBe(0);
+    expect(scenario.klaviyo.requests.filter((request) => JSON.stringify(request.body ?? '').includes(email))).toEqual([]);
+  });
+
+  it('moves the order topic to Post Purchase once it is switched on, and back when it is off, never leaving two', async () => {
+    const before = ownersSubscriptions(shop).find((subscription) => subscription.topic === 'ORDERS_CREATE');
+    const on = await shop.client.put('/api/flows/post_purchase', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect(on.status, on.text).toBe(200);
+    const moved = await shop.client.post('/api/shopify/connect');
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.json).toMatchObject({ created: 0, updated: 1, deleted: 0, unchanged: 3 });
+    const orders = ownersSubscriptions(shop).filter((subscription) => subscription.topic === 'ORDERS_CREATE');
+    expect(orders.map((subscription) => subscription.uri)).toEqual([url('post_purchase')]);
+    expect(orders[0]!.id).toBe(before?.id);
+
+    const off = await shop.client.put('/api/flows/post_purchase', { isActive: false, assistants: defaultAssistants, klaviyoEventName: null });
+    expect(off.status, off.text).toBe(200);
+    const back = await shop.client.post('/api/shopify/connect');
+    expect(back.json).toMatchObject({ created: 0, updated: 1, deleted: 0, unchanged: 3 });
+    expect(topicsAndAddresses(shop).filter((line) => line.startsWith('ORDERS_'))).toEqual([`ORDERS_CREATE ${url('abandoned_checkout')}`]);
+  });
+
+  it("puts an earlier version's subscriptions right: the missing order topic, a stale address, a duplicate and a switched-off flow's topic", async () => {
+    const earlier = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes } });
+    const current = (flowType: keyof Owner['flows']) => `${publicUrl}${earlier.flows[flowType].webhookPath}`;
+    const oldAddress = (flowType: keyof Owner['flows']) => `https://old-host.example${earlier.flows[flowType].webhookPath}`;
+    const staleCreate = registerInShop('CHECKOUTS_CREATE', oldAddress('abandoned_checkout'));
+    registerInShop('CHECKOUTS_UPDATE', oldAddress('abandoned_checkout'));
+    registerInShop('CHECKOUTS_UPDATE', current('abandoned_checkout'));
+    registerInShop('CHECKOUTS_DELETE', current('abandoned_checkout'));
+    registerInShop('CARTS_CREATE', current('abandoned_cart'));
+
+    const listed = await earlier.client.get('/api/shopify/subscriptions');
+    expect(listed.json.subscriptions).toContainEqual(expect.objectContaining({ id: staleCreate, atCurrentAddress: false }));
+
+    const connected = await earlier.client.post('/api/shopify/connect');
+    expect(connected.status, connected.text).toBe(200);
+    expect(connected.json).toMatchObject({ created: 1, updated: 1, deleted: 2, unchanged: 2 });
+    expect(topicsAndAddresses(earlier)).toEqual(['CHECKOUTS_CREATE', 'CHECKOUTS_DELETE', 'CHECKOUTS_UPDATE', 'ORDERS_CREATE'].map((topic) => `${topic} ${current('abandoned_checkout')}`));
+    expect(scenario.shopify.webhookSubscriptions.get(staleCreate)?.uri).toBe(current('abandoned_checkout'));
+    expect((await earlier.client.get('/api/shopify/subscriptions')).json.subscriptions.every((subscription: { atCurrentAddress: boolean }) => subscription.atCurrentAddress)).toBe(true);
+
+    const again = await earlier.client.post('/api/shopify/connect');
+    expect(again.json).toMatchObject({ created: 0, updated: 0, deleted: 0, unchanged: 4 });
+  });
+});
+
 describe('a PUBLIC_URL Shopify cannot reach', () => {
   let local: EngineScenario;
   beforeAll(async () => {
@@ -171,6 +290,21 @@ describe('a PUBLIC_URL Shopify cannot reach', () => {
     expect(local.shopify.counts.graphql).toBe(graphqlCalls);
     expect(local.shopify.webhookSubscriptions.size).toBe(0);
     expect((await localOwner.client.get('/api/shopify/subscriptions')).json.publicAddress).toBe(false);
+  });
+
+  it('is refused in words when it is public but not https://, which is all Shopify registers', async () => {
+    const plain = await startEngineScenario({ env: { PUBLIC_URL: 'http://hooks.flowsmith-test.example' } });
+    try {
+      const plainOwner = await ownerWithFlows(plain, { post_purchase: {} });
+      const graphqlCalls = plain.shopify.counts.graphql;
+      const refused = await plainOwner.client.post('/api/shopify/connect');
+      expect(refused.status).toBe(409);
+      expect(refused.json).toEqual({ error: 'not_public', message: vendorLimitMessages.shopifyWebhookNeedsHttps });
+      expect(plain.shopify.counts.graphql).toBe(graphqlCalls);
+      expect((await plainOwner.client.get('/api/shopify/subscriptions')).json).toMatchObject({ publicAddress: false, addressProblem: vendorLimitMessages.shopifyWebhookNeedsHttps });
+    } finally {
+      await plain.close();
+    }
   });
 
   it('is judged from the address alone', () => {

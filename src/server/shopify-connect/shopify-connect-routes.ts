@@ -8,6 +8,7 @@ import type { ShopifyConnection } from '../credentials/shopify-token-provider.ts
 import { connectStore, listFlowSubscriptions, missingWebhookScopes } from './store-connection.ts';
 import { describeShopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { isPublicAddress } from './public-address.ts';
+import { shopifyWebhookAddressProblem } from '../../shared/flows/flow-schemas.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 import { registerEndpoint } from '../platform/register-endpoint.ts';
@@ -31,6 +32,15 @@ function ownerMessageOf(error: ServiceError): string {
     default:
       return m.shopifyUnavailable;
   }
+}
+
+/**
+ * Why Shopify cannot deliver to PUBLIC_URL, in the owner's words: an address it cannot
+ * reach, or one it will not register (Shopify takes only https:// addresses); null when it can.
+ */
+function deliveryAddressProblem(publicUrl: string): string | null {
+  if (!isPublicAddress(publicUrl)) return m.notPublic;
+  return shopifyWebhookAddressProblem(publicUrl);
 }
 
 /**
@@ -59,12 +69,14 @@ export const shopifyConnectRoutes: FastifyPluginAsyncZod = async (app) => {
 
   await registerEndpoint(app, endpoints.shopify.subscriptions, { preHandler: rateLimited('read') }, async (request) => {
     const flows = await listFlowsForUser(pool, request.user.id);
-    const subscriptions = await askShopify(request.user.id, (connection, signal) => listFlowSubscriptions(connection, flows, signal));
-    return { configured: subscriptions !== null, publicAddress: isPublicAddress(publicUrl), subscriptions: subscriptions ?? [] };
+    const subscriptions = await askShopify(request.user.id, (connection, signal) => listFlowSubscriptions(connection, publicUrl, flows, signal));
+    const addressProblem = deliveryAddressProblem(publicUrl);
+    return { configured: subscriptions !== null, publicAddress: addressProblem === null, addressProblem, subscriptions: subscriptions ?? [] };
   });
 
   await registerEndpoint(app, endpoints.shopify.connect, { preHandler: rateLimited('write') }, async (request) => {
-    if (!isPublicAddress(publicUrl)) throw new HttpError(apiErrorCodes.not_public, m.notPublic);
+    const addressProblem = deliveryAddressProblem(publicUrl);
+    if (addressProblem) throw new HttpError(apiErrorCodes.not_public, addressProblem);
     const flows = await listFlowsForUser(pool, request.user.id);
     const result = await askShopify(request.user.id, async (connection, signal) => {
       // Checked first, so the owner reads which scope to add instead of a half-made registration.

@@ -2,15 +2,10 @@ import type { FlowRecord } from '../flows/flow-queries.ts';
 import { webhookUrlFor } from '../flows/webhook-url.ts';
 import { fetchGrantedScopes, type ShopifyAdminConnection } from '../integrations/shopify/shopify-admin.ts';
 import { webhookTopicScopes, type ShopifyScope } from '../../shared/shopify-connect/shopify-scopes.ts';
-import { flowWebhookTopics, type ConnectResponse, type RegisteredSubscription } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
+import { type ConnectResponse, type RegisteredSubscription } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
+import { matchRegistered, planStoreSubscriptions } from '../../shared/shopify-connect/store-subscription-plan.ts';
 import { flowTypeSchema, type FlowType } from '../../shared/flows/flow-types.ts';
-import {
-  createShopSubscription,
-  deleteShopSubscription,
-  listShopSubscriptions,
-  updateShopSubscription,
-  type ShopSubscription,
-} from './webhook-subscriptions.ts';
+import { createShopSubscription, deleteShopSubscription, listShopSubscriptions, updateShopSubscription, type ShopSubscription } from './webhook-subscriptions.ts';
 
 /** Where Shopify delivers one flow's events: the flow's current webhook URL under PUBLIC_URL. */
 export function flowWebhookUrl(publicUrl: string, flow: { flowType: FlowType; webhookKey: string }): string {
@@ -48,66 +43,63 @@ function flowOf(subscription: ShopSubscription, flows: Map<string, FlowRecord>):
   return flow && flow.flowType === match[1] ? flow : null;
 }
 
-function registered(subscription: ShopSubscription, flow: FlowRecord): RegisteredSubscription {
-  return { id: subscription.id, topic: subscription.topic, url: subscription.uri, flowType: flow.flowType };
+function registered(subscription: ShopSubscription, flow: FlowRecord, publicUrl: string): RegisteredSubscription {
+  return { id: subscription.id, topic: subscription.topic, url: subscription.uri, flowType: flow.flowType, atCurrentAddress: subscription.uri === flowWebhookUrl(publicUrl, flow) };
 }
 
 /** The shop's subscriptions that deliver to the owner's flows. */
-export async function listFlowSubscriptions(connection: ShopifyAdminConnection, flows: FlowRecord[], signal: AbortSignal): Promise<RegisteredSubscription[]> {
-  const byId = flowsByPathKey(flows);
+export async function listFlowSubscriptions(
+  connection: ShopifyAdminConnection,
+  publicUrl: string,
+  flows: FlowRecord[],
+  signal: AbortSignal,
+): Promise<RegisteredSubscription[]> {
+  const byKey = flowsByPathKey(flows);
   return (await listShopSubscriptions(connection, signal)).flatMap((subscription) => {
-    const flow = flowOf(subscription, byId);
-    return flow ? [registered(subscription, flow)] : [];
+    const flow = flowOf(subscription, byKey);
+    return flow ? [registered(subscription, flow, publicUrl)] : [];
   });
 }
 
 /**
- * Makes the shop's subscriptions match the owner's flows: every topic of an active flow
- * delivers to its URL (created, or updated when it points elsewhere), and subscriptions
- * of inactive flows, or duplicates, are deleted. Calls go one at a time, well inside
+ * Makes the shop's subscriptions match the plan (planStoreSubscriptions: every active
+ * flow's topics at its URL, and one order subscription wherever it serves): a planned
+ * topic already registered at another address of the owner's flows (an earlier
+ * PUBLIC_URL or URL key, or another flow's address) is moved there, one not registered
+ * is created, and the owner's subscriptions the plan does not claim (inactive flows',
+ * duplicates, topics no longer used) are deleted, after the rest are in place so that
+ * no topic is left without an address in between. Calls go one at a time, well inside
  * Shopify's limits for the handful a store needs.
  */
 export async function connectStore(connection: ShopifyAdminConnection, publicUrl: string, flows: FlowRecord[], signal: AbortSignal): Promise<ConnectResponse> {
-  const byId = flowsByPathKey(flows);
-  const existing = (await listShopSubscriptions(connection, signal)).flatMap((subscription) => {
-    const flow = flowOf(subscription, byId);
-    return flow ? [{ subscription, flow }] : [];
-  });
+  const { rows, stale } = matchRegistered(planStoreSubscriptions(flows), await listFlowSubscriptions(connection, publicUrl, flows, signal));
   const result: ConnectResponse = { created: 0, updated: 0, deleted: 0, unchanged: 0, subscriptions: [] };
-  const kept = new Set<string>();
 
-  for (const flow of flows) {
-    const topics = flow.isActive ? flowWebhookTopics[flow.flowType] : [];
+  for (const { planned, state, subscription } of rows) {
+    const flow = flows.find((candidate) => candidate.isActive && candidate.flowType === planned.flowType);
+    if (!flow) throw new Error(`the plan names ${planned.flowType}, which is not active`);
     const url = flowWebhookUrl(publicUrl, flow);
-    for (const topic of topics) {
-      const candidates = existing.filter((entry) => entry.flow.id === flow.id && entry.subscription.topic === topic);
-      const current = candidates.find((entry) => entry.subscription.uri === url) ?? candidates[0];
-      if (!current) {
-        result.subscriptions.push(registered(await createShopSubscription(connection, topic, url, signal), flow));
-        result.created += 1;
-        continue;
-      }
-      kept.add(current.subscription.id);
-      if (current.subscription.uri === url) {
-        result.subscriptions.push(registered(current.subscription, flow));
-        result.unchanged += 1;
-      } else {
-        result.subscriptions.push(registered(await updateShopSubscription(connection, current.subscription.id, url, signal), flow));
-        result.updated += 1;
-      }
+    if (state === 'registered' && subscription) {
+      result.subscriptions.push(subscription);
+      result.unchanged += 1;
+    } else if (subscription) {
+      result.subscriptions.push(registered(await updateShopSubscription(connection, subscription.id, url, signal), flow, publicUrl));
+      result.updated += 1;
+    } else {
+      result.subscriptions.push(registered(await createShopSubscription(connection, planned.topic, url, signal), flow, publicUrl));
+      result.created += 1;
     }
   }
-  for (const { subscription } of existing) {
-    if (kept.has(subscription.id)) continue;
+  for (const subscription of stale) {
     await deleteShopSubscription(connection, subscription.id, signal);
     result.deleted += 1;
   }
   return result;
 }
 
-/** The scopes the active flows' webhook topics need that the token's app was not granted. */
+/** The scopes the planned webhook topics need that the token's app was not granted. */
 export async function missingWebhookScopes(connection: ShopifyAdminConnection, flows: FlowRecord[], signal: AbortSignal): Promise<ShopifyScope[]> {
-  const needed = new Set(flows.filter((flow) => flow.isActive).flatMap((flow) => flowWebhookTopics[flow.flowType].map((topic) => webhookTopicScopes[topic]!)));
+  const needed = new Set(planStoreSubscriptions(flows).map((planned) => webhookTopicScopes[planned.topic]));
   if (needed.size === 0) return [];
   const granted = new Set(await fetchGrantedScopes(connection, signal));
   return [...needed].filter((scope) => !granted.has(scope));

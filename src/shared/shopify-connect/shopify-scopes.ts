@@ -1,3 +1,5 @@
+import type { ShopifyWebhookTopic } from './shopify-connect-schemas.ts';
+
 /**
  * The Admin API access scopes Flowsmith's Shopify app needs, each with what it is for.
  * Exactly these: the webhook topics the flows register (flowWebhookTopics) need
@@ -20,7 +22,7 @@ export function describeShopifyScopes(scopes: readonly ShopifyScope[]): string {
 }
 
 /** The scope each webhook topic the flows register needs (WebhookSubscriptionTopic's documentation). */
-export const webhookTopicScopes: Record<string, ShopifyScope> = {
+export const webhookTopicScopes: Record<ShopifyWebhookTopic, ShopifyScope> = {
   CHECKOUTS_CREATE: 'read_orders',
   CHECKOUTS_UPDATE: 'read_orders',
   CHECKOUTS_DELETE: 'read_orders',

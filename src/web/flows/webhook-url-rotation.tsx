@@ -6,8 +6,8 @@ import { ApiRequestError } from '../app/api-client.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { webhookUrlRotationMessages as m } from '../../shared/flows/flow-messages.ts';
 import { webhookUrlGraceOptions, type WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
-import { flowWebhookTopics } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
-import { useRotateWebhookUrl } from './use-flows.ts';
+import { planStoreSubscriptions } from '../../shared/shopify-connect/store-subscription-plan.ts';
+import { useFlows, useRotateWebhookUrl } from './use-flows.ts';
 
 /** One day's grace is the choice that protects most senders while still ending the old URL soon. */
 const DEFAULT_GRACE_MINUTES: WebhookUrlGraceMinutes = 1_440;
@@ -22,7 +22,9 @@ export function WebhookUrlRotation({ flow }: { flow: Flow }) {
   const [confirming, setConfirming] = useState(false);
   const [graceMinutes, setGraceMinutes] = useState<WebhookUrlGraceMinutes>(DEFAULT_GRACE_MINUTES);
   const ids = { title: useId(), legend: useId() };
-  const hasShopifyWebhooks = flowWebhookTopics[flow.flowType].length > 0;
+  const flows = useFlows();
+  // The flow's own topics, or the orders it receives for every abandonment flow while Post Purchase is off.
+  const hasShopifyWebhooks = planStoreSubscriptions(flows.data ?? [flow]).some((planned) => planned.flowType === flow.flowType);
 
   function confirm() {
     rotate.mutate(graceMinutes, {
