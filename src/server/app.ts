@@ -2,6 +2,9 @@ import { reviewRoutes } from './reviews/review-routes.ts';
 import { experimentRoutes } from './experiments/experiment-routes.ts';
 import { flowAlertRoutes } from './alerts/flow-alert-routes.ts';
 import { createFlowAlerts } from './alerts/flow-alerts.ts';
+import { serviceConditionRoutes } from './service-conditions/service-condition-routes.ts';
+import { createServiceConditions, type ServiceConditions } from './service-conditions/service-conditions.ts';
+import { recheckRefusedStores } from './service-conditions/store-recheck.ts';
 import path from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import helmet from 'helmet';
@@ -106,6 +109,10 @@ declare module 'fastify' {
     metrics: AppMetrics;
     /** Vacuum, analyze and checkpoints of the embedded database (nothing on a server). */
     databaseUpkeep: DatabaseUpkeep;
+    /** Conditions of the owners' services that every later event meets (docs/decisions/0047-service-conditions.md). */
+    serviceConditions: ServiceConditions;
+    /** Asks the stores that refused their token again (a worker's schedule; tests run it by hand). */
+    recheckRefusedStores(): Promise<number>;
   }
 }
 
@@ -199,6 +206,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(authRoutes, { prefix: '/api/account', auth, pool: database.pool, clock, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
 
+  const serviceConditions = createServiceConditions({ pool: database.pool, clock, logger: deps.logger });
+  app.decorate('serviceConditions', serviceConditions);
+  const recheckStores = () => recheckRefusedStores({ pool: database.pool, clock, logger: deps.logger, tokens: app.shopifyTokens, conditions: serviceConditions });
+  app.decorate('recheckRefusedStores', recheckStores);
   const engine = createEngine({
     pool: database.pool,
     logger: deps.logger,
@@ -208,6 +219,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     loadCredentials: loadEngineCredentials,
     shopifyTokens: app.shopifyTokens,
     alerts: createFlowAlerts({ pool: database.pool, mailer, publicUrl: config.publicUrl, logger: deps.logger }),
+    conditions: serviceConditions,
     options: deps.engine,
     clock,
     observer: metrics,
@@ -231,7 +243,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   const background = createBackground({
     role: config.role,
     logger: deps.logger,
-    parts: appBackgroundParts({ engine, retention, privacyWork, pool: database.pool, changeFeed, databaseUpkeep, clock }),
+    parts: appBackgroundParts({ engine, retention, privacyWork, pool: database.pool, changeFeed, databaseUpkeep, clock, recheckStores }),
   });
   app.decorate('background', background);
   app.addHook('onReady', () => background.start());
@@ -275,6 +287,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(retentionRoutes, { prefix: '/api/retention' });
     await scope.register(reviewRoutes, { prefix: '/api/reviews' });
     await scope.register(flowAlertRoutes, { prefix: '/api/flow-alerts' });
+    await scope.register(serviceConditionRoutes, { prefix: '/api/service-conditions', conditions: serviceConditions });
     await scope.register(experimentRoutes, { prefix: '/api/flows' });
     await scope.register(accountDeletionRoutes, { prefix: '/api/account', auth, mailer, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
   });

@@ -6,7 +6,7 @@ import { startTestApp, type TestApp } from '../support/test-app.ts';
  * a web process sends jobs and serves the live streams, and nothing of the worker's runs
  * there. Both apps hold the embedded database, so both keep its upkeep.
  */
-const workerParts = ['klaviyo-batches', 'event-jobs', 'timer-sweep', 'retention', 'privacy-work', 'change-log-pruning', 'experiment-promotions'];
+const workerParts = ['klaviyo-batches', 'event-jobs', 'timer-sweep', 'retention', 'privacy-work', 'change-log-pruning', 'experiment-promotions', 'store-rechecks'];
 
 describe('a web process (ROLE=web)', () => {
   let web: TestApp;

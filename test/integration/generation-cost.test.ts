@@ -111,6 +111,43 @@ describe('one call per model', () => {
   });
 });
 
+describe('spend never undercounted', () => {
+  // OpenAI bills the tokens a failed answer reports, as it bills an incomplete one: the
+  // flow's spend counts them whatever the answer's status, so a budget stops where the bill does.
+  it("counts a failed answer's tokens, then the retry's", async () => {
+    const owner = await ownerWithFlows(scenario, { post_purchase: { assistants: [threeAssistants[0]!] } });
+    const before = await findFlowSpend(db(), owner.flows.post_purchase.id, scenario.testApp.clock.now());
+    const calls = responses().length;
+    scenario.openai.failNext({ kind: 'failed', code: 'server_error', message: 'The model failed to generate a response.' });
+    await deliver(owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('failed-first') }));
+    expect(responses().length - calls).toBe(2);
+    const spend = await findFlowSpend(db(), owner.flows.post_purchase.id, scenario.testApp.clock.now());
+    expect(spend.calls - before.calls).toBe(2);
+    const generations = await db().query<{ input_tokens: number }>(
+      `SELECT generation.input_tokens FROM event_generations AS generation JOIN events ON events.id = generation.event_id
+        WHERE events.flow_id = $1 AND generation.status = 'succeeded'`,
+      [owner.flows.post_purchase.id],
+    );
+    const succeededInput = generations.rows.reduce((sum, row) => sum + row.input_tokens, 0);
+    // The failed call read the same prompt: its input tokens are counted on top of the retry's.
+    expect(spend.inputTokens - before.inputTokens).toBeGreaterThan(succeededInput);
+    expect(spend.costUsd).toBeGreaterThan(before.costUsd);
+  });
+
+  it('counts the tokens of a failed answer that is not tried again', async () => {
+    const owner = await ownerWithFlows(scenario, { post_purchase: { assistants: [threeAssistants[0]!] } });
+    scenario.openai.failNext({ kind: 'failed', code: 'invalid_prompt', message: 'Invalid prompt: the prompt was flagged.' });
+    const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('failed-only') }));
+    expect(posted.status, posted.text).toBe(202);
+    const eventId = posted.json.eventId as string;
+    await settleOnTheAppClock(scenario, [eventId], { stepMs: 5_000 });
+    const spend = await findFlowSpend(db(), owner.flows.post_purchase.id, scenario.testApp.clock.now());
+    expect(spend.calls).toBe(1);
+    expect(spend.inputTokens).toBeGreaterThan(0);
+    expect(spend.costUsd).toBeGreaterThan(0);
+  });
+});
+
 describe('the flex tier', () => {
   it('is used for a flow that waits 30 minutes, and the standard tier takes over when flex is refused', async () => {
     const owner = await ownerWithFlows(scenario, { abandoned_cart: { assistants: threeAssistants, waitMinutes: 30, useFlexTier: true } });

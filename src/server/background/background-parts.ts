@@ -7,6 +7,7 @@ import type { DatabaseUpkeep } from '../database/database-upkeep.ts';
 import type { BackgroundPart } from './background.ts';
 import type { Clock } from '../platform/clock.ts';
 import { EXPERIMENT_PROMOTION_SCHEDULE, promoteWinners } from '../experiments/experiment-changes.ts';
+import { STORE_RECHECK_SCHEDULE } from '../service-conditions/store-recheck.ts';
 
 /**
  * Every part of the server's background work, in the order it starts (it stops in the
@@ -21,6 +22,8 @@ export function appBackgroundParts(parts: {
   changeFeed: ChangeFeed;
   databaseUpkeep: DatabaseUpkeep;
   clock: Clock;
+  /** Asks the stores that refused their token again (service-conditions/store-recheck.ts). */
+  recheckStores: () => Promise<number>;
 }): BackgroundPart[] {
   return [
     // The queue, the bulk batches, the event worker, the timer sweep (engine.ts says why in this order).
@@ -30,6 +33,7 @@ export function appBackgroundParts(parts: {
     { name: 'privacy-work', runsIn: 'worker', start: () => parts.privacyWork.start(), stop: () => parts.privacyWork.stop() },
     parts.engine.scheduledPart('change-log-pruning', CHANGE_LOG_PRUNING_SCHEDULE, () => pruneChangeLog(parts.pool), 'change feed: could not delete old changes'),
     parts.engine.scheduledPart('experiment-promotions', EXPERIMENT_PROMOTION_SCHEDULE, () => promoteWinners(parts.pool, parts.clock.now()), 'promoting experiment winners failed; trying again at the next'),
+    parts.engine.scheduledPart('store-rechecks', STORE_RECHECK_SCHEDULE, parts.recheckStores, 'asking refused stores again failed; trying again at the next'),
     // The live streams' poller: a web process serves the streams, so it reads the change log for them.
     { name: 'change-feed', runsIn: 'web', start: () => parts.changeFeed.start(), stop: () => parts.changeFeed.stop() },
     // By the database, not the role: whichever process holds the embedded database keeps it.

@@ -1,5 +1,7 @@
+import { MAX_OUTPUT_TOKENS_PER_TEXT } from '../../shared/flows/text-rules-schemas.ts';
 import { previewTexts, type PreviewedText } from './text-preview.ts';
 import type { FlowAlerts } from '../alerts/flow-alerts.ts';
+import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type pg from 'pg';
 import type { Logger } from 'pino';
@@ -45,7 +47,7 @@ export const defaultEngineOptions: EngineOptions = {
   // Flex answers are slow (minutes) by design; the flows that use it wait 15 minutes or more.
   flexTimeoutMs: 5 * 60_000,
   klaviyoTimeoutMs: 30_000,
-  maxOutputTokens: 1_024,
+  maxOutputTokens: MAX_OUTPUT_TOKENS_PER_TEXT,
   klaviyoLimits: klaviyoAccountLimits,
   bulkDelivery: true,
   // A worker's rate is its OpenAI calls at once over OpenAI's answer time; the other half
@@ -95,6 +97,8 @@ export function createEngine(dependencies: {
   loadCredentials: CredentialsLoader;
   shopifyTokens?: ShopifyAccessTokenProvider;
   alerts?: FlowAlerts;
+  /** Told of, and asked about, conditions of the owners' services (docs/decisions/0047-service-conditions.md). */
+  conditions?: ServiceConditions;
   options?: Partial<EngineOptions>;
   clock: Clock;
   /** Told how events end and what generations cost (the app's metrics). */
@@ -152,6 +156,7 @@ export function createEngine(dependencies: {
     loadCredentials: dependencies.loadCredentials,
     observer: dependencies.observer,
     retry: options.retry,
+    conditions: dependencies.conditions,
   });
   const context = {
     pool: dependencies.pool,
@@ -161,6 +166,7 @@ export function createEngine(dependencies: {
     loadCredentials: dependencies.loadCredentials,
     shopifyTokens: dependencies.shopifyTokens,
     alerts: dependencies.alerts,
+    conditions: dependencies.conditions,
     options,
     clock: dependencies.clock,
     observer: dependencies.observer,

@@ -37,6 +37,7 @@ import { defaultRetryPolicy, nextTryDelay, type RetryPolicy } from './retry-poli
 import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
 import type { PipelineObserver } from './pipeline-context.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
+import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
 
 /**
  * The bulk side of Klaviyo delivery (docs/decisions/0020-klaviyo-batches.md). Each worker
@@ -75,6 +76,8 @@ export interface BatchDispatcherDependencies {
   pollMs?: number;
   /** How long after its post a job is followed; one not ended by then is given up for single writes. */
   jobDeadlineMs?: number;
+  /** Told when the key may not run bulk jobs, and when a job is accepted again (docs/decisions/0047-service-conditions.md). */
+  conditions?: ServiceConditions;
 }
 
 export interface BatchDispatcher {
@@ -102,7 +105,7 @@ type ImportOutcome =
   /** It completed: these rows were refused (by email, Klaviyo's reason); `uncertain` when refused rows could not all be named. */
   | { kind: 'completed'; refused: Map<string, string>; uncertain: boolean }
   /** The bulk way is closed for this batch: its profiles are written one at a time. */
-  | { kind: 'write_singly'; why: string }
+  | { kind: 'write_singly'; why: string; forbidden?: boolean }
   /** Klaviyo refused the key: nothing can be written. */
   | { kind: 'refused_key'; reason: string };
 
@@ -192,6 +195,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
         const profiles = fitInJob(toImport.map(profileOf));
         const inJob = toImport.slice(0, profiles.length);
         const outcome = await importInBulk(batch, profiles, credentials, connection, renew);
+        await tellBulkCondition(batch.userId, outcome);
         if (outcome.kind === 'refused_key') {
           for (const delivery of inJob) await endFailed(delivery, outcome.reason);
         } else if (outcome.kind === 'write_singly') {
@@ -230,6 +234,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       } catch (error) {
         if (!isFinal(error)) throw error;
         logger.warn({ batchId: batch.id, why: error.message }, 'bulk event job refused; sending the events one at a time');
+        if (error.code === 'forbidden') await dependencies.conditions?.raise({ userId: batch.userId, kind: 'klaviyo_bulk_refused', detail: error.message });
         await sendEventsSingly(chunk, credentials, connection, renewWhenDue);
       }
       await renew();
@@ -288,8 +293,18 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
     } catch (error) {
       if (!isFinal(error)) throw error;
       if (error.code === 'unauthorized') return { kind: 'refused_key', reason: error.message };
-      return { kind: 'write_singly', why: error.message };
+      return { kind: 'write_singly', why: error.message, forbidden: error.code === 'forbidden' };
     }
+  }
+
+  /**
+   * A key that may not run bulk jobs (403: they need the Lists permission as well as
+   * Profiles) makes every backlog slower: the owner is told, and told it is over once a
+   * job is accepted again. Other reasons to write singly concern one batch only.
+   */
+  async function tellBulkCondition(userId: string, outcome: ImportOutcome): Promise<void> {
+    if (outcome.kind === 'completed') await dependencies.conditions?.answered(userId, 'klaviyo_bulk_refused');
+    else if (outcome.kind === 'write_singly' && outcome.forbidden) await dependencies.conditions?.raise({ userId, kind: 'klaviyo_bulk_refused', detail: outcome.why });
   }
 
   /** The bulk way's fallback: one profile write per delivery, each recorded as it lands, each refusal that delivery's own. */

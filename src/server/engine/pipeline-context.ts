@@ -8,6 +8,7 @@ import type { CredentialsLoader } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import type { EventRecord } from '../events/event-queries.ts';
 import type { FlowAlerts } from '../alerts/flow-alerts.ts';
+import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
 import type { WritingSlots } from './writing-slots.ts';
 import type { FlowAlertReason } from '../../shared/alerts/flow-alert-schemas.ts';
 
@@ -50,6 +51,8 @@ export interface PipelineContext {
   onWaiting?: (until: Date) => void;
   /** Told when a flow stops writing texts for a reason its owner controls (docs/decisions/0041-flow-alerts.md). */
   alerts?: FlowAlerts;
+  /** Told of, and asked about, conditions of the owner's services that every later event meets (docs/decisions/0047-service-conditions.md). */
+  conditions?: ServiceConditions;
   /** Told when a delivery joined a bulk batch, so this worker's batch dispatcher runs soon. */
   onBatched?: () => void;
   /** The worker's OpenAI calls at once (writing-slots.ts); without it (Preview, tests), calls go at once. */

@@ -10,6 +10,10 @@ import { cacheProduct, findCachedProduct, reserveShopifyRequestSlot } from './sh
 import { RateLimitWait } from './rate-limit-wait.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
+import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
+import { storeRefuses } from '../service-conditions/store-recheck.ts';
+import { STORE_RECHECK_MINUTES } from '../../shared/service-conditions/service-condition-schemas.ts';
+import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 
 export interface ProductDetailsDeps {
   db: Queryable;
@@ -19,6 +23,8 @@ export interface ProductDetailsDeps {
   maxInPlaceWaitMs: number;
   /** False for the sandbox's sample shop, which is the app's own and has no rate to keep to. */
   rateLimited?: boolean;
+  /** The owner's store that refused its token is not asked for every event (docs/decisions/0047-service-conditions.md); none for the sample shop. */
+  conditions?: ServiceConditions;
 }
 
 /** The owner's shop, or for a sandbox event the sample shop (its connection comes with the sandbox's credentials). */
@@ -29,7 +35,14 @@ export function shopOf(context: PipelineContext, credentials: EngineCredentials)
 }
 
 export function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider, credentials: EngineCredentials): ProductDetailsDeps {
-  return { db: context.pool, tokens, clock: context.clock, maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs, rateLimited: !credentials.sandbox };
+  return {
+    db: context.pool,
+    tokens,
+    clock: context.clock,
+    maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs,
+    rateLimited: !credentials.sandbox,
+    conditions: credentials.sandbox ? undefined : context.conditions,
+  };
 }
 
 /** The owner has no Shopify credentials saved, so their shop cannot be asked. */
@@ -57,8 +70,47 @@ async function askTheShop<T>(deps: ProductDetailsDeps, userId: string, connectio
     return await ask();
   } catch (error) {
     if (error instanceof ServiceError && error.code === 'unauthorized') await deps.tokens.invalidate(userId, connection.accessToken);
-    throw error;
+    throw await refusalNoted(deps, userId, error);
   }
+}
+
+/**
+ * How to call the owner's shop, unless it refused Flowsmith: then it is not asked again
+ * until the owner saves their credentials or the periodic re-check finds it answering
+ * (service-conditions/store-recheck.ts), and the event waits under the retry policy, its
+ * log saying why.
+ */
+async function connectToShop(deps: ProductDetailsDeps, userId: string, signal: AbortSignal): Promise<ShopifyConnection | null> {
+  const refused = await deps.conditions?.standing(userId, 'shopify_refused');
+  if (refused) throw storeWaitedFor(refused.detail);
+  try {
+    return await deps.tokens.connectionFor(userId, signal);
+  } catch (error) {
+    throw await refusalNoted(deps, userId, error);
+  }
+}
+
+/**
+ * The owner's shop domain, which the saved credentials name: read even while the store
+ * refuses (only an app's token grant asks the store, and its refusal is noted like any).
+ */
+export async function shopDomainFor(deps: ProductDetailsDeps, userId: string, signal: AbortSignal): Promise<string | null> {
+  try {
+    return (await deps.tokens.connectionFor(userId, signal))?.domain ?? null;
+  } catch (error) {
+    throw await refusalNoted(deps, userId, error);
+  }
+}
+
+/** A refusal of the store (401, 403, 404, a client the grant refuses) becomes the owner's condition, and the event waits for it to end. */
+async function refusalNoted(deps: ProductDetailsDeps, userId: string, error: unknown): Promise<unknown> {
+  if (!deps.conditions || !storeRefuses(error)) return error;
+  await deps.conditions.raise({ userId, kind: 'shopify_refused', detail: error.message });
+  return storeWaitedFor(error.message);
+}
+
+function storeWaitedFor(detail: string): ServiceError {
+  return new ServiceError('shopify', 'forbidden', m.storeRefused(detail.replace(/^Shopify: /, ''), STORE_RECHECK_MINUTES), { kind: 'retryable' });
 }
 
 export async function lookUpProducts(
@@ -77,7 +129,7 @@ export async function lookUpProducts(
       found.set(gid, cached);
       continue;
     }
-    connection ??= await deps.tokens.connectionFor(userId, signal);
+    connection ??= await connectToShop(deps, userId, signal);
     if (!connection) return SHOP_NOT_CONNECTED;
     const shop = connection;
     const details = await askTheShop(deps, userId, shop, signal, () => fetchShopifyProduct({ ...shop, now: () => clock.now() }, gid, signal));
@@ -149,7 +201,7 @@ export async function phrasesNotInCatalogue(
       if (!kept.known) unknown.push(phrase);
       continue;
     }
-    connection ??= await deps.tokens.connectionFor(userId, signal);
+    connection ??= await connectToShop(deps, userId, signal);
     if (!connection) return SHOP_NOT_CONNECTED;
     const shop = connection;
     const titles = await askTheShop(deps, userId, shop, signal, () => searchShopifyProductTitles({ ...shop, now: () => clock.now() }, phrase, signal));

@@ -13,10 +13,9 @@ import { checkLanguage, expectedLanguage } from '../text-checks/text-language.ts
 import { checkProductNames, productNameCandidates } from '../text-checks/product-names.ts';
 import type { ModerationVerdict } from '../integrations/openai/openai-moderations.ts';
 import { ModerationBatcher } from './moderation-batcher.ts';
-import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
+import { phrasesNotInCatalogue, shopDomainFor, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 
 /**
  * Every check on written texts before delivery (docs/decisions/0040-texts-checked-before-delivery.md):
@@ -49,11 +48,11 @@ const shopDomains = new Map<string, { domain: string | null; until: number }>();
 const SHOP_DOMAIN_KEPT_MS = 5 * 60_000;
 const MAX_SHOP_DOMAINS_KEPT = 10_000;
 
-async function shopDomainOf(context: PipelineContext, shop: ShopifyAccessTokenProvider, userId: string, signal: AbortSignal): Promise<string | null> {
-  const now = context.clock.now().getTime();
+async function shopDomainOf(deps: ProductDetailsDeps, userId: string, signal: AbortSignal): Promise<string | null> {
+  const now = deps.clock.now().getTime();
   const kept = shopDomains.get(userId);
   if (kept && kept.until > now) return kept.domain;
-  const domain = (await shop.connectionFor(userId, signal))?.domain ?? null;
+  const domain = await shopDomainFor(deps, userId, signal);
   if (shopDomains.size >= MAX_SHOP_DOMAINS_KEPT) shopDomains.delete(shopDomains.keys().next().value!);
   shopDomains.set(userId, { domain, until: now + SHOP_DOMAIN_KEPT_MS });
   return domain;
@@ -72,7 +71,8 @@ export async function judgeTexts(
   const rules = flow.textRules;
   const language = expectedLanguage(rules, described);
   const shop = shopOf(context, credentials);
-  const shopDomain = shop ? await shopDomainOf(context, shop, event.userId, signal) : null;
+  const shopDeps = shop ? productDetailsDeps(context, shop, credentials) : null;
+  const shopDomain = shopDeps ? await shopDomainOf(shopDeps, event.userId, signal) : null;
   const shopDomains = [shopDomain, ...eventHosts(described)].filter((domain): domain is string => Boolean(domain));
   const knownNames = {
     productNames: described.products.flatMap((product) => (product.name ? [product.name] : [])),
@@ -102,7 +102,7 @@ export async function judgeTexts(
     const candidates = productNameCandidates(item.text, knownNames);
     if (candidates.length > 0) {
       // Without a shop to ask, a product the event does not name cannot be shown to exist.
-      const unknown = shop ? await phrasesNotInCatalogue(productDetailsDeps(context, shop, credentials), event.userId, candidates, signal) : SHOP_NOT_CONNECTED;
+      const unknown = shopDeps ? await phrasesNotInCatalogue(shopDeps, event.userId, candidates, signal) : SHOP_NOT_CONNECTED;
       failures.push(...checkProductNames(unknown === SHOP_NOT_CONNECTED ? candidates : unknown));
     }
     judged.push({ failures, verdicts: {} });

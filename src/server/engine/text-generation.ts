@@ -3,7 +3,7 @@ import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { EventRecord } from '../events/event-queries.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
-import { createResponse, type ResponsesRequest, type ResponsesResult } from '../integrations/openai/openai-responses.ts';
+import { createResponse, OpenAiBilledFailure, type ResponsesRequest, type ResponsesResult } from '../integrations/openai/openai-responses.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { composeGroupInput, composeGroupInstructions, composeInstructions, fieldName, namesShopper, renderPrompt } from './prompt-rendering.ts';
 import { findCachedGenerations, findReusableGeneration, listGenerations, saveGenerationChecks, saveGenerations, type GenerationRecord } from './generation-queries.ts';
@@ -400,6 +400,7 @@ async function writeGroup(
     // Recorded for the owner to see; a retryable failure then goes up to be tried again later.
     await saveGenerations(context.pool, failed, context.clock.now());
     context.observer?.generation({ succeeded: false, durationMs, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 });
+    if (!credentials.sandbox) await tellOpenAiCondition(context, event.userId, model, error);
     if (error.retryable) throw error;
     // A key OpenAI refuses is the owner's to replace: the event fails saying so, and the owner is told.
     if (error.code === 'unauthorized' || error.code === 'forbidden') {
@@ -408,6 +409,7 @@ async function writeGroup(
     return failed;
   }
   const durationMs = Math.round(performance.now() - started);
+  if (!credentials.sandbox) await answeredByOpenAi(context, event.userId, model);
   const texts = answerTexts(answer, group.length);
   const { costUsd, estimated } = callCost(model, answer.usage, answer.serviceTier);
   const shares = splitUsage(answer.usage, costUsd, texts.map((field) => field.text?.length ?? 0));
@@ -430,8 +432,6 @@ async function writeGroup(
     };
   });
   if (answer.incomplete) for (const generation of generations) endedAtOutputLimit.add(generation);
-  // The cost is recorded first: its commit is not flushed on its own, the texts' is.
-  await recordCallSpend(context, flow.id, { costUsd, estimated }, answer);
   // Stored as soon as they are judged (a few milliseconds), before any delivery: a crash
   // from then on never pays for these texts again. Checks that cannot run now leave the
   // texts stored unchecked, for the event's next try to judge.
@@ -455,6 +455,23 @@ async function writeGroup(
   });
   context.logger.info({ eventId: event.id, model, assistants: group.length, serviceTier: answer.serviceTier, durationMs }, 'text generated');
   return stored;
+}
+
+/**
+ * An exhausted quota or a model OpenAI no longer serves fails every later text of the
+ * owner's (or of that model's) until they act: the dashboard says so once, with the fix
+ * (docs/decisions/0047-service-conditions.md).
+ */
+async function tellOpenAiCondition(context: PipelineContext, userId: string, model: string, error: ServiceError): Promise<void> {
+  if (error.code === 'insufficient_quota') await context.conditions?.raise({ userId, kind: 'openai_quota', detail: error.message });
+  else if (error.code === 'not_found') await context.conditions?.raise({ userId, kind: 'openai_model_unavailable', subject: model, detail: error.message });
+}
+
+/** OpenAI answered: the account has quota and the model is served. */
+async function answeredByOpenAi(context: PipelineContext, userId: string, model: string): Promise<void> {
+  if (!context.conditions) return;
+  await context.conditions.answered(userId, 'openai_quota');
+  await context.conditions.answered(userId, 'openai_model_unavailable', model);
 }
 
 /** Structured Outputs: one required string per assistant, nothing else. */
@@ -509,7 +526,7 @@ function splitUsage(usage: ResponsesResult['usage'], costUsd: number, textLength
 }
 
 /** An OpenAI call's cost and tokens, added to the flow's spend of the day (what its budget counts). */
-export async function recordCallSpend(context: PipelineContext, flowId: string, cost: { costUsd: number; estimated: boolean }, answer: Pick<ResponsesResult, 'usage'>): Promise<void> {
+async function recordCallSpend(context: PipelineContext, flowId: string, cost: { costUsd: number; estimated: boolean }, answer: Pick<ResponsesResult, 'usage'>): Promise<void> {
   await recordFlowSpend(context.pool, {
     flowId,
     at: context.clock.now(),
@@ -529,7 +546,7 @@ export async function recordCallSpend(context: PipelineContext, flowId: string, 
 export async function callOpenAi(
   context: PipelineContext,
   event: Pick<EventRecord, 'id'>,
-  flow: Pick<FlowRecord, 'useFlexTier' | 'waitMinutes'>,
+  flow: Pick<FlowRecord, 'id' | 'useFlexTier' | 'waitMinutes'>,
   request: ResponsesRequest,
   credentials: EngineCredentials,
   signal: AbortSignal,
@@ -543,7 +560,18 @@ export async function callOpenAi(
     flexMinWaitMinutes: FLEX_MIN_WAIT_MINUTES,
   });
   // Each try holds a writing slot only while OpenAI writes, not while it waits to try again.
-  const write = (call: () => Promise<ResponsesResult>) => (context.writingSlots ? context.writingSlots.run(signal, call) : call());
+  // Every answer that reports tokens is counted in the flow's spend as it arrives, a failed
+  // one included (OpenAI bills it), so a budget stops where the bill does.
+  const write = async (call: () => Promise<ResponsesResult>) => {
+    try {
+      const answer = await (context.writingSlots ? context.writingSlots.run(signal, call) : call());
+      await recordCallSpend(context, flow.id, callCost(request.model, answer.usage, answer.serviceTier), answer);
+      return answer;
+    } catch (error) {
+      if (error instanceof OpenAiBilledFailure) await recordCallSpend(context, flow.id, callCost(request.model, error.usage, error.serviceTier), error);
+      throw error;
+    }
+  };
   if (tier === 'flex') {
     try {
       return await write(() => createResponse({ ...connection, timeoutMs: context.options.flexTimeoutMs }, { ...request, serviceTier: 'flex' }, signal));

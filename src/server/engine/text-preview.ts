@@ -5,10 +5,9 @@ import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import type { TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
 import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-messages.ts';
 import { ServiceError } from '../integrations/service-error.ts';
-import { callCost } from './openai-prices.ts';
 import { renderPrompt, withLanguage } from './prompt-rendering.ts';
 import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
-import { answerTexts, callOpenAi, groupRequest, recordCallSpend } from './text-generation.ts';
+import { answerTexts, callOpenAi, groupRequest } from './text-generation.ts';
 import { judgeTexts, settleJudgement } from './text-checking.ts';
 import { failedTextReason } from './pipeline-core.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
@@ -90,7 +89,6 @@ export async function previewTexts(
         );
         try {
           const answer = await callOpenAi(context, subject, flow, request, credentials, signal);
-          await recordCallSpend(context, flow.id, callCost(request.model, answer.usage, answer.serviceTier), answer);
           answerTexts(answer, same.length).forEach((written, index) => {
             const draft = same[index]!;
             draft.text = written.text;

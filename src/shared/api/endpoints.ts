@@ -23,6 +23,7 @@ const privacySchemas = () => import('../privacy/privacy-schemas.ts');
 const retentionSchemas = () => import('../retention/retention-schemas.ts');
 const reviewSchemas = () => import('../reviews/review-schemas.ts');
 const flowAlertSchemas = () => import('../alerts/flow-alert-schemas.ts');
+const serviceConditionSchemas = () => import('../service-conditions/service-condition-schemas.ts');
 const experimentSchemas = () => import('../experiments/experiment-schemas.ts');
 
 /**
@@ -104,6 +105,9 @@ export const endpoints = {
   },
   flowAlerts: {
     list: endpoint('GET', '/api/flow-alerts', async () => ({ response: (await flowAlertSchemas()).flowAlertsResponseSchema })),
+  },
+  serviceConditions: {
+    list: endpoint('GET', '/api/service-conditions', async () => ({ response: (await serviceConditionSchemas()).serviceConditionsResponseSchema })),
   },
   reviews: {
     list: endpoint('GET', '/api/reviews', async () => ({ response: (await reviewSchemas()).reviewListResponseSchema })),

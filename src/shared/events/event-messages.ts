@@ -86,6 +86,8 @@ export const eventOutcomeMessages = {
       : reason === 'content_filter'
         ? `OpenAI's content filter stopped the answer for "${assistant}" before it was complete (incomplete: content_filter), so the partial text is not delivered. Change the prompt or instructions, then replay the event.`
         : `OpenAI's answer for "${assistant}" stopped before it was complete (incomplete: ${reason}), so the partial text is not delivered. Replay the event to try again.`,
+  storeRefused: (detail: string, recheckMinutes: number) =>
+    `The store refuses Flowsmith (${detail}), so it is not asked again for each event: the event waits until the store is reconnected in API Settings or answers the check made every ${recheckMinutes} minutes.`,
   checkoutCompleted: 'The checkout was completed, so there is nothing to recover.',
   checkoutDeleted: 'Shopify deleted this checkout, so there is nothing to recover.',
   orderPlaced: 'The shopper placed an order before the wait ended, so no abandonment message is sent.',

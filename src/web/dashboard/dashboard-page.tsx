@@ -13,6 +13,7 @@ import { ProcessingPanel } from './processing-panel.tsx';
 import { SetupChecklist } from './setup-checklist.tsx';
 import { PendingReviewsNotice } from '../reviews/pending-reviews-notice.tsx';
 import { FlowAlerts, useFlowAlerts } from '../alerts/flow-alerts.tsx';
+import { ServiceConditions, useServiceConditions } from '../service-conditions/service-conditions.tsx';
 import { useDashboard } from './use-dashboard.ts';
 import { useDashboardLive } from './use-dashboard-live.ts';
 import { SandboxPanel } from '../sandbox/sandbox-panel.tsx';
@@ -41,7 +42,8 @@ export function DashboardPage() {
   const sandboxStatus = useSandboxStatus();
   const setupStatus = useSetupStatus();
   const alerts = useFlowAlerts();
-  const settling = dashboard.isPending || sandboxStatus.isPending || setupStatus.isPending || alerts.isPending;
+  const conditions = useServiceConditions();
+  const settling = dashboard.isPending || sandboxStatus.isPending || setupStatus.isPending || alerts.isPending || conditions.isPending;
   const stateOf = new Map(dashboard.data?.flows.map((flow) => [flow.flowType, flow]));
   return (
     <div className="space-y-8">
@@ -59,6 +61,7 @@ export function DashboardPage() {
         </Alert>
       ) : null}
       {dashboard.data ? <SetupChecklist setup={dashboard.data.setup} /> : null}
+      {settling ? null : <ServiceConditions conditions={conditions.data} />}
       {settling ? null : <FlowAlerts alerts={alerts.data} />}
 
       <section aria-labelledby="flows-heading" className="space-y-4">

@@ -17,6 +17,7 @@ import { RevenuePanel } from '../attribution/revenue-panel.tsx';
 import { FlowPreviewCard } from '../flow-preview/flow-preview-card.tsx';
 import { ExperimentCard } from '../experiments/experiment-card.tsx';
 import { FlowAlerts, useFlowAlerts } from '../alerts/flow-alerts.tsx';
+import { ServiceConditions, useServiceConditions } from '../service-conditions/service-conditions.tsx';
 import { PixelSnippetCard } from '../shopify-pixel/pixel-snippet-card.tsx';
 import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
 import { flowWebhookTopics } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
@@ -34,6 +35,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
   const flow = flows.data?.find((candidate) => candidate.flowType === flowType);
   const mode: Mode = chosenMode ?? (flow?.webhookUrl ? 'status' : 'form');
   const alerts = useFlowAlerts();
+  const conditions = useServiceConditions();
 
   return (
     <div className="space-y-6">
@@ -48,6 +50,7 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
           <p className="text-slate-700">{details.tagline}</p>
         </div>
       </header>
+      <ServiceConditions conditions={conditions.data} />
       <FlowAlerts alerts={alerts.data} flowType={flowType} />
       <Card>
         {flows.isPending ? (
@@ -73,14 +76,10 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
       </Card>
       <WebhookConsoleWhenOpen flow={flow} />
       {/* How Shopify's events reach a saved flow: product views have no webhook, so the
-          browsing flow gets the pixel; the others get their store's webhook subscriptions. */}
-      {flow?.webhookUrl ? (
-        flowWebhookTopics[flowType].length === 0 ? (
-          <PixelSnippetCard waitMinutes={flow.waitMinutes} />
-        ) : (
-          <ConnectStoreCard flowType={flowType} />
-        )
-      ) : null}
+          browsing flow gets the pixel; every flow gets the store's webhook subscriptions
+          (the browsing flow may receive the orders that end its timers). */}
+      {flow?.webhookUrl && flowWebhookTopics[flowType].length === 0 ? <PixelSnippetCard waitMinutes={flow.waitMinutes} /> : null}
+      {flow?.webhookUrl ? <ConnectStoreCard flowType={flowType} /> : null}
       {flow ? <FlowPreviewCard flow={flow} /> : null}
       {flow ? <ExperimentCard flow={flow} /> : null}
       {flow?.webhookUrl ? <RevenuePanel flowType={flowType} /> : null}

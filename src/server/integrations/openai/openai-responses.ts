@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ServiceError, withoutSecret } from '../service-error.ts';
+import { ServiceError, withoutSecret, type ServiceErrorCode, type ServiceErrorKind } from '../service-error.ts';
 import { callService, type ServiceAnswer } from '../service-http.ts';
 
 /**
@@ -37,6 +37,28 @@ export interface ResponsesResult {
   /** The tier OpenAI says served the request ('default', 'flex', …); null when it does not say. */
   serviceTier: string | null;
   usage: { inputTokens: number; cachedInputTokens: number; outputTokens: number; totalTokens: number };
+}
+
+/**
+ * A Responses answer that ended without a usable text (status `failed`, or one a finished
+ * call never has) but still reports the tokens OpenAI billed for it: the caller counts
+ * them in the flow's spend like any other call's, so a budget stops where the bill does.
+ */
+export class OpenAiBilledFailure extends ServiceError {
+  readonly usage: ResponsesResult['usage'];
+  readonly serviceTier: string | null;
+
+  constructor(
+    code: ServiceErrorCode,
+    message: string,
+    details: { kind?: ServiceErrorKind; status: number },
+    billed: { usage: ResponsesResult['usage']; serviceTier: string | null },
+  ) {
+    super('openai', code, message, details);
+    this.name = 'OpenAiBilledFailure';
+    this.usage = billed.usage;
+    this.serviceTier = billed.serviceTier;
+  }
 }
 
 export interface OpenAiConnection {
@@ -105,19 +127,22 @@ function resultOf(answer: ServiceAnswer, json: unknown, apiKey: string): Respons
     throw new ServiceError('openai', 'invalid_response', 'the answer did not have the Responses API shape', { kind: 'permanent', status: answer.status });
   }
   const body = parsed.data;
+  const usage = usageOf(body.usage);
   if (body.status === 'failed') {
     // OpenAI's own trouble is worth another try; anything else (a prompt it will not take) fails the same way again.
     const message = withoutSecret(body.error?.message ?? 'the response failed', apiKey);
-    if (!body.error?.code || retryableFailureCodes.has(body.error.code)) throw new ServiceError('openai', 'server_error', message, { status: answer.status });
-    throw new ServiceError('openai', 'bad_request', message, { status: answer.status });
+    const code = !body.error?.code || retryableFailureCodes.has(body.error.code) ? 'server_error' : 'bad_request';
+    throw new OpenAiBilledFailure(code, message, { status: answer.status }, { usage, serviceTier: body.service_tier ?? null });
   }
   if (body.status !== 'completed' && body.status !== 'incomplete') {
     // queued, in_progress, cancelled, or none at all: a call that is not run in the background
     // never ends so. Its text, if any, is not a finished answer.
-    throw new ServiceError('openai', 'invalid_response', `answered with status "${body.status ?? 'none'}", which a finished call never has, so its text was not used`, {
-      kind: 'permanent',
-      status: answer.status,
-    });
+    throw new OpenAiBilledFailure(
+      'invalid_response',
+      `answered with status "${body.status ?? 'none'}", which a finished call never has, so its text was not used`,
+      { kind: 'permanent', status: answer.status },
+      { usage, serviceTier: body.service_tier ?? null },
+    );
   }
   const texts: string[] = [];
   const refusals: string[] = [];
@@ -139,12 +164,16 @@ function resultOf(answer: ServiceAnswer, json: unknown, apiKey: string): Respons
     incomplete,
     model: body.model ?? null,
     serviceTier: body.service_tier ?? null,
-    usage: {
-      inputTokens: body.usage?.input_tokens ?? 0,
-      cachedInputTokens: body.usage?.input_tokens_details?.cached_tokens ?? 0,
-      outputTokens: body.usage?.output_tokens ?? 0,
-      totalTokens: body.usage?.total_tokens ?? (body.usage?.input_tokens ?? 0) + (body.usage?.output_tokens ?? 0),
-    },
+    usage,
+  };
+}
+
+function usageOf(usage: z.infer<typeof responseSchema>['usage']): ResponsesResult['usage'] {
+  return {
+    inputTokens: usage?.input_tokens ?? 0,
+    cachedInputTokens: usage?.input_tokens_details?.cached_tokens ?? 0,
+    outputTokens: usage?.output_tokens ?? 0,
+    totalTokens: usage?.total_tokens ?? (usage?.input_tokens ?? 0) + (usage?.output_tokens ?? 0),
   };
 }
 
