@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkLanguage, languageName, languageOfLocale, supportedLanguages } from '../../src/server/text-checks/text-language.ts';
 import { textCheckMessages as m } from '../../src/shared/text-checks/text-check-messages.ts';
+import { languageCheckTargets, loadLanguageCorpus, measureLanguageCheck, percent, targetMet } from '../fixtures/language-corpus/corpus.ts';
 
 const foundIn = (text: string, expected: string, names: readonly string[] = []) => checkLanguage(text, expected, { names }).map((failure) => failure.found);
 
@@ -41,12 +42,13 @@ describe('checking that a text is in the expected language', () => {
     expect(foundIn('ご注文ありがとうございます！丁寧に梱包し、発送次第お知らせいたします。', 'en')).toEqual(['Japanese']);
   });
 
-  it('does not judge a short subject line, whatever the detector guesses for it', () => {
+  it('passes a short English subject line, whatever the detector guesses for it, and judges a short one in another language', () => {
     // Detected alone, the first two read as Tagalog and Dutch, and "Hi Ada" as Catalan.
     for (const text of ['Sale ends tonight', 'Mega Weekend Sale', 'Psst… 20% off', 'Last Call', 'Hi Ada', 'Your Crème de la Mer awaits']) {
       expect(foundIn(text, 'en'), text).toEqual([]);
     }
-    expect(foundIn('Dein Warenkorb wartet auf dich', 'en')).toEqual([]);
+    // Short texts are judged by their words now (decision 0044): this one was let through before.
+    expect(foundIn('Dein Warenkorb wartet auf dich', 'en')).toEqual(['German']);
   });
 
   it('passes a text written in the expected language, English loanwords and product names included', () => {
@@ -80,5 +82,70 @@ describe('checking that a text is in the expected language', () => {
   it('fails a text whose every word in a language is the wrong one, however many placeholders it has', () => {
     const text = "Bonjour {{ first_name }}, votre Alpine Trail Jacket vous attend. Utilisez {% coupon_code 'WELCOME' %} avant dimanche, https://shop.example/cart.";
     expect(foundIn(text, 'en', ['Alpine Trail Jacket'])).toEqual(['French']);
+  });
+});
+
+describe('judging the language of short texts (decision 0044)', () => {
+  it('fails a German text of six words for an English reader, in the event log\'s words', () => {
+    for (const text of ['Ihr Warenkorb wartet noch auf Sie', 'Für Sie reserviert: Ihr Warenkorb wartet']) {
+      expect(checkLanguage(text, 'en'), text).toEqual([{ check: 'language', found: 'German', reason: m.wrongLanguage('German', 'English') }]);
+    }
+  });
+
+  it('fails subject lines of three or four words in another language, by their words, letters or script', () => {
+    const cases: Array<[text: string, expected: string, found: string]> = [
+      ['Nur heute gültig', 'en', 'German'],
+      ['Votre panier vous attend', 'en', 'French'],
+      ['Gracias por tu visita', 'de', 'Spanish'],
+      ['Your cart is waiting', 'fr', 'English'],
+      ['Je bestelling is onderweg', 'en', 'Dutch'],
+      ['Tack för din beställning', 'pl', 'Swedish'],
+      ['Ostatnia szansa dziś', 'en', 'Polish'],
+      ['Вы уже видели это?', 'uk', 'Russian'],
+      ['Ви вже бачили це?', 'ru', 'Ukrainian'],
+      ['期間限定セール開催中', 'en', 'Japanese'],
+      ['Thank you for your order', 'ja', 'English'],
+    ];
+    for (const [text, expected, found] of cases) expect(foundIn(text, expected), `${text} (${expected})`).toEqual([found]);
+  });
+
+  it('passes English texts that name foreign products, places and people', () => {
+    const texts = [
+      'Your Chamonix Merino Pullover is waiting',
+      'Back in stock: the Bella Napoli espresso set',
+      "Don't miss Fjällräven week",
+      'Hasta La Vista Sale',
+      'Tutti Frutti Ice Pops',
+      'El Niño Rain Gear',
+      'Crème Brûlée Candle',
+      'Jalapeño Poppers Party Pack',
+      'Dinner is served with the Paella Valenciana pan',
+    ];
+    for (const text of texts) expect(foundIn(text, 'en'), text).toEqual([]);
+  });
+
+  it('passes loanwords and brands in a text of the expected language, and texts mixing in a little of another script', () => {
+    const texts: Array<[expected: string, text: string]> = [
+      ['de', 'Black Friday Sale'],
+      ['de', 'Shop the Look'],
+      ['de', 'Last Call: Summer Sale'],
+      ['es', 'Fiesta de rebajas: Café y Crème'],
+      ['fr', 'Le Black Friday, c’est maintenant'],
+      ['ja', 'BLACK FRIDAY SALE 開催中'],
+      ['ja', 'The North Face 新作入荷'],
+      ['ru', 'Black Friday: скидки до 70%'],
+      ['en', 'Your sushi kit: 寿司 set'],
+    ];
+    for (const [expected, text] of texts) expect(foundIn(text, expected), `${text} (${expected})`).toEqual([]);
+  });
+
+  it('holds its targets on the labelled corpus of short marketing texts', () => {
+    const corpus = loadLanguageCorpus();
+    expect(corpus.length).toBeGreaterThanOrEqual(300);
+    expect(new Set(corpus.map((item) => item.language)).size).toBeGreaterThanOrEqual(8);
+    expect(corpus.filter((item) => item.category === 'foreign-names').length).toBeGreaterThanOrEqual(60);
+    const figures = measureLanguageCheck(corpus, (text, expected) => (checkLanguage(text, expected).length > 0 ? 'refused' : null));
+    for (const target of languageCheckTargets) expect(targetMet(target, figures), `${target.name}: ${target.figure(figures).toFixed(1)} %`).toBe(true);
+    expect(percent(figures.foreignNamesRefused), figures.refusals.map((refusal) => refusal.text).join('; ')).toBeLessThanOrEqual(1);
   });
 });
