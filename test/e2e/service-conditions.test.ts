@@ -64,6 +64,14 @@ async function sendOrdersAndSettle(owner: Owner, count: number, prefix: string):
   }
 }
 
+/** The dashboard once its answer about conditions is in and shown (its flow cards wait for that answer). */
+async function dashboardWithConditionsRead(): Promise<void> {
+  const read = page.waitForResponse((response) => response.url().endsWith('/api/service-conditions') && response.status() === 200);
+  await page.goto(pageRoutes.dashboard);
+  await read;
+  await page.getByTestId('flow-state').first().waitFor();
+}
+
 const conditionAlert = (title: string) => page.getByTestId('service-conditions').getByRole('alert').filter({ hasText: title });
 
 describe('a Klaviyo key without the Lists permission', () => {
@@ -92,9 +100,7 @@ describe('a Klaviyo key without the Lists permission', () => {
 
     // The owner gave the key its Lists permission in Klaviyo: the next backlog goes in bulk, and the warning goes.
     await sendOrdersAndSettle(owner, 6, 'e2e-lists-back');
-    await page.goto(pageRoutes.dashboard);
-    await page.getByRole('heading', { name: 'Your flows' }).waitFor();
-    await page.getByTestId('flow-state').first().waitFor();
+    await dashboardWithConditionsRead();
     expect(await conditionAlert(m.title.klaviyo_bulk_refused).count()).toBe(0);
     expectNoBrowserErrors(errors);
   });
@@ -136,8 +142,7 @@ describe('a store that refuses the token', () => {
     // The store is reconnected at Shopify's end: the periodic re-check notices it without the owner's help.
     scenario.testApp.clock.advance(STORE_RECHECK_MINUTES * 60_000 + 1_000);
     expect(await scenario.testApp.app.recheckRefusedStores()).toBeGreaterThanOrEqual(1);
-    await page.goto(pageRoutes.dashboard);
-    await page.getByTestId('flow-state').first().waitFor();
+    await dashboardWithConditionsRead();
     expect(await conditionAlert(m.title.shopify_refused).count()).toBe(0);
     expectNoBrowserErrors(errors);
   });

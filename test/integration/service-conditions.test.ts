@@ -3,10 +3,11 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { defaultOpenAIText } from '../fakes/fake-openai.ts';
-import { credentialsInput, ownerWithFlows, postEvent, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvent, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, settleOnTheAppClock, postEvent, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvent, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { STORE_RECHECK_MINUTES, type ServiceCondition } from '../../src/shared/service-conditions/service-condition-schemas.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
+import { shopifyScopes } from '../../src/shared/shopify-connect/shopify-scopes.ts';
 
 /**
  * Conditions of an owner's services that every later event meets, told once on the pages
@@ -139,15 +140,37 @@ describe('a store that refuses the token', () => {
     expect(productRequests() - asked).toBe(1);
   });
 
-  it('makes an event whose checks need the catalogue wait with the cause, and is over once the owner saves working credentials', async () => {
+  it('is not over while the app lacks a scope the look-ups need, though the store answers its name', async () => {
+    const owner = await ownerWithFlows(scenario, { post_purchase: { assistants: productAssistants } });
+    const everyScope = [...shopifyScopes];
+    scenario.shopify.setTokenScopes(shopifyToken, everyScope.filter((scope) => scope !== 'read_products'));
+    try {
+      expect((await sendOrder(owner, 9201)).status).toBe('delivered');
+      expect(await conditionsOf(owner)).toEqual([expect.objectContaining({ kind: 'shopify_refused' })]);
+      scenario.testApp.clock.advance(STORE_RECHECK_MINUTES * 60_000 + 1_000);
+      expect(await scenario.testApp.app.recheckRefusedStores()).toBe(0);
+      expect(await conditionsOf(owner)).toEqual([expect.objectContaining({ kind: 'shopify_refused', detail: expect.stringContaining('read_products') })]);
+    } finally {
+      scenario.shopify.setTokenScopes(shopifyToken, everyScope);
+      // The product look-up without read_products was refused on purpose.
+      expect(scenario.shopify.takeViolations().flatMap((violation) => violation.problems).every((problem) => problem.includes('read_products'))).toBe(true);
+    }
+    scenario.testApp.clock.advance(STORE_RECHECK_MINUTES * 60_000 + 1_000);
+    expect(await scenario.testApp.app.recheckRefusedStores()).toBe(1);
+    expect(await conditionsOf(owner)).toEqual([]);
+  });
+
+  it('makes an event whose checks need the catalogue wait with the cause, and is over once the owner saves working credentials; the event then goes out', async () => {
     const namesAProduct = [{ name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'Mention the Summit Down Parka to {first_name}' }];
+    let eventId = '';
     const owner = await ownerWithFlows(scenario, { post_purchase: { assistants: namesAProduct } });
     scenario.openai.setResponder(() => 'Thank you, Sam. Your Trail Shoe pairs well with our Summit Down Parka for cold mornings.');
     scenario.shopify.accessTokens.delete(shopifyToken);
     try {
       const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('catalogue') }));
       expect(posted.status, posted.text).toBe(202);
-      const waiting = await waitForEvent(db(), posted.json.eventId as string, { statuses: ['waiting'] });
+      eventId = posted.json.eventId as string;
+      const waiting = await waitForEvent(db(), eventId, { statuses: ['waiting'] });
       expect(waiting.error).toContain(eventOutcomeMessages.storeRefused('', STORE_RECHECK_MINUTES).split('()')[0]!);
       expect((await conditionsOf(owner)).map((condition) => condition.kind)).toEqual(['shopify_refused']);
     } finally {
@@ -159,6 +182,9 @@ describe('a store that refuses the token', () => {
     const saved = await owner.client.put('/api/credentials', credentialsInput());
     expect(saved.status, saved.text).toBe(200);
     expect(await conditionsOf(owner)).toEqual([]);
+    // Nothing was lost: at its next try the store is asked, and the event ends.
+    const settled = await settleOnTheAppClock(scenario, [eventId], { stepMs: 5_000 });
+    expect(settled.get(eventId)?.status).toMatch(/^(delivered|skipped)$/);
   });
 });
 

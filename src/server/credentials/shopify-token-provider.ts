@@ -23,6 +23,8 @@ export interface ShopifyAccessTokenProvider {
   connectionFor(userId: string, signal?: AbortSignal): Promise<ShopifyConnection | null>;
   /** Call after Shopify answered 401 to a token from connectionFor: the next call obtains a new one. */
   invalidate(userId: string, accessToken: string): Promise<void>;
+  /** The shop domain the owner saved, without asking Shopify for a token; null without credentials. */
+  domainFor(userId: string): Promise<string | null>;
 }
 
 /**
@@ -75,6 +77,9 @@ export function createShopifyAccessTokenProvider(deps: {
       const started = connect(userId, signal).finally(() => pending.delete(userId));
       pending.set(userId, started);
       return started;
+    },
+    async domainFor(userId) {
+      return (await findStoredCredentials(db, userId))?.shopify_domain ?? null;
     },
     async invalidate(userId, accessToken) {
       const row = await findStoredCredentials(db, userId);

@@ -234,7 +234,6 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       } catch (error) {
         if (!isFinal(error)) throw error;
         logger.warn({ batchId: batch.id, why: error.message }, 'bulk event job refused; sending the events one at a time');
-        if (error.code === 'forbidden') await dependencies.conditions?.raise({ userId: batch.userId, kind: 'klaviyo_bulk_refused', detail: error.message });
         await sendEventsSingly(chunk, credentials, connection, renewWhenDue);
       }
       await renew();

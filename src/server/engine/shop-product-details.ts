@@ -31,7 +31,7 @@ export interface ProductDetailsDeps {
 export function shopOf(context: PipelineContext, credentials: EngineCredentials): ShopifyAccessTokenProvider | undefined {
   const sandbox = credentials.sandbox;
   if (!sandbox) return context.shopifyTokens;
-  return { connectionFor: async () => sandbox.shop, invalidate: async () => undefined };
+  return { connectionFor: async () => sandbox.shop, invalidate: async () => undefined, domainFor: async () => sandbox.shop.domain };
 }
 
 export function productDetailsDeps(context: PipelineContext, tokens: ShopifyAccessTokenProvider, credentials: EngineCredentials): ProductDetailsDeps {
@@ -85,18 +85,6 @@ async function connectToShop(deps: ProductDetailsDeps, userId: string, signal: A
   if (refused) throw storeWaitedFor(refused.detail);
   try {
     return await deps.tokens.connectionFor(userId, signal);
-  } catch (error) {
-    throw await refusalNoted(deps, userId, error);
-  }
-}
-
-/**
- * The owner's shop domain, which the saved credentials name: read even while the store
- * refuses (only an app's token grant asks the store, and its refusal is noted like any).
- */
-export async function shopDomainFor(deps: ProductDetailsDeps, userId: string, signal: AbortSignal): Promise<string | null> {
-  try {
-    return (await deps.tokens.connectionFor(userId, signal))?.domain ?? null;
   } catch (error) {
     throw await refusalNoted(deps, userId, error);
   }

@@ -13,7 +13,7 @@ import { checkLanguage, expectedLanguage } from '../text-checks/text-language.ts
 import { checkProductNames, productNameCandidates } from '../text-checks/product-names.ts';
 import type { ModerationVerdict } from '../integrations/openai/openai-moderations.ts';
 import { ModerationBatcher } from './moderation-batcher.ts';
-import { phrasesNotInCatalogue, shopDomainFor, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
+import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 
@@ -41,18 +41,18 @@ export interface TextJudgement {
 const moderation = new ModerationBatcher();
 
 /**
- * The shop's domain by owner, kept a few minutes: asking for the connection reads and
- * decrypts the owner's credentials, a round trip every text of a backlog would pay.
+ * The shop's domain by owner, kept a few minutes: it is read from the owner's saved
+ * credentials (never by asking Shopify), a round trip every text of a backlog would pay.
  */
 const shopDomains = new Map<string, { domain: string | null; until: number }>();
 const SHOP_DOMAIN_KEPT_MS = 5 * 60_000;
 const MAX_SHOP_DOMAINS_KEPT = 10_000;
 
-async function shopDomainOf(deps: ProductDetailsDeps, userId: string, signal: AbortSignal): Promise<string | null> {
+async function shopDomainOf(deps: ProductDetailsDeps, userId: string): Promise<string | null> {
   const now = deps.clock.now().getTime();
   const kept = shopDomains.get(userId);
   if (kept && kept.until > now) return kept.domain;
-  const domain = await shopDomainFor(deps, userId, signal);
+  const domain = await deps.tokens.domainFor(userId);
   if (shopDomains.size >= MAX_SHOP_DOMAINS_KEPT) shopDomains.delete(shopDomains.keys().next().value!);
   shopDomains.set(userId, { domain, until: now + SHOP_DOMAIN_KEPT_MS });
   return domain;
@@ -72,7 +72,7 @@ export async function judgeTexts(
   const language = expectedLanguage(rules, described);
   const shop = shopOf(context, credentials);
   const shopDeps = shop ? productDetailsDeps(context, shop, credentials) : null;
-  const shopDomain = shopDeps ? await shopDomainOf(shopDeps, event.userId, signal) : null;
+  const shopDomain = shopDeps ? await shopDomainOf(shopDeps, event.userId) : null;
   const shopDomains = [shopDomain, ...eventHosts(described)].filter((domain): domain is string => Boolean(domain));
   const knownNames = {
     productNames: described.products.flatMap((product) => (product.name ? [product.name] : [])),

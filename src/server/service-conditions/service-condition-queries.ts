@@ -33,7 +33,9 @@ function conditionOf(row: Row): ServiceConditionRow {
 
 /**
  * An event met the condition at `at`: recorded, or its last time and words brought up to
- * date. A row that no longer stood (the owner changed their keys since) starts again.
+ * date. A row that no longer stood (the owner changed their keys since) starts again. The
+ * time of its last check is left alone (only a re-check's claim moves it), so events that
+ * keep meeting it never put the periodic re-check off.
  */
 export async function raiseServiceCondition(
   db: Queryable,
@@ -46,8 +48,7 @@ export async function raiseServiceCondition(
        detail = EXCLUDED.detail,
        first_at = CASE WHEN EXISTS (SELECT 1 FROM api_credentials AS credentials WHERE credentials.user_id = condition.user_id AND credentials.updated_at >= condition.last_at)
                        THEN EXCLUDED.first_at ELSE condition.first_at END,
-       last_at = greatest(condition.last_at, EXCLUDED.last_at),
-       checked_at = greatest(condition.checked_at, EXCLUDED.checked_at)`,
+       last_at = greatest(condition.last_at, EXCLUDED.last_at)`,
     [condition.userId, condition.kind, condition.subject, condition.detail, condition.at],
   );
 }
@@ -61,7 +62,7 @@ export async function clearServiceCondition(db: Queryable, userId: string, kind:
 /**
  * The owner's conditions that still stand: met by an event after the owner last saved
  * their keys (a new key or store is tried afresh: if it is refused too, the next event says
- * so again), and for a model, only while the default model or an assistant still names it.
+ * so again), and for a model, only while the default model or an active flow's assistant still names it.
  */
 export async function listStandingServiceConditions(db: Queryable, userId: string): Promise<ServiceConditionRow[]> {
   const { rows } = await db.query<Row>(
@@ -73,7 +74,7 @@ export async function listStandingServiceConditions(db: Queryable, userId: strin
         AND (condition.kind <> 'openai_model_unavailable'
              OR credentials.openai_model = condition.subject
              OR EXISTS (SELECT 1 FROM flows, jsonb_array_elements(flows.assistants) AS assistant
-                         WHERE flows.user_id = condition.user_id AND assistant ->> 'model' = condition.subject))
+                         WHERE flows.user_id = condition.user_id AND flows.is_active AND assistant ->> 'model' = condition.subject))
       ORDER BY condition.first_at`,
     [userId],
   );

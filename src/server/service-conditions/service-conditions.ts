@@ -30,6 +30,8 @@ const KEPT_MS = 5_000;
 
 export function createServiceConditions(deps: { pool: pg.Pool; clock: Clock; logger: Logger }): ServiceConditions {
   const kept = new LRUCache<string, ServiceConditionRow[]>({ max: 10_000, ...cacheLifetime(deps.clock, KEPT_MS) });
+  /** Conditions this process cleared without having seen them, lately: cleared again only after KEPT_MS. */
+  const lastCleared = new LRUCache<string, true>({ max: 100_000, ...cacheLifetime(deps.clock, KEPT_MS) });
   const logger = deps.logger.child({ module: 'service-conditions' });
 
   const read = async (userId: string): Promise<ServiceConditionRow[]> => {
@@ -46,6 +48,7 @@ export function createServiceConditions(deps: { pool: pg.Pool; clock: Clock; log
       try {
         await raiseServiceCondition(deps.pool, { userId, kind, subject, detail, at: deps.clock.now() });
         kept.delete(userId);
+        lastCleared.delete(`${userId}\u0000${kind}\u0000${subject}`);
         logger.warn({ userId, kind, subject, detail }, 'a service condition stands for the owner');
       } catch (error) {
         logger.warn({ userId, kind, error: (error as Error).message }, 'the service condition was not recorded');
@@ -53,9 +56,15 @@ export function createServiceConditions(deps: { pool: pg.Pool; clock: Clock; log
     },
     async answered(userId, kind, subject = '') {
       try {
-        if (!find(await read(userId), kind, subject)) return;
+        // Seen here: cleared at once. Not seen: another process may have raised it since this
+        // one read, so it is cleared anyway, at most once per KEPT_MS, so that a fixed
+        // condition never outlives the next good answer by more than that.
+        const key = `${userId}\u0000${kind}\u0000${subject}`;
+        const seen = find(await read(userId), kind, subject) !== null;
+        if (!seen && lastCleared.has(key)) return;
+        lastCleared.set(key, true);
         if (await clearServiceCondition(deps.pool, userId, kind, subject)) logger.info({ userId, kind, subject }, 'a service condition is over');
-        kept.delete(userId);
+        if (seen) kept.delete(userId);
       } catch (error) {
         logger.warn({ userId, kind, error: (error as Error).message }, 'the service condition was not cleared');
       }

@@ -2,7 +2,8 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.ts';
 import { ServiceError } from '../integrations/service-error.ts';
-import { fetchShop } from '../integrations/shopify/shopify-admin.ts';
+import { fetchGrantedScopes, fetchShop } from '../integrations/shopify/shopify-admin.ts';
+import { shopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { STORE_RECHECK_MINUTES } from '../../shared/service-conditions/service-condition-schemas.ts';
 import { claimServiceConditionCheck, listServiceConditionsDueForCheck } from './service-condition-queries.ts';
@@ -21,8 +22,8 @@ export function storeRefuses(error: unknown): error is ServiceError {
 
 /**
  * The periodic re-check of stores that refused Flowsmith's token
- * (docs/decisions/0047-service-conditions.md): each is asked its name once every
- * STORE_RECHECK_MINUTES with a freshly obtained token. A store that answers is noticed
+ * (docs/decisions/0047-service-conditions.md): each is asked its name and the app's
+ * granted scopes once every STORE_RECHECK_MINUTES with a freshly obtained token. A store that answers is noticed
  * without its owner's help: its condition ends and its events ask it again; one that still
  * refuses keeps its condition, with Shopify's newest words. A store that cannot be reached
  * (timeout, 5xx) is left as it is until the next check. Returns the stores that answered.
@@ -44,7 +45,16 @@ export async function recheckRefusedStores(deps: { pool: pg.Pool; clock: Clock; 
         await deps.conditions.end(condition.userId, 'shopify_refused');
         continue;
       }
-      await fetchShop({ ...connection, now: () => deps.clock.now() }, signal);
+      // As the refused calls were: the store by its token, and the scopes the product look-ups
+      // and the catalogue need (a store that lost a scope answers the shop's name all the same).
+      const asked = { ...connection, now: () => deps.clock.now() };
+      await fetchShop(asked, signal);
+      const granted = new Set(await fetchGrantedScopes(asked, signal));
+      const missing = shopifyScopes.filter((scope) => !granted.has(scope));
+      if (missing.length > 0) {
+        await deps.conditions.raise({ userId: condition.userId, kind: 'shopify_refused', detail: `Shopify: the app lacks ${missing.join(', ')}` });
+        continue;
+      }
       await deps.conditions.end(condition.userId, 'shopify_refused');
       answered += 1;
       deps.logger.info({ userId: condition.userId, domain: connection.domain }, 'the store answers again');
