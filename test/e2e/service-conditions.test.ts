@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPageForEachTest, type BrowserErrors } from '../support/browser.ts';
 import { copySessionCookies } from '../support/e2e-accounts.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
-import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
+import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
 import { serviceConditionMessages as m, STORE_RECHECK_MINUTES } from '../../src/shared/service-conditions/service-condition-schemas.ts';
@@ -55,13 +54,8 @@ async function sendOrdersAndSettle(owner: Owner, count: number, prefix: string):
     expect(posted.status, posted.text).toBe(202);
     ids.push(posted.json.eventId as string);
   }
-  const ticking = setInterval(() => scenario.testApp.clock.advance(30_000), 50);
-  try {
-    const settled = await waitForEvents(db(), ids, { timeoutMs: 60_000 });
-    expect([...settled.values()].map((row) => row.status)).toEqual(ids.map(() => 'delivered'));
-  } finally {
-    clearInterval(ticking);
-  }
+  const settled = await settleWithClockRunning(scenario, ids, { timeoutMs: 60_000 });
+  expect([...settled.values()].map((row) => row.status)).toEqual(ids.map(() => 'delivered'));
 }
 
 /** The dashboard once its answer about conditions is in and shown (its flow cards wait for that answer). */
@@ -107,24 +101,11 @@ describe('a Klaviyo key without the Lists permission', () => {
 });
 
 describe('a store that refuses the token', () => {
-  function order(email: string, productId: number) {
-    return {
-      id: Math.floor(Math.random() * 1e9),
-      token: `tok_${randomUUID()}`,
-      email,
-      customer: { email, first_name: 'Kim', last_name: 'Buyer' },
-      line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: productId, variant_id: productId * 100 }],
-      total_price: '89.50',
-      currency: 'USD',
-      created_at: new Date().toISOString(),
-    };
-  }
-
   it('is shown with its fix while the store refuses, and is gone once the store answers the re-check', async () => {
     const owner = await signedInOwner();
     scenario.shopify.accessTokens.delete(shopifyToken);
     try {
-      const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', order(uniqueEmail('e2e-store'), 9301), shopifySecret);
+      const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', trailShoeOrder(uniqueEmail('e2e-store'), 9301), shopifySecret);
       expect(sent.status, sent.text).toBe(202);
       await waitForEvents(db(), [JSON.parse(sent.text).eventId as string]);
 

@@ -303,6 +303,20 @@ export async function waitForEvents(db: Queryable, eventIds: string[], options: 
   return new Map(rows.map((row) => [row.id, row]));
 }
 
+/**
+ * Waits for the events to settle while the app's clock runs 30 s on every 50 ms: for
+ * waits the app sleeps through on its own clock (a single write waiting for its rate
+ * limit's slot), which the timer sweep of settleOnTheAppClock does not move on.
+ */
+export async function settleWithClockRunning(scenario: EngineScenario, eventIds: string[], options: { timeoutMs?: number } = {}) {
+  const ticking = setInterval(() => scenario.testApp.clock.advance(30_000), 50);
+  try {
+    return await waitForEvents(scenario.testApp.database.pool, eventIds, { timeoutMs: options.timeoutMs ?? 25_000 });
+  } finally {
+    clearInterval(ticking);
+  }
+}
+
 export async function waitForEvent(db: Queryable, eventId: string, options: { statuses?: EventStatus[]; timeoutMs?: number } = {}) {
   return (await waitForEvents(db, [eventId], options)).get(eventId)!;
 }

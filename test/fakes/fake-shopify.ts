@@ -527,6 +527,21 @@ export function signShopifyWebhook(body: string, secret: string): string {
   return createHmac('sha256', secret).update(body, 'utf8').digest('base64');
 }
 
+/** An order (orders/create) of one Trail Shoe, product `productId`, for `email`: what the product look-ups are tested with. */
+export function trailShoeOrder(email: string, productId: number) {
+  return {
+    id: Math.floor(Math.random() * 1e9),
+    token: `tok_${randomUUID()}`,
+    email,
+    customer: { email, first_name: 'Kim', last_name: 'Buyer' },
+    line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: productId, variant_id: productId * 100 }],
+    total_price: '89.50',
+    currency: 'USD',
+    order_status_url: 'https://shop.example/orders/1',
+    created_at: new Date().toISOString(),
+  };
+}
+
 /**
  * Posts a webhook as Shopify would, with every X-Shopify-* header of INTEGRATIONS.md.
  * `payload` is sent as is when a string, else as JSON; `extraHeaders` override the

@@ -1,6 +1,6 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
-import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 /**
@@ -145,22 +145,8 @@ describe('bulk delivery when Klaviyo refuses, cancels or loses a job', () => {
       (request) => request.method === 'POST' && request.path === '/api/profile-import' && request.status !== null && request.status < 300 && (request.body as any).data.attributes.email === email,
     ).length;
 
-  /**
-   * Waits for the events to settle while the app's clock runs 30 s on every 50 ms: the
-   * account may make 2 single profile writes a minute here, and the single writes the
-   * dispatcher falls back to wait for that limit.
-   */
-  async function settleWithClockRunning(ids: string[]) {
-    const ticking = setInterval(() => scenario.testApp.clock.advance(30_000), 50);
-    try {
-      return await waitForEvents(db(), ids, { timeoutMs: 25_000 });
-    } finally {
-      clearInterval(ticking);
-    }
-  }
-
   async function expectDeliveredOnce(emails: string[], ids: string[]) {
-    const settled = await settleWithClockRunning(ids);
+    const settled = await settleWithClockRunning(scenario, ids);
     expect([...settled.values()].map((row) => `${row.status} ${row.error ?? ''}`.trim())).toEqual(ids.map(() => 'delivered'));
     for (const email of emails) {
       expect(scenario.klaviyo.profiles.get(email)?.properties.subject_line1, email).toContain('Write a subject line');

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
-import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
+import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { defaultOpenAIText } from '../fakes/fake-openai.ts';
-import { credentialsInput, ownerWithFlows, settleOnTheAppClock, postEvent, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvent, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, settleOnTheAppClock, settleWithClockRunning, postEvent, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { STORE_RECHECK_MINUTES, type ServiceCondition } from '../../src/shared/service-conditions/service-condition-schemas.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
@@ -34,16 +33,6 @@ async function conditionsOf(owner: Owner): Promise<ServiceCondition[]> {
   return answer.json.conditions as ServiceCondition[];
 }
 
-/** The single writes a refused bulk job falls back to wait for the limit above: the app's clock runs meanwhile. */
-async function settleWithClockRunning(ids: string[]) {
-  const ticking = setInterval(() => scenario.testApp.clock.advance(30_000), 50);
-  try {
-    return await waitForEvents(db(), ids, { timeoutMs: 45_000 });
-  } finally {
-    clearInterval(ticking);
-  }
-}
-
 async function sendOrders(owner: Owner, count: number, prefix: string): Promise<string[]> {
   const ids: string[] = [];
   for (let index = 0; index < count; index += 1) {
@@ -61,7 +50,7 @@ describe('a Klaviyo key without the Lists permission', () => {
     scenario.klaviyo.setScopes(validKlaviyoKey, ['accounts:read', 'lists:read', 'profiles:read', 'profiles:write', 'events:write']);
     try {
       const ids = await sendOrders(owner, 6, 'no-lists');
-      const settled = await settleWithClockRunning(ids);
+      const settled = await settleWithClockRunning(scenario, ids, { timeoutMs: 45_000 });
       expect([...settled.values()].map((row) => row.status)).toEqual(ids.map(() => 'delivered'));
       const told = await conditionsOf(owner);
       expect(told).toEqual([expect.objectContaining({ kind: 'klaviyo_bulk_refused', subject: '', detail: expect.stringContaining('lists:write') })]);
@@ -72,7 +61,7 @@ describe('a Klaviyo key without the Lists permission', () => {
     }
     scenario.testApp.clock.advance(120_000);
     const ids = await sendOrders(owner, 6, 'lists-back');
-    const settled = await settleWithClockRunning(ids);
+    const settled = await settleWithClockRunning(scenario, ids, { timeoutMs: 45_000 });
     expect([...settled.values()].map((row) => row.status)).toEqual(ids.map(() => 'delivered'));
     await expect.poll(async () => (await conditionsOf(owner)).length, { timeout: 15_000 }).toBe(0);
   }, 120_000);
@@ -81,22 +70,9 @@ describe('a Klaviyo key without the Lists permission', () => {
 describe('a store that refuses the token', () => {
   const productAssistants = [{ name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'About {name}: {description}' }];
 
-  function order(email: string, productId: number) {
-    return {
-      id: Math.floor(Math.random() * 1e9),
-      token: `tok_${randomUUID()}`,
-      email,
-      customer: { email, first_name: 'Kim', last_name: 'Buyer' },
-      line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: productId, variant_id: productId * 100 }],
-      total_price: '89.50',
-      currency: 'USD',
-      created_at: new Date().toISOString(),
-    };
-  }
-
   async function sendOrder(owner: Owner, productId: number) {
     const email = uniqueEmail('store');
-    const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', order(email, productId), shopifySecret);
+    const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', trailShoeOrder(email, productId), shopifySecret);
     expect(sent.status, sent.text).toBe(202);
     return waitForEvent(db(), JSON.parse(sent.text).eventId as string);
   }

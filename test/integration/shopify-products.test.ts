@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
+import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { credentialsInput, ownerWithFlows, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-product-queries.ts';
@@ -19,22 +18,9 @@ beforeEach(() => {
 
 const db = () => scenario.testApp.database.pool;
 
-function order(email: string, productId: number) {
-  return {
-    id: Math.floor(Math.random() * 1e9),
-    token: `tok_${randomUUID()}`,
-    email,
-    customer: { email, first_name: 'Kim', last_name: 'Buyer' },
-    line_items: [{ title: 'Trail Shoe', price: '89.50', quantity: 1, product_id: productId, variant_id: productId * 100 }],
-    total_price: '89.50',
-    currency: 'USD',
-    order_status_url: 'https://shop.example/orders/1',
-    created_at: new Date().toISOString(),
-  };
-}
 
 async function sendOrder(email: string, productId: number) {
-  const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', order(email, productId), shopifySecret);
+  const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', trailShoeOrder(email, productId), shopifySecret);
   expect(sent.status, sent.text).toBe(202);
   return waitForEvent(db(), JSON.parse(sent.text).eventId as string);
 }
@@ -104,7 +90,7 @@ describe('product details from the shop', () => {
     scenario.shopify.setProduct('7004', { title: 'Stove', description: 'A camp stove', onlineStoreUrl: null, featuredImage: null });
     const before = scenario.shopify.operationCounts.product ?? 0;
     expect((await sendOrder(uniqueEmail('mine'), 7004)).status).toBe('delivered');
-    const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${other.flows.post_purchase.webhookPath}`, 'orders/create', order(uniqueEmail('theirs'), 7004), shopifySecret);
+    const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${other.flows.post_purchase.webhookPath}`, 'orders/create', trailShoeOrder(uniqueEmail('theirs'), 7004), shopifySecret);
     expect((await waitForEvent(db(), JSON.parse(sent.text).eventId as string)).status).toBe('delivered');
     expect(scenario.shopify.operationCounts.product! - before).toBe(2);
     const owners = await db().query<{ user_id: string }>('SELECT user_id FROM shopify_product_cache WHERE product_id = $1 ORDER BY user_id', [
@@ -118,7 +104,7 @@ describe('product details from the shop', () => {
     scenario.shopify.setProduct(bigId, { title: 'Summit Pack', description: 'A pack for long days', onlineStoreUrl: null, featuredImage: null });
     const email = uniqueEmail('big-id');
     // The id as Shopify writes it: a bare 64-bit integer in the JSON text.
-    const body = JSON.stringify(order(email, 1)).replace('"product_id":1,', `"product_id":${bigId},`);
+    const body = JSON.stringify(trailShoeOrder(email, 1)).replace('"product_id":1,', `"product_id":${bigId},`);
     const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${owner.flows.post_purchase.webhookPath}`, 'orders/create', body, shopifySecret);
     expect(sent.status, sent.text).toBe(202);
     const eventId = JSON.parse(sent.text).eventId as string;
@@ -150,7 +136,7 @@ describe('product details from the shop', () => {
     );
     expect(saved.status, saved.text).toBe(200);
     const sendAs = async (productId: number) => {
-      const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${app.flows.post_purchase.webhookPath}`, 'orders/create', order(uniqueEmail('cc'), productId), scenario.shopify.clientSecret);
+      const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${app.flows.post_purchase.webhookPath}`, 'orders/create', trailShoeOrder(uniqueEmail('cc'), productId), scenario.shopify.clientSecret);
       expect(sent.status, sent.text).toBe(202);
       return waitForEvent(db(), JSON.parse(sent.text).eventId as string);
     };
