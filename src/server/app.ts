@@ -26,8 +26,13 @@ import { flowRoutes } from './flows/flow-routes.ts';
 import { flowSignatureRoutes } from './flows/flow-signature-routes.ts';
 import { createFlowSignatureCache } from './intake/flow-signature-cache.ts';
 import { credentialRoutes } from './credentials/credential-routes.ts';
+import { createShopifyInstallations } from './connections/shopify-installations.ts';
+import { createKlaviyoConnections } from './connections/klaviyo-connections.ts';
+import { connectionCallbackRoutes, connectionRoutes, type ConnectionServices } from './connections/connection-routes.ts';
+import { shopifyAppWebhookRoutes } from './connections/shopify-app-webhook-routes.ts';
 import { loadCredentialCipher, type CredentialCipher } from './credentials/credential-cipher.ts';
-import { createEngineCredentialsLoader } from './credentials/engine-credentials-loader.ts';
+import { createEngineCredentialsLoader, type OAuthCredentialSources } from './credentials/engine-credentials-loader.ts';
+import { connectionWords } from './connections/connection-words.ts';
 import { createShopifyAccessTokenProvider, type ShopifyAccessTokenProvider } from './credentials/shopify-token-provider.ts';
 import { createEngine, type Engine, type EngineOptions } from './engine/engine.ts';
 import type { CredentialsLoader } from './engine/engine-credentials.ts';
@@ -105,6 +110,8 @@ declare module 'fastify' {
     credentialCipher: CredentialCipher;
     /** Admin API tokens per owner, obtained and renewed by the client-credentials grant where needed. */
     shopifyTokens: ShopifyAccessTokenProvider;
+    /** Shopify and Klaviyo connected by OAuth (docs/decisions/0048-connect-by-oauth.md). */
+    connections: ConnectionServices;
     /** Counters and gauges behind GET /metrics. */
     metrics: AppMetrics;
     /** Vacuum, analyze and checkpoints of the embedded database (nothing on a server). */
@@ -165,11 +172,49 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.decorate('appConfig', config);
   const credentialCipher = deps.credentialCipher ?? (await loadCredentialCipher(config));
   app.decorate('credentialCipher', credentialCipher);
-  app.decorate('shopifyTokens', createShopifyAccessTokenProvider({ db: database.pool, cipher: credentialCipher, clock, shopifyBaseUrl: config.shopifyBaseUrl }));
+  const serviceConditions = createServiceConditions({ pool: database.pool, clock, logger: deps.logger });
+  app.decorate('serviceConditions', serviceConditions);
+  const connections: ConnectionServices = {
+    shopify: createShopifyInstallations({
+      pool: database.pool,
+      cipher: credentialCipher,
+      clock,
+      logger: deps.logger,
+      conditions: serviceConditions,
+      app: config.shopifyApp,
+      publicUrl: config.publicUrl,
+      shopifyBaseUrl: config.shopifyBaseUrl,
+    }),
+    klaviyo: createKlaviyoConnections({
+      pool: database.pool,
+      cipher: credentialCipher,
+      clock,
+      logger: deps.logger,
+      conditions: serviceConditions,
+      app: config.klaviyoApp,
+      publicUrl: config.publicUrl,
+      klaviyoBaseUrl: config.klaviyoBaseUrl,
+      klaviyoOAuthBaseUrl: config.klaviyoOAuthBaseUrl,
+    }),
+  };
+  app.decorate('connections', connections);
+  app.decorate(
+    'shopifyTokens',
+    createShopifyAccessTokenProvider({ db: database.pool, cipher: credentialCipher, clock, shopifyBaseUrl: config.shopifyBaseUrl, oauth: connections.shopify }),
+  );
   // The sandbox services listen on loopback in every process, for the engine to reach
   // them like the real ones; the engine's credentials say which to use per event.
   const sandbox = await startSandboxListener({ db: database.pool, clock, logger: deps.logger });
-  const loadEngineCredentials = withSandboxServices(deps.loadEngineCredentials ?? createEngineCredentialsLoader(credentialCipher, clock), {
+  const oauthSources: OAuthCredentialSources = {
+    shopifyAppSecret: config.shopifyApp?.clientSecret ?? null,
+    klaviyoAccess: (userId) => connections.klaviyo.access(userId),
+    async connectionProblem(userId, service) {
+      const status = service === 'shopify' ? await connections.shopify.status(userId) : await connections.klaviyo.status(userId);
+      if (!status) return service === 'shopify' ? connectionWords.shopifyNotConnected : connectionWords.klaviyoNotConnected;
+      return status.state === 'connected' ? null : (status.problem ?? (service === 'shopify' ? connectionWords.shopifyNotConnected : connectionWords.klaviyoNotConnected));
+    },
+  };
+  const loadEngineCredentials = withSandboxServices(deps.loadEngineCredentials ?? createEngineCredentialsLoader(credentialCipher, clock, oauthSources), {
     addresses: () => sandbox.addresses(),
     cipher: credentialCipher,
     clock,
@@ -206,8 +251,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(authRoutes, { prefix: '/api/account', auth, pool: database.pool, clock, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
 
-  const serviceConditions = createServiceConditions({ pool: database.pool, clock, logger: deps.logger });
-  app.decorate('serviceConditions', serviceConditions);
   const recheckStores = () => recheckRefusedStores({ pool: database.pool, clock, logger: deps.logger, tokens: app.shopifyTokens, conditions: serviceConditions });
   app.decorate('recheckRefusedStores', recheckStores);
   const engine = createEngine({
@@ -266,6 +309,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     observer: { accepted: (source) => metrics.eventAccepted(source), rejected: (source, reason) => metrics.eventRejected(source, reason) },
   });
   await app.register(webhookRoutes, { intake, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
+  await app.register(shopifyAppWebhookRoutes, { installations: connections.shopify, pool: database.pool, clock, privacyWork });
+  await app.register(connectionCallbackRoutes, { connections, auth });
   await app.register(privacyWebhookRoutes, { work: privacyWork, loadShopifySecrets: async (userId) => (await loadEngineCredentials(database.pool, userId))?.shopifySigningSecrets ?? [] });
   // One context for everything behind sign-in, with its check set once: a feature plugin
   // registered here cannot forget it, and nothing outside is caught by a URL prefix.
@@ -273,7 +318,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     requireSignedIn(scope, auth);
     await scope.register(flowRoutes, { prefix: '/api/flows' });
     await scope.register(flowSignatureRoutes, { prefix: '/api/flows', flowSignatures });
-    await scope.register(credentialRoutes, { prefix: '/api/credentials' });
+    await scope.register(credentialRoutes, {
+      prefix: '/api/credentials',
+      oauthConnected: async (userId) => {
+        const [shopify, klaviyo] = await Promise.all([connections.shopify.status(userId), connections.klaviyo.status(userId)]);
+        return { shopifyDomain: shopify?.state === 'connected' ? shopify.shopDomain : null, klaviyo: klaviyo?.state === 'connected' };
+      },
+    });
+    await scope.register(connectionRoutes, { connections });
     await scope.register(shopifyConnectRoutes, { prefix: '/api/shopify' });
     await scope.register(eventRoutes, { prefix: '/api/events', intake });
     await scope.register(dashboardRoutes, { prefix: '/api/dashboard' });

@@ -101,7 +101,17 @@ const environmentSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   TRUST_PROXY: trustProxySchema.optional(),
   METRICS_TOKEN: z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional(),
+  SHOPIFY_API_KEY: z.string().trim().max(200).regex(/^[\x21-\x7e]+$/, 'SHOPIFY_API_KEY must be the app\'s client ID, one word').optional(),
+  SHOPIFY_API_SECRET: z.string().trim().max(500).regex(/^[\x21-\x7e]+$/, 'SHOPIFY_API_SECRET must be the app\'s client secret, one word').optional(),
+  KLAVIYO_CLIENT_ID: z.string().trim().max(200).regex(/^[\x21-\x7e]+$/, 'KLAVIYO_CLIENT_ID must be the OAuth app\'s client ID, one word').optional(),
+  KLAVIYO_CLIENT_SECRET: z.string().trim().max(500).regex(/^[\x21-\x7e]+$/, 'KLAVIYO_CLIENT_SECRET must be the OAuth app\'s client secret, one word').optional(),
+  KLAVIYO_OAUTH_BASE_URL: urlWithoutTrailingSlash('KLAVIYO_OAUTH_BASE_URL').default('https://www.klaviyo.com'),
 });
+
+/** A pair of variables that only work together: both set, or neither. */
+function bothOrNeither(env: Record<string, unknown>, first: string, second: string): string | null {
+  return Boolean(env[first]) === Boolean(env[second]) ? null : `${first} and ${second} are set together (the app's client ID and secret), or neither`;
+}
 
 export type AppRole = 'all' | 'web' | 'worker';
 
@@ -125,6 +135,12 @@ export interface AppConfig {
   trustProxy: FastifyTrustProxy;
   /** Bearer token for GET /metrics; unset, only the loopback address may read it. */
   metricsToken: string | undefined;
+  /** The deployment's own Shopify app (docs/decisions/0048-connect-by-oauth.md): owners connect their shop by OAuth. */
+  shopifyApp: { clientId: string; clientSecret: string } | null;
+  /** The deployment's own Klaviyo OAuth app: owners connect Klaviyo by OAuth. */
+  klaviyoApp: { clientId: string; clientSecret: string } | null;
+  /** Where the owner's browser approves a Klaviyo connection (token and revoke are under klaviyoBaseUrl). */
+  klaviyoOAuthBaseUrl: string;
 }
 
 export class ConfigError extends Error {}
@@ -143,6 +159,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): AppCon
     throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const env = parsed.data;
+  const unpaired = [bothOrNeither(env, 'SHOPIFY_API_KEY', 'SHOPIFY_API_SECRET'), bothOrNeither(env, 'KLAVIYO_CLIENT_ID', 'KLAVIYO_CLIENT_SECRET')].filter(Boolean);
+  if (unpaired.length > 0) throw new ConfigError(`Invalid configuration:\n${unpaired.map((problem) => `  ${problem}`).join('\n')}`);
   return {
     port: env.PORT,
     publicUrl: env.PUBLIC_URL ?? `http://localhost:${env.PORT}`,
@@ -160,5 +178,8 @@ export function loadConfig(environment: NodeJS.ProcessEnv = process.env): AppCon
     trustProxySetting: env.TRUST_PROXY ?? false,
     trustProxy: fastifyTrustProxy(env.TRUST_PROXY ?? false),
     metricsToken: env.METRICS_TOKEN,
+    shopifyApp: env.SHOPIFY_API_KEY && env.SHOPIFY_API_SECRET ? { clientId: env.SHOPIFY_API_KEY, clientSecret: env.SHOPIFY_API_SECRET } : null,
+    klaviyoApp: env.KLAVIYO_CLIENT_ID && env.KLAVIYO_CLIENT_SECRET ? { clientId: env.KLAVIYO_CLIENT_ID, clientSecret: env.KLAVIYO_CLIENT_SECRET } : null,
+    klaviyoOAuthBaseUrl: env.KLAVIYO_OAUTH_BASE_URL,
   };
 }

@@ -7,7 +7,7 @@ import { insertSignedInOwner } from '../support/owner-builder.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from './fake-klaviyo.ts';
-import { startFakeShopify, type FakeShopify } from './fake-shopify.ts';
+import { startFakeShopify, type FakeShopify, type FakeShopifyOptions } from './fake-shopify.ts';
 import type { Queryable } from '../../src/server/database/database.ts';
 import type { EngineOptions } from '../../src/server/engine/engine.ts';
 import type { CredentialsLoader } from '../../src/server/engine/engine-credentials.ts';
@@ -36,6 +36,7 @@ export async function startEngineScenario(
   options: {
     openai?: FakeOpenAIOptions;
     klaviyo?: FakeKlaviyoOptions;
+    shopify?: FakeShopifyOptions;
     engine?: Partial<EngineOptions>;
     env?: Record<string, string>;
     pixelRateLimitPerMinute?: number;
@@ -46,15 +47,24 @@ export async function startEngineScenario(
 ): Promise<EngineScenario> {
   const openai = await startFakeOpenAI(options.openai);
   const klaviyo = await startFakeKlaviyo(options.klaviyo);
-  const shopify = await startFakeShopify({ accessTokens: [shopifyToken] });
+  const shopify = await startFakeShopify({ accessTokens: [shopifyToken], ...options.shopify });
+  // The deployment's own apps, when the stand-ins have them: the app connects by OAuth, and
+  // its callback (known once it listens) is one of the Klaviyo app's redirect URLs.
+  const klaviyoApp = options.klaviyo?.oauthApp;
+  const shopifyApp = options.shopify?.app;
+  const oauthEnv = {
+    ...(klaviyoApp ? { KLAVIYO_CLIENT_ID: klaviyoApp.clientId, KLAVIYO_CLIENT_SECRET: klaviyoApp.clientSecret, KLAVIYO_OAUTH_BASE_URL: klaviyo.baseUrl } : {}),
+    ...(shopifyApp ? { SHOPIFY_API_KEY: shopifyApp.clientId, SHOPIFY_API_SECRET: shopifyApp.clientSecret } : {}),
+  };
   const testApp = await startTestApp({
-    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl, ...options.env },
+    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl, ...oauthEnv, ...options.env },
     engine: options.engine,
     ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
     ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
     ...(options.webRoot ? { webRoot: options.webRoot } : {}),
     ...(options.databaseUpkeep ? { databaseUpkeep: options.databaseUpkeep } : {}),
   });
+  klaviyoApp?.redirectUris.push(`${testApp.baseUrl}/api/connections/klaviyo/callback`);
   return {
     testApp,
     openai,

@@ -1,7 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { klaviyoContract, klaviyoError } from '../contracts/klaviyo-contract.ts';
 import { klaviyoDocumentedLimits, klaviyoOperationFor, klaviyoOperations } from '../contracts/klaviyo-definition.ts';
+import { basicCredentials, bearerToken, codeVerifierForm, oauthError, withKlaviyoOAuth, type KlaviyoOAuthAppDefinition } from '../contracts/oauth-contract.ts';
 import { delay, hang, SlidingWindow, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
+import { consentPage, refusalPage } from './oauth-consent-page.ts';
 
 export type KlaviyoEndpoint =
   | 'accounts'
@@ -44,6 +46,7 @@ export interface FakeKlaviyoEvent {
   profileProperties: Record<string, unknown>;
   uniqueId: string | undefined;
   time: string | undefined;
+  /** The private key the event came with, or, for an OAuth call, its access token. */
   apiKey: string;
 }
 
@@ -74,6 +77,62 @@ export interface FakeKlaviyoOptions {
   now?: () => number;
   /** How long a bulk import job takes from queued to complete (default 300 ms). */
   bulkJobMs?: number;
+  /**
+   * The deployment's own Klaviyo OAuth app (KLAVIYO_CLIENT_ID, KLAVIYO_CLIENT_SECRET and the
+   * redirect URLs set in its settings): turns on /oauth/authorize (the consent page, which
+   * the app reaches through KLAVIYO_OAUTH_BASE_URL pointed at this same stand-in),
+   * /oauth/token and /oauth/revoke (under KLAVIYO_BASE_URL, as on a.klaviyo.com), and
+   * `Authorization: Bearer <access token>` on every API route. The account the owner
+   * connects is the stand-in's one account (`accountId`, `accountName`).
+   */
+  oauthApp?: FakeKlaviyoOAuthApp;
+  /** The account's id (default 'AbC123'), as GET /api/accounts answers it. */
+  accountId?: string;
+  /** The account's organisation name (default 'Fake Shop'): `attributes.contact_information.organization_name`. */
+  accountName?: string;
+  /** Lifetime of an OAuth access token (default 3600 s, the `expires_in` Klaviyo answers). */
+  oauthAccessTokenLifetimeSeconds?: number;
+  /**
+   * What a refresh does to the refresh token used (default 'rotate'):
+   * - 'rotate': every refresh answers a new refresh token, and the one used is refused
+   *   from then on (invalid_grant). Klaviyo's guide does not say; integrations built
+   *   against Klaviyo report that it rotates the refresh token at each grant and refuses
+   *   the old one, so the stand-in does the stricter thing by default.
+   * - 'rotate-with-recovery': a new refresh token each time, and the one used stays good
+   *   until its replacement is used (what Shopify does since August 2026).
+   * - 'keep': the same refresh token is answered again and stays good.
+   */
+  oauthRefreshRotation?: 'rotate' | 'rotate-with-recovery' | 'keep';
+}
+
+/** The deployment's Klaviyo OAuth app, as set up at https://www.klaviyo.com/oauth/client. */
+export interface FakeKlaviyoOAuthApp extends KlaviyoOAuthAppDefinition {
+  /** Shown on the consent page (default "Flowsmith"). */
+  name?: string;
+}
+
+/** A request to /oauth/token as the stand-in received it (`oauthTokenRequests`). */
+export interface KlaviyoTokenRequest {
+  /** 'authorization_code' or 'refresh_token'. */
+  grantType: string;
+  code?: string;
+  /** The refresh token the request renewed with. */
+  refreshToken?: string;
+  receivedAt: number;
+  /** What was answered; null while unanswered (a hang); for a lost answer, the status it would have had. */
+  readonly status: number | null;
+  /** The request was carried out but its answer was never delivered (`loseNextTokenAnswer`). */
+  lost: boolean;
+}
+
+/** What /oauth/revoke received (`revocations`). */
+export interface KlaviyoRevocation {
+  token: string;
+  tokenTypeHint: string | undefined;
+  clientId: string | undefined;
+  receivedAt: number;
+  /** Whether the token was live and is revoked now (false: unknown, already dead, or the app's credentials were refused). */
+  revoked: boolean;
 }
 
 const defaultLimits: Record<KlaviyoEndpoint, RateLimit> = {
@@ -163,6 +222,201 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
   const importJobs = new Map<string, FakeImportJob>();
   /** Emails a bulk import refuses (listed in the job's import errors), with Klaviyo's detail. */
   const refusedInBulk = new Map<string, string>();
+
+  // ---- OAuth (options.oauthApp): the app's grants on the stand-in's one account.
+  const accountId = options.accountId ?? 'AbC123';
+  const accountName = options.accountName ?? 'Fake Shop';
+  const appName = options.oauthApp?.name ?? 'Flowsmith';
+  const accessTokenLifetimeSeconds = options.oauthAccessTokenLifetimeSeconds ?? 3600;
+  const rotation = options.oauthRefreshRotation ?? 'rotate';
+  /** How long a refresh token may go unused (integrations report Klaviyo's as 90 days of inactivity). */
+  const refreshIdleMs = 90 * 24 * 3_600_000;
+  /** How long an authorization code waits for its exchange: the guide gives no figure; RFC 6749 §4.1.2 recommends at most 10 minutes. */
+  const codeLifetimeMs = 10 * 60_000;
+  /** One authorization (an Allow, and every token obtained from its code and refreshes): revoking a refresh token ends all of it (RFC 7009 §2.1). */
+  interface Grant {
+    id: number;
+    scopes: string[];
+    revoked: boolean;
+  }
+  interface RefreshToken {
+    token: string;
+    grant: Grant;
+    lastUsedAt: number;
+    /** Refused from now on (rotated away, or its replacement used). */
+    retired: boolean;
+    parent: RefreshToken | null;
+    successors: RefreshToken[];
+  }
+  const pendingConsents = new Map<string, { redirectUri: string; state: string; scopes: string[]; challenge: string }>();
+  const authorizationCodes = new Map<string, { redirectUri: string; challenge: string; scopes: string[]; expiresAt: number; used: boolean }>();
+  const oauthAccessTokens = new Map<string, { grant: Grant; expiresAt: number }>();
+  const oauthRefreshTokens = new Map<string, RefreshToken>();
+  const oauthTokenRequests: KlaviyoTokenRequest[] = [];
+  const revocations: KlaviyoRevocation[] = [];
+  const tokenFaults: Array<number | 'timeout'> = [];
+  const oauthState = { nextGrant: 1, loseAnswers: 0 };
+  /** Klaviyo's tokens are opaque strings; the stand-in's prefixes (kat_, krt_) only make them readable in test output. */
+  const opaque = (kind: string) => `${kind}_${randomBytes(24).toString('base64url')}`;
+
+  /** A live access token's grant, or undefined (unknown, expired or revoked). */
+  function bearerGrant(token: string): Grant | undefined {
+    const found = oauthAccessTokens.get(token);
+    return found && !found.grant.revoked && found.expiresAt > now() ? found.grant : undefined;
+  }
+
+  function issueTokens(grant: Grant, refresh: RefreshToken | null, parent: RefreshToken | null) {
+    const accessToken = opaque('kat');
+    oauthAccessTokens.set(accessToken, { grant, expiresAt: now() + accessTokenLifetimeSeconds * 1000 });
+    let next = refresh;
+    if (!next) {
+      next = { token: opaque('krt'), grant, lastUsedAt: now(), retired: false, parent, successors: [] };
+      oauthRefreshTokens.set(next.token, next);
+      parent?.successors.push(next);
+    }
+    return { access_token: accessToken, token_type: 'Bearer', expires_in: accessTokenLifetimeSeconds, refresh_token: next.token, scope: grant.scopes.join(' ') };
+  }
+
+  const unauthorizedClient = () => oauthError(401, 'invalid_client', 'Client authentication failed.', { 'WWW-Authenticate': 'Basic realm="klaviyo"' });
+  const invalidGrant = () => oauthError(400, 'invalid_grant');
+
+  /** The app's Basic credentials, if they are the app's. The contract already refused a request without them. */
+  function authenticatedClient(request: RecordedRequest): boolean {
+    const credentials = basicCredentials(request.headers.authorization);
+    return !!options.oauthApp && credentials?.clientId === options.oauthApp.clientId && credentials.clientSecret === options.oauthApp.clientSecret;
+  }
+
+  /**
+   * GET /oauth/authorize, once the contract let it through (klaviyoAuthorizeProblems): the
+   * consent page, naming the app, the account and the scopes, with Allow and Deny.
+   */
+  function handleAuthorize(request: RecordedRequest): FakeReply {
+    const id = randomUUID();
+    const scopes = request.query.get('scope')!.split(' ').filter(Boolean);
+    pendingConsents.set(id, { redirectUri: request.query.get('redirect_uri')!, state: request.query.get('state')!, scopes, challenge: request.query.get('code_challenge')! });
+    return consentPage({
+      title: `${appName} would like to access your Klaviyo account`,
+      paragraphs: [`Allow ${appName} to access the Klaviyo account ${accountName} (${accountId})?`],
+      listHeading: `${appName} will be able to:`,
+      items: scopes,
+      action: '/oauth/authorize/decision',
+      hidden: { consent_request: id },
+      buttons: [
+        { label: 'Allow', value: 'allow' },
+        { label: 'Deny', value: 'deny' },
+      ],
+    });
+  }
+
+  /**
+   * The consent page's buttons: Allow sends the browser to redirect_uri with `code` and
+   * `state`; Deny with `error=access_denied` and `state` (RFC 6749 §4.1.2.1, which the
+   * official SDK's OAuthCallbackQueryParams reads).
+   */
+  function handleDecision(request: RecordedRequest): FakeReply {
+    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, string>;
+    const pending = pendingConsents.get(body.consent_request ?? '');
+    if (!pending) return refusalPage('This page has expired', 'This authorization request was already answered or is unknown. Start again from the app.');
+    pendingConsents.delete(body.consent_request!);
+    const location = new URL(pending.redirectUri);
+    if (body.decision === 'allow') {
+      const code = randomBytes(24).toString('base64url');
+      authorizationCodes.set(code, { redirectUri: pending.redirectUri, challenge: pending.challenge, scopes: pending.scopes, expiresAt: now() + codeLifetimeMs, used: false });
+      location.searchParams.set('code', code);
+    } else {
+      location.searchParams.set('error', 'access_denied');
+    }
+    location.searchParams.set('state', pending.state);
+    return { status: 302, headers: { location: location.toString() } };
+  }
+
+  /**
+   * POST /oauth/token (the shape already held by the contract): the app authenticated by
+   * Basic; an authorization code good once, for 10 minutes, for the redirect_uri it was
+   * issued to, and only with the verifier whose BASE64URL(SHA256()) is its challenge; a
+   * refresh token per `oauthRefreshRotation`. Refusals as RFC 6749 §5.2: 401 invalid_client,
+   * 400 invalid_grant (code or refresh token unknown, used, expired, revoked, or a verifier
+   * or redirect_uri that does not match).
+   */
+  function handleToken(request: RecordedRequest): FakeReply {
+    if (!authenticatedClient(request)) return unauthorizedClient();
+    const body = request.body as Record<string, string>;
+    const at = now();
+    if (body.grant_type === 'authorization_code') {
+      const code = authorizationCodes.get(body.code!);
+      if (!code || code.used || code.expiresAt <= at) return invalidGrant();
+      // A code is spent by any attempt to exchange it (the stricter reading of RFC 6749 §4.1.2).
+      code.used = true;
+      const challenge = createHash('sha256').update(body.code_verifier!).digest('base64url');
+      if (body.redirect_uri !== code.redirectUri || !codeVerifierForm.test(body.code_verifier!) || challenge !== code.challenge) return invalidGrant();
+      const grant: Grant = { id: oauthState.nextGrant++, scopes: code.scopes, revoked: false };
+      return { status: 200, body: issueTokens(grant, null, null) };
+    }
+    const refresh = oauthRefreshTokens.get(body.refresh_token!);
+    if (!refresh || refresh.retired || refresh.grant.revoked || at - refresh.lastUsedAt > refreshIdleMs) return invalidGrant();
+    refresh.lastUsedAt = at;
+    if (rotation === 'keep') return { status: 200, body: issueTokens(refresh.grant, refresh, null) };
+    if (rotation === 'rotate') refresh.retired = true;
+    else if (refresh.parent && !refresh.parent.retired) {
+      refresh.parent.retired = true;
+      for (const sibling of refresh.parent.successors) if (sibling !== refresh) sibling.retired = true;
+    }
+    return { status: 200, body: issueTokens(refresh.grant, null, refresh) };
+  }
+
+  /**
+   * POST /oauth/revoke (RFC 7009): 200 whatever the token (an unknown or dead one too), with
+   * nothing to read. A refresh token ends its whole grant (every access and refresh token
+   * of that authorization); an access token ends itself. With a hint, the token is looked
+   * up as that kind first, then as the other (§2.1).
+   */
+  function handleRevoke(request: RecordedRequest): FakeReply {
+    const body = request.body as Record<string, string>;
+    const token = body.token!;
+    const revocation: KlaviyoRevocation = { token, tokenTypeHint: body.token_type_hint, clientId: basicCredentials(request.headers.authorization)?.clientId, receivedAt: now(), revoked: false };
+    revocations.push(revocation);
+    if (!authenticatedClient(request)) return unauthorizedClient();
+    const refresh = oauthRefreshTokens.get(token);
+    const access = oauthAccessTokens.get(token);
+    if (refresh && !refresh.retired && !refresh.grant.revoked) {
+      refresh.grant.revoked = true;
+      revocation.revoked = true;
+    } else if (access && !access.grant.revoked && access.expiresAt > now()) {
+      oauthAccessTokens.delete(token);
+      revocation.revoked = true;
+    }
+    return { status: 200 };
+  }
+
+  /** The answer of a request carried out whose answer is lost: the client's HTTP parser refuses it, so no status or body reaches the app. */
+  const lostAnswer = (status: number): FakeReply => ({ status, headers: { 'content-length': 'lost', connection: 'close' }, body: '{}', offContract: true });
+
+  async function handleOAuth(request: RecordedRequest): Promise<FakeReply | typeof hang | undefined> {
+    if (request.method === 'GET' && request.path === '/oauth/authorize') return handleAuthorize(request);
+    if (request.method === 'POST' && request.path === '/oauth/authorize/decision') return handleDecision(request);
+    if (request.path === '/oauth/revoke') return handleRevoke(request);
+    if (request.path !== '/oauth/token') return undefined;
+    const body = request.body as Record<string, string>;
+    const received: KlaviyoTokenRequest = {
+      grantType: body.grant_type!,
+      ...(body.code !== undefined ? { code: body.code } : {}),
+      ...(body.refresh_token !== undefined ? { refreshToken: body.refresh_token } : {}),
+      receivedAt: now(),
+      get status() {
+        return request.status;
+      },
+      lost: false,
+    };
+    oauthTokenRequests.push(received);
+    const fault = tokenFaults.shift();
+    if (fault === 'timeout') return hang;
+    if (fault !== undefined) return { ...apiError(fault, 'server_error', 'A server error occurred.', 'The service answered with an error.'), offContract: true };
+    const reply = handleToken(request);
+    if (oauthState.loseAnswers === 0) return reply;
+    oauthState.loseAnswers -= 1;
+    received.lost = true;
+    return lostAnswer(reply.status);
+  }
 
   const appliesTo = (failure: KlaviyoFailure, endpoint: KlaviyoEndpoint) => failure.on === undefined || failure.on === endpoint;
 
@@ -470,22 +724,31 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
 
   const server = await startFakeServer(async (request) => {
     if (state.latencyMs > 0) await delay(state.latencyMs);
+    if (request.path.startsWith('/oauth/')) {
+      const answered = await handleOAuth(request);
+      if (answered) return answered;
+    }
     const endpoint = endpointOf(request);
     // The contract answered routes Klaviyo lacks; these are Klaviyo's, but not served here.
     if (!endpoint) return apiError(404, 'not_found', 'Not found.', `The stand-in does not serve ${request.method} ${request.path}.`);
     state.counts[endpoint] += 1;
     const failure = failureFor(request, endpoint);
     if (failure) return failureReply(failure);
-    const key = /^Klaviyo-API-Key\s+(\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-    if (!key || !validKeys.has(key)) {
+    // An OAuth access token (`Bearer`) stands where a key does: its grant's scopes are its
+    // scopes, and the account's id keys its rate windows (its token changes every hour).
+    const bearer = bearerToken(request.headers.authorization);
+    const grant = bearer ? bearerGrant(bearer) : undefined;
+    if (bearer && !grant) return apiError(401, 'authentication_failed', 'Incorrect authentication credentials.', 'Incorrect authentication credentials.');
+    const key = bearer ?? /^Klaviyo-API-Key\s+(\S+)$/.exec(request.headers.authorization ?? '')?.[1];
+    if (!key || (!grant && !validKeys.has(key))) {
       return apiError(options.invalidKeyStatus ?? 401, 'authentication_failed', 'Incorrect authentication credentials.', 'Incorrect authentication credentials.');
     }
-    const keyScopes = scopesOf(key);
+    const keyScopes = grant ? grant.scopes : scopesOf(key);
     const missing = (operationOf(request)?.scopes ?? []).filter((scope) => !keyScopes.includes(scope));
     if (missing.length > 0) {
       return apiError(403, 'permission_denied', 'You do not have permission to perform this action.', `This API key is missing required scopes: ${missing.join(', ')}.`);
     }
-    const limited = rateLimit(key, endpoint);
+    const limited = rateLimit(grant ? `account:${accountId}` : key, endpoint);
     if (limited) return limited;
     if (endpoint === 'accounts') {
       return {
@@ -495,22 +758,22 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
           data: [
             {
               type: 'account',
-              id: 'AbC123',
+              id: accountId,
               attributes: {
                 test_account: false,
                 contact_information: {
                   default_sender_name: 'Fake Shop',
                   default_sender_email: 'owner@example.com',
-                  organization_name: 'Fake Shop',
+                  organization_name: accountName,
                   street_address: { address1: '1 Main St', address2: null, city: 'Boston', region: 'MA', country: 'US', zip: '02110' },
                 },
                 industry: null,
                 timezone: 'UTC',
                 preferred_currency: 'USD',
-                public_api_key: 'AbC123',
+                public_api_key: accountId,
                 locale: 'en-US',
               },
-              links: { self: 'https://a.klaviyo.com/api/accounts/AbC123/' },
+              links: { self: `https://a.klaviyo.com/api/accounts/${accountId}/` },
             },
           ],
           links: { self: 'https://a.klaviyo.com/api/accounts/' },
@@ -528,7 +791,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     const reply = endpoint === 'profile-import' ? handleProfileImport(request) : handleEvents(request, key);
     if (reply.status < 300) writes.add(endpoint, now());
     return reply;
-  }, klaviyoContract);
+  }, withKlaviyoOAuth(klaviyoContract, () => options.oauthApp, new Set(allScopes)));
 
   return {
     /** The app's KLAVIYO_BASE_URL. */
@@ -604,6 +867,45 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     /** How many 429 answers the fake has sent (forced and enforced). */
     get throttledCount() {
       return state.throttled;
+    },
+
+    // ---- OAuth (options.oauthApp).
+
+    /** Every /oauth/token request that reached the stand-in (past the contract), in order, by grant, with the code or refresh token it used. */
+    oauthTokenRequests,
+    /** What /oauth/revoke received (past the contract), in order. */
+    revocations,
+    /** Every OAuth access token issued (expired and revoked ones too), with its expiry in ms, whether its grant was revoked, and its scopes. */
+    get oauthAccessTokens(): ReadonlyMap<string, { expiresAt: number; revoked: boolean; scopes: string[] }> {
+      return new Map([...oauthAccessTokens].map(([token, entry]) => [token, { expiresAt: entry.expiresAt, revoked: entry.grant.revoked, scopes: entry.grant.scopes }]));
+    },
+    /** Every OAuth access token expires now: API calls with them answer 401. Refresh tokens are untouched. */
+    expireAccessTokens() {
+      const at = now();
+      for (const entry of oauthAccessTokens.values()) entry.expiresAt = Math.min(entry.expiresAt, at);
+    },
+    /**
+     * The owner removed the app in Klaviyo: every grant ends, so every access token answers
+     * 401 and every refresh is refused (invalid_grant) for good. A new Allow gives new tokens.
+     */
+    revokeAllOAuthTokens() {
+      for (const entry of oauthAccessTokens.values()) entry.grant.revoked = true;
+      for (const refresh of oauthRefreshTokens.values()) refresh.grant.revoked = true;
+    },
+    /**
+     * The next /oauth/token request is carried out (tokens issued, rotation applied, the
+     * code spent) but its answer never arrives: the connection ends with a response no
+     * HTTP client can read, so the app's request fails as on a reset.
+     */
+    loseNextTokenAnswer() {
+      oauthState.loseAnswers += 1;
+    },
+    /**
+     * The next `times` /oauth/token requests fail before anything is done: answered with
+     * `status` (a 5xx) or, with 'timeout', never answered until the client gives up.
+     */
+    failTokenRequests(times: number, status: number | 'timeout') {
+      for (let index = 0; index < times; index += 1) tokenFaults.push(status);
     },
     close: server.close,
   };

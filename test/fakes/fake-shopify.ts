@@ -1,6 +1,9 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { delay, hang, startFakeServer, type Contract, type FakeReply, type RecordedRequest } from './fake-server.ts';
-import { checkAdminAnswer, checkAdminRequest, requiredScopes } from '../contracts/shopify-definition.ts';
+import { checkAdminAnswer, checkAdminRequest, ensureAdminSchema, requiredScopes } from '../contracts/shopify-definition.ts';
+import { checkShopifyTokenAnswer, checkShopifyTokenRequest, shopifyAuthorizeProblems, shopifyAuthorizeRefusal, shopifyGrantOf } from '../contracts/oauth-contract.ts';
+import { consentPage, messagePage, refusalPage } from './oauth-consent-page.ts';
 
 export const shopifyApiVersion = '2026-10';
 const graphqlPath = `/admin/api/${shopifyApiVersion}/graphql.json`;
@@ -66,8 +69,67 @@ export interface FakeShopifyOptions {
   /** Products by numeric id or gid. */
   products?: Record<string, FakeShopifyProduct>;
   latencyMs?: number;
-  /** Time in milliseconds, for token expiry (default Date.now). */
+  /**
+   * Time in milliseconds (default Date.now): token and code expiry, and the `timestamp` of
+   * the OAuth callback and of the app's webhooks.
+   */
   now?: () => number;
+  /**
+   * The deployment's own Shopify app (a public app, SHOPIFY_API_KEY and SHOPIFY_API_SECRET):
+   * turns on the authorization code grant at /admin/oauth/authorize (the install page) and
+   * /admin/oauth/access_token, its tokens on the Admin API, and the app's webhooks
+   * (`uninstall`, `updateScopes`), signed with its client secret. The stand-in serves one
+   * shop (`shopDomain`) and one installation of this app on it.
+   */
+  app?: FakeShopifyApp;
+  /** Lifetime of an expiring offline access token (default 3600 s, Shopify's 60 minutes). */
+  accessTokenLifetimeSeconds?: number;
+  /** Lifetime of a refresh token (default 90 days, Shopify's "normal 90-day lifetime"). */
+  refreshTokenLifetimeSeconds?: number;
+  /**
+   * Where the app's webhooks (app/uninstalled, app/scopes_update) are actually POSTed, from
+   * a subscription's `uri` (default: the uri itself). Shopify registers https addresses
+   * only, so a test maps the public address the app registered onto its local server.
+   */
+  webhookDeliveryUrl?: (subscriptionUri: string) => string;
+}
+
+/** The deployment's public Shopify app, as its configuration in the Dev Dashboard has it. */
+export interface FakeShopifyApp {
+  clientId: string;
+  clientSecret: string;
+  /** Shown on the install page (default "Flowsmith"). */
+  name?: string;
+  /** When given, the only redirect_uri values the authorize request may name ("Allowed redirection URL(s)"). */
+  redirectUris?: string[];
+}
+
+/** A request to /admin/oauth/access_token as the stand-in received it (`tokenRequests`). */
+export interface ShopifyTokenRequest {
+  /** 'authorization_code', 'refresh_token', 'client_credentials', or what else was sent. */
+  grantType: string;
+  code?: string;
+  /** The refresh token the request renewed with. */
+  refreshToken?: string;
+  /** '1' asked for an expiring offline token. */
+  expiring?: string;
+  receivedAt: number;
+  /** What was answered; null while unanswered (a hang); for a lost answer, the status the answer would have had. */
+  readonly status: number | null;
+  /** The request was carried out but its answer was never delivered (`loseNextTokenAnswer`). */
+  lost: boolean;
+}
+
+/** One delivery of an app webhook (`uninstall`, `updateScopes`). */
+export interface ShopifyAppWebhookDelivery {
+  topic: string;
+  /** The subscription's uri, and where it was actually posted (`webhookDeliveryUrl`). */
+  uri: string;
+  url: string;
+  webhookId: string;
+  body: string;
+  /** The receiver's HTTP status; null when it could not be reached or did not answer within Shopify's 5 seconds. */
+  status: number | null;
 }
 
 const productGid = (id: string) => (id.startsWith('gid://') ? id : `gid://shopify/Product/${id}`);
@@ -180,26 +242,30 @@ function subscriptionInput(query: string, variables: Record<string, unknown>): {
   };
 }
 
-const tokenRequestFields = ['client_id', 'client_secret', 'grant_type'];
+let accessScopes: Set<string> | undefined;
 
 /**
- * The client-credentials request as Shopify documents it: a form (or JSON) body with
- * exactly grant_type, client_id and client_secret. Anything else is Shopify's 400
- * invalid_request; a wrong id or secret is not a shape problem (the handler answers it).
+ * Every Shopify access scope the pinned Admin schema documents (`read_orders`,
+ * `write_products`, …, as its descriptions name them): what the authorize request may ask for.
  */
-function checkTokenRequest(request: RecordedRequest): { reply: FakeReply; problems: string[] } | undefined {
-  const contentType = String(request.headers['content-type'] ?? '');
-  const problems: string[] = [];
-  if (!/application\/(?:x-www-form-urlencoded|json)/.test(contentType)) problems.push(`content-type ${contentType || 'missing'}: a form or JSON body is expected`);
-  const body = request.body && typeof request.body === 'object' ? (request.body as Record<string, unknown>) : {};
-  const fields = Object.keys(body).sort();
-  if (fields.join() !== tokenRequestFields.join()) problems.push(`the body has ${fields.join(', ') || 'nothing'}; Shopify takes exactly ${tokenRequestFields.join(', ')}`);
-  if (Object.values(body).some((value) => typeof value !== 'string' || value === '')) problems.push('every field is a non-empty string');
-  if (problems.length === 0) return undefined;
-  return { problems, reply: { status: 400, body: { error: 'invalid_request', error_description: 'The request is missing a required parameter, includes an unsupported parameter value, or is otherwise malformed.' } } };
+export function shopifyAccessScopes(): ReadonlySet<string> {
+  accessScopes ??= new Set(readFileSync(ensureAdminSchema(shopifyApiVersion), 'utf8').match(/\b(?:read|write)_[a-z][a-z_]*[a-z]\b/g) ?? []);
+  return accessScopes;
 }
 
-/** A local Shopify store: Admin GraphQL (shop, product, products by title, webhook subscriptions) and the client-credentials grant. */
+const minute = 60_000;
+const day = 24 * 60 * minute;
+/** How long an authorization code may wait for its exchange. Shopify's docs give no figure; RFC 6749 §4.1.2 recommends at most 10 minutes. */
+const codeLifetimeMs = 10 * minute;
+/** How long a used refresh token may still be retried while its replacement is unused (Shopify's changelog of August 2026: 30 days from its first use). */
+const refreshRecoveryMs = 30 * day;
+
+/**
+ * A local Shopify store: Admin GraphQL (shop, product, products by title, webhook
+ * subscriptions), the client-credentials grant of a Dev Dashboard app, and, with `app`,
+ * the authorization code grant of the deployment's public app (install page, code
+ * exchange, expiring offline tokens and their renewal) with its app webhooks.
+ */
 export async function startFakeShopify(options: FakeShopifyOptions = {}) {
   const shopDomain = options.shopDomain ?? 'test-shop.myshopify.com';
   const now = options.now ?? Date.now;
@@ -207,7 +273,8 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
   const accessTokens = new Set(options.accessTokens ?? ['shpat_test_valid']);
   const tokenScopes = new Map<string, string[]>(Object.entries(options.tokenScopes ?? {}));
   let appScopes = options.appScopes ?? defaultGrantedScopes;
-  const scopesOf = (token: string): string[] => tokenScopes.get(token) ?? (issuedTokens.has(token) ? appScopes : defaultGrantedScopes);
+  const scopesOf = (token: string): string[] =>
+    tokenScopes.get(token) ?? (oauthAccessTokens.has(token) ? installation.scopes : issuedTokens.has(token) ? appScopes : defaultGrantedScopes);
   /** Tokens obtained by the grant, with their expiry in ms. */
   const issuedTokens = new Map<string, number>();
   const products = new Map<string, FakeShopifyProduct>(Object.entries(options.products ?? {}).map(([id, product]) => [productGid(id), product]));
@@ -224,6 +291,277 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
   const counts: Record<ShopifyEndpoint, number> = { graphql: 0, 'access-token': 0 };
   /** GraphQL root fields answered, e.g. counts of 'shop', 'product', 'webhookSubscriptionCreate'. */
   const operationCounts: Record<string, number> = {};
+
+  // ---- The deployment's public app (options.app): its one installation on this shop.
+  const accessTokenLifetimeSeconds = options.accessTokenLifetimeSeconds ?? 3600;
+  const refreshTokenLifetimeSeconds = options.refreshTokenLifetimeSeconds ?? 90 * 24 * 3600;
+  const appName = options.app?.name ?? 'Flowsmith';
+  /** The shop's name in admin.shopify.com/store/<name>, which `host` encodes. */
+  const storeHandle = shopDomain.replace(/\.myshopify\.com$/, '');
+  const installation = {
+    installed: false,
+    /** The access scopes granted to the installation (its tokens carry these, whenever they were issued). */
+    scopes: [] as string[],
+    /** Authorizing again with offline access returns the same non-expiring token (Shopify's offline-access-tokens page). */
+    nonExpiringToken: null as string | null,
+    /** The next installs grant exactly these scopes (grantOnly); null: what was asked. */
+    grantOnly: null as string[] | null,
+  };
+  /** Install pages shown and not yet answered, by the id their form carries. */
+  const pendingInstalls = new Map<string, { redirectUri: string; state: string; scopes: string[] }>();
+  const authorizationCodes = new Map<string, { scopes: string[]; expiresAt: number; used: boolean }>();
+  /** The app's access tokens on this shop, with their expiry (null: a non-expiring offline token). */
+  const oauthAccessTokens = new Map<string, { expiresAt: number | null }>();
+  interface RefreshToken {
+    token: string;
+    expiresAt: number;
+    /** The refresh token this one replaced (null: it came with a code). */
+    parent: RefreshToken | null;
+    /** The replacements issued for it (more than one when an answer was lost and it was used again). */
+    successors: RefreshToken[];
+    firstUsedAt: number | null;
+    retired: boolean;
+  }
+  const refreshTokens = new Map<string, RefreshToken>();
+  /** Webhook subscriptions the app made with its own tokens: Shopify deletes them when the app is uninstalled. */
+  const appSubscriptionIds = new Set<string>();
+  const tokenRequests: ShopifyTokenRequest[] = [];
+  const faults = { loseAnswers: 0 };
+  let webhookDeliveryUrl = options.webhookDeliveryUrl ?? ((uri: string) => uri);
+
+  function issueExpiringPair(parent: RefreshToken | null) {
+    const at = now();
+    const accessToken = `shpat_${randomBytes(16).toString('hex')}`;
+    oauthAccessTokens.set(accessToken, { expiresAt: at + accessTokenLifetimeSeconds * 1000 });
+    const refresh: RefreshToken = { token: `shprt_${randomBytes(16).toString('hex')}`, expiresAt: at + refreshTokenLifetimeSeconds * 1000, parent, successors: [], firstUsedAt: null, retired: false };
+    refreshTokens.set(refresh.token, refresh);
+    parent?.successors.push(refresh);
+    return {
+      access_token: accessToken,
+      scope: installation.scopes.join(','),
+      expires_in: accessTokenLifetimeSeconds,
+      refresh_token: refresh.token,
+      refresh_token_expires_in: refreshTokenLifetimeSeconds,
+    };
+  }
+
+  const appClientRefused = (body: Record<string, string>) => !options.app || body.client_id !== options.app.clientId || body.client_secret !== options.app.clientSecret;
+  const invalidClient = (): FakeReply => ({
+    status: options.invalidClientStatus ?? 400,
+    body: { error: 'invalid_client', error_description: 'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.' },
+  });
+
+  /**
+   * The code exchange (client_id, client_secret, code, expiring). A code is good once, for
+   * 10 minutes, for this app on this shop; a used, unknown or expired one gets Shopify's
+   * 400 `invalid_request` "The authorization code was not found or was already used" (its
+   * answer as apps have quoted it). expiring '1' gives an expiring offline token and a
+   * refresh token (and replaces the refresh tokens an earlier code gave: "a later token
+   * acquisition for the same store replaces that pair"); otherwise the installation's one
+   * non-expiring offline token.
+   */
+  function handleCodeExchange(body: Record<string, string>): FakeReply {
+    if (appClientRefused(body)) return invalidClient();
+    const code = authorizationCodes.get(body.code ?? '');
+    if (!code || code.used || code.expiresAt <= now() || !installation.installed) {
+      if (code) code.used = true;
+      return { status: 400, body: { error: 'invalid_request', error_description: 'The authorization code was not found or was already used' } };
+    }
+    code.used = true;
+    if (body.expiring === '1') {
+      for (const refresh of refreshTokens.values()) refresh.retired = true;
+      return { status: 200, body: issueExpiringPair(null) };
+    }
+    installation.nonExpiringToken ??= `shpat_${randomBytes(16).toString('hex')}`;
+    oauthAccessTokens.set(installation.nonExpiringToken, { expiresAt: null });
+    return { status: 200, body: { access_token: installation.nonExpiringToken, scope: installation.scopes.join(',') } };
+  }
+
+  /**
+   * The renewal (grant_type=refresh_token): a new access token and a new refresh token each
+   * time. The rule since Shopify's changelog of 28 August 2026: a used refresh token can be
+   * used again (a lost answer) until one of its replacements is used, for up to 30 days
+   * from its first use; when a replacement is used, the token it replaced is retired (and
+   * so are that token's other, unused replacements). A retired, unknown or expired refresh
+   * token gets RFC 6749's 400 `invalid_grant` (Shopify's OAuth page names the error; its
+   * wording is the stand-in's). Access tokens issued earlier stay valid until they expire.
+   */
+  function handleRefresh(body: Record<string, string>): FakeReply {
+    if (appClientRefused(body)) return invalidClient();
+    const at = now();
+    const refresh = refreshTokens.get(body.refresh_token ?? '');
+    const recoveryOver = refresh?.firstUsedAt !== null && refresh?.firstUsedAt !== undefined && at - refresh.firstUsedAt > refreshRecoveryMs;
+    if (!refresh || refresh.retired || refresh.expiresAt <= at || recoveryOver) {
+      return { status: 400, body: { error: 'invalid_grant', error_description: 'The refresh token is invalid, expired or revoked.' } };
+    }
+    refresh.firstUsedAt ??= at;
+    if (refresh.parent && !refresh.parent.retired) {
+      refresh.parent.retired = true;
+      for (const sibling of refresh.parent.successors) if (sibling !== refresh) sibling.retired = true;
+    }
+    return { status: 200, body: issueExpiringPair(refresh) };
+  }
+
+  /** The answer of a token request the stand-in carried out but whose answer is lost: the client's HTTP parser refuses it, so no status or body reaches the app. */
+  const lostAnswer = (): FakeReply => ({ status: 200, headers: { 'content-length': 'lost', connection: 'close' }, body: '{}', offContract: true });
+
+  /** The callback query Shopify sends the browser to redirect_uri with after Install. */
+  function callbackLocation(pending: { redirectUri: string; state: string }, code: string): string {
+    const params: Record<string, string> = {
+      code,
+      host: Buffer.from(`admin.shopify.com/store/${storeHandle}`).toString('base64url'),
+      shop: shopDomain,
+      state: pending.state,
+      timestamp: String(Math.floor(now() / 1000)),
+    };
+    const location = new URL(pending.redirectUri);
+    location.searchParams.set('code', params.code!);
+    location.searchParams.set('hmac', signShopifyQuery(params, options.app!.clientSecret));
+    for (const name of ['host', 'shop', 'state', 'timestamp']) location.searchParams.set(name, params[name]!);
+    return location.toString();
+  }
+
+  function issueCode(scopes: string[]): string {
+    const code = randomBytes(16).toString('hex');
+    authorizationCodes.set(code, { scopes, expiresAt: now() + codeLifetimeMs, used: false });
+    return code;
+  }
+
+  /**
+   * GET /admin/oauth/authorize, once the contract let it through (shopifyAuthorizeProblems):
+   * the install page, naming the app, the shop and the scopes asked, with Install and
+   * Cancel. An installation that already has every scope asked is sent straight back with
+   * a new code, as Shopify skips the grant screen then.
+   */
+  function handleAuthorize(request: RecordedRequest): FakeReply {
+    const scopes = request.query.get('scope')!.split(',').map((scope) => scope.trim()).filter(Boolean);
+    const pending = { redirectUri: request.query.get('redirect_uri')!, state: request.query.get('state')! };
+    if (installation.installed && installation.grantOnly === null && scopes.every((scope) => installation.scopes.includes(scope))) {
+      return { status: 302, headers: { location: callbackLocation(pending, issueCode(installation.scopes)) } };
+    }
+    const id = randomUUID();
+    pendingInstalls.set(id, { ...pending, scopes });
+    return consentPage({
+      title: `Install ${appName}`,
+      paragraphs: [`${appName} wants to be installed on ${shopDomain} (${options.shopName ?? 'Fake Shop'}).`],
+      listHeading: `${appName} will be able to:`,
+      items: scopes,
+      action: '/admin/oauth/authorize/decision',
+      hidden: { install_request: id },
+      buttons: [
+        { label: 'Install', value: 'install' },
+        { label: 'Cancel', value: 'cancel' },
+      ],
+    });
+  }
+
+  /**
+   * The install page's buttons. Install grants the scopes asked (or grantOnly's) and sends
+   * the browser to redirect_uri with code, hmac, host, shop, state and timestamp. Cancel:
+   * Shopify does not call the app back (its legacy grant screen returns the merchant to the
+   * admin), so the stand-in shows "Installation cancelled" and the app hears nothing.
+   */
+  function handleDecision(request: RecordedRequest): FakeReply {
+    const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, string>;
+    const pending = pendingInstalls.get(body.install_request ?? '');
+    if (!pending) return refusalPage('This page has expired', 'This installation request was already answered or is unknown. Start the installation again from the app.');
+    pendingInstalls.delete(body.install_request!);
+    if (body.decision !== 'install') return messagePage('Installation cancelled', `${appName} was not installed on ${shopDomain}.`);
+    const granted = installation.grantOnly ?? pending.scopes;
+    installation.installed = true;
+    installation.scopes = [...granted];
+    return { status: 302, headers: { location: callbackLocation(pending, issueCode(installation.scopes)) } };
+  }
+
+  /** POSTs an app webhook to every subscription of `topic`, as Shopify sends them (5 s to answer). */
+  async function deliverAppWebhook(subscriptionTopic: string, topic: string, payload: unknown): Promise<ShopifyAppWebhookDelivery[]> {
+    if (!options.app) throw new Error('the Shopify stand-in has no app (options.app) to sign its webhooks with');
+    const body = JSON.stringify(payload);
+    const subscriptions = [...webhookSubscriptions.values()].filter((subscription) => subscription.topic === subscriptionTopic);
+    return Promise.all(
+      subscriptions.map(async (subscription) => {
+        const url = webhookDeliveryUrl(subscription.uri);
+        const webhookId = randomUUID();
+        const headers = {
+          'Content-Type': 'application/json',
+          'X-Shopify-Topic': topic,
+          'X-Shopify-Hmac-Sha256': signShopifyWebhook(body, options.app!.clientSecret),
+          'X-Shopify-Shop-Domain': shopDomain,
+          'X-Shopify-API-Version': shopifyApiVersion,
+          'X-Shopify-Webhook-Id': webhookId,
+          'X-Shopify-Event-Id': randomUUID(),
+          'X-Shopify-Triggered-At': new Date(now()).toISOString(),
+        };
+        let status: number | null = null;
+        try {
+          const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(5000) });
+          status = response.status;
+          await response.arrayBuffer().catch(() => undefined);
+        } catch {
+          status = null;
+        }
+        return { topic, uri: subscription.uri, url, webhookId, body, status };
+      }),
+    );
+  }
+
+  /** The shop as Shopify's app/uninstalled payload carries it (the Shop resource of its sample payload). */
+  const shopPayload = () => ({
+    id: 1,
+    name: options.shopName ?? 'Fake Shop',
+    email: 'owner@example.com',
+    domain: shopDomain,
+    province: 'Massachusetts',
+    country: 'US',
+    address1: '1 Main St',
+    zip: '02110',
+    city: 'Boston',
+    source: null,
+    phone: null,
+    latitude: null,
+    longitude: null,
+    primary_locale: 'en',
+    address2: null,
+    created_at: new Date(now() - 365 * day).toISOString(),
+    updated_at: new Date(now()).toISOString(),
+    country_code: 'US',
+    country_name: 'United States',
+    currency: 'USD',
+    customer_email: 'owner@example.com',
+    timezone: '(GMT-05:00) Eastern Time (US & Canada)',
+    iana_timezone: 'America/New_York',
+    shop_owner: 'Kim Owner',
+    money_format: '${{amount}}',
+    money_with_currency_format: '${{amount}} USD',
+    weight_unit: 'lb',
+    province_code: 'MA',
+    taxes_included: false,
+    auto_configure_tax_inclusivity: null,
+    tax_shipping: null,
+    county_taxes: true,
+    plan_display_name: 'Basic',
+    plan_name: 'basic',
+    has_discounts: false,
+    has_gift_cards: false,
+    myshopify_domain: shopDomain,
+    google_apps_domain: null,
+    google_apps_login_enabled: null,
+    money_in_emails_format: '${{amount}}',
+    money_with_currency_in_emails_format: '${{amount}} USD',
+    eligible_for_payments: true,
+    requires_extra_payments_agreement: false,
+    password_enabled: false,
+    has_storefront: true,
+    finances: true,
+    primary_location_id: null,
+    checkout_api_supported: true,
+    multi_location_enabled: true,
+    setup_required: false,
+    pre_launch_enabled: false,
+    enabled_presentment_currencies: ['USD'],
+    marketing_sms_consent_enabled_at_checkout: false,
+    transactional_sms_disabled: false,
+  });
 
   const appliesTo = (failure: ShopifyFailure, endpoint: ShopifyEndpoint) => failure.on === undefined || failure.on === endpoint;
 
@@ -253,12 +591,17 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
   function tokenIsValid(token: string | undefined): boolean {
     if (!token) return false;
     if (accessTokens.has(token)) return true;
+    const oauth = oauthAccessTokens.get(token);
+    if (oauth) return oauth.expiresAt === null || oauth.expiresAt > now();
     const expiresAt = issuedTokens.get(token);
     return expiresAt !== undefined && expiresAt > now();
   }
 
   function handleAccessToken(request: RecordedRequest): FakeReply {
     const body = (request.body && typeof request.body === 'object' ? request.body : Object.fromEntries(request.query)) as Record<string, string>;
+    const grant = shopifyGrantOf(body);
+    if (grant === 'authorization_code') return handleCodeExchange(body);
+    if (grant === 'refresh_token') return handleRefresh(body);
     if (body.grant_type !== 'client_credentials') {
       return { status: 400, body: { error: 'unsupported_grant_type', error_description: 'The authorization grant type is not supported.' } };
     }
@@ -311,6 +654,7 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
           updatedAt: stamp,
         };
         webhookSubscriptions.set(subscription.id, subscription);
+        if (oauthAccessTokens.has(String(request.headers['x-shopify-access-token']))) appSubscriptionIds.add(subscription.id);
         data.webhookSubscriptionCreate = { webhookSubscription: subscriptionNode(subscription), userErrors: [] };
       }
     } else if (/\bwebhookSubscriptionUpdate\b/.test(query)) {
@@ -395,7 +739,11 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
    */
   const contract: Contract = {
     checkRequest(request) {
-      if (request.method === 'POST' && request.path === '/admin/oauth/access_token') return checkTokenRequest(request);
+      if (request.method === 'POST' && request.path === '/admin/oauth/access_token') return checkShopifyTokenRequest(request);
+      if (request.method === 'GET' && request.path === '/admin/oauth/authorize') {
+        const problems = shopifyAuthorizeProblems(request.query, options.app, shopifyAccessScopes());
+        return problems.length > 0 ? { problems, reply: shopifyAuthorizeRefusal(problems) } : undefined;
+      }
       if (request.method !== 'POST' || request.path !== graphqlPath) return undefined;
       const token = request.headers['x-shopify-access-token'];
       // Shopify answers an unknown token with 401 before it reads the query.
@@ -425,11 +773,7 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
       };
     },
     checkReply(request, reply) {
-      if (request.path === '/admin/oauth/access_token') {
-        if (reply.status !== 200) return [];
-        const body = reply.body as Record<string, unknown>;
-        return typeof body?.access_token === 'string' && typeof body.scope === 'string' && typeof body.expires_in === 'number' ? [] : ['a token answer has access_token, scope and expires_in'];
-      }
+      if (request.path === '/admin/oauth/access_token') return checkShopifyTokenAnswer(request, reply);
       if (request.path !== graphqlPath || reply.status !== 200) return [];
       const data = (reply.body as { data?: unknown } | undefined)?.data;
       if (data === undefined) return [];
@@ -443,6 +787,8 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
     if (state.latencyMs > 0) await delay(state.latencyMs);
     const domain = request.headers['x-shopify-shop-domain'];
     if (typeof domain === 'string') shopDomainsRequested.push(domain);
+    if (options.app && request.method === 'GET' && request.path === '/admin/oauth/authorize') return handleAuthorize(request);
+    if (options.app && request.method === 'POST' && request.path === '/admin/oauth/authorize/decision') return handleDecision(request);
     const endpoint: ShopifyEndpoint | undefined =
       request.method === 'POST' && request.path === graphqlPath
         ? 'graphql'
@@ -451,9 +797,31 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
           : undefined;
     if (!endpoint) return { status: 404, body: { errors: 'Not Found' } };
     counts[endpoint] += 1;
+    let received: ShopifyTokenRequest | undefined;
+    if (endpoint === 'access-token') {
+      const body = (request.body && typeof request.body === 'object' ? request.body : {}) as Record<string, string>;
+      received = {
+        grantType: shopifyGrantOf(body),
+        ...(body.code !== undefined ? { code: body.code } : {}),
+        ...(body.refresh_token !== undefined ? { refreshToken: body.refresh_token } : {}),
+        ...(body.expiring !== undefined ? { expiring: body.expiring } : {}),
+        receivedAt: now(),
+        get status() {
+          return request.status;
+        },
+        lost: false,
+      };
+      tokenRequests.push(received);
+    }
     const failure = failureFor(request, endpoint);
     if (failure) return failureReply(failure);
-    if (endpoint === 'access-token') return handleAccessToken(request);
+    if (endpoint === 'access-token') {
+      const reply = handleAccessToken(request);
+      if (faults.loseAnswers === 0) return reply;
+      faults.loseAnswers -= 1;
+      received!.lost = true;
+      return { ...lostAnswer(), status: reply.status };
+    }
     const token = request.headers['x-shopify-access-token'];
     if (!tokenIsValid(typeof token === 'string' ? token : undefined)) {
       return { status: 401, body: { errors: '[API] Invalid API key or access token (unrecognized login or wrong password)' } };
@@ -517,10 +885,129 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
     /** Requests received per endpoint (including failed ones). */
     counts,
     operationCounts,
+
+    // ---- The deployment's public app (options.app): OAuth and the app's webhooks.
+
+    /** Whether the app is installed on the shop (an Install pressed, and no uninstall since). */
+    get installed() {
+      return installation.installed;
+    },
+    /** The scopes the installation has; its tokens carry these. */
+    get grantedScopes(): readonly string[] {
+      return installation.scopes;
+    },
+    /** Every request to /admin/oauth/access_token that reached the stand-in, in order, by grant, with the code or refresh token it used. */
+    tokenRequests,
+    /** The app's access tokens on the shop and their expiry in ms (null: non-expiring). */
+    oauthAccessTokens,
+    /**
+     * Makes the next installs grant exactly `scopes` (fewer than asked, as a merchant or
+     * Shopify may); null: what was asked again.
+     */
+    grantOnly(scopes: string[] | null) {
+      installation.grantOnly = scopes ? [...scopes] : null;
+    },
+    /**
+     * The next token request is carried out (tokens issued, rotation applied, the code
+     * used) but its answer never arrives: the connection ends with a response no HTTP
+     * client can read, so the app's request fails as on a reset.
+     */
+    loseNextTokenAnswer() {
+      faults.loseAnswers += 1;
+    },
+    /**
+     * The next `times` token requests (any grant) fail before anything is done: answered
+     * with `status` (a 5xx, Shopify's `{ errors }` body) or, with 'timeout', never answered
+     * until the client gives up.
+     */
+    failTokenRequests(times: number, status: number | 'timeout') {
+      for (let index = 0; index < times; index += 1) {
+        queue.push(status === 'timeout' ? { kind: 'hang', on: 'access-token' } : { kind: 'status', status, on: 'access-token' });
+      }
+    },
+    /** Every access token of the app on the shop (expiring or not) expires now: the Admin API answers them 401. Refresh tokens are untouched. */
+    expireAccessTokens() {
+      const at = now();
+      for (const token of oauthAccessTokens.values()) token.expiresAt = at;
+    },
+    /** Where app webhooks are posted from now on (see the option `webhookDeliveryUrl`). */
+    setWebhookDeliveryUrl(map: (subscriptionUri: string) => string) {
+      webhookDeliveryUrl = map;
+    },
+    /**
+     * The merchant uninstalls the app: every token of the app on this shop dies at once
+     * (access tokens answer 401, refresh tokens and unused codes invalid_grant /
+     * invalid_request), Shopify POSTs `app/uninstalled` (the shop as payload, signed with
+     * the app's client secret) to every APP_UNINSTALLED subscription, and then deletes the
+     * subscriptions the app made with its tokens, as Shopify removes an uninstalled app's
+     * webhooks. Returns each delivery with the receiver's status. A later install through
+     * the install page works again, with new tokens.
+     */
+    async uninstall(): Promise<ShopifyAppWebhookDelivery[]> {
+      if (!options.app) throw new Error('the Shopify stand-in has no app (options.app) to uninstall');
+      installation.installed = false;
+      installation.scopes = [];
+      installation.nonExpiringToken = null;
+      oauthAccessTokens.clear();
+      refreshTokens.clear();
+      authorizationCodes.clear();
+      pendingInstalls.clear();
+      const deliveries = await deliverAppWebhook('APP_UNINSTALLED', 'app/uninstalled', shopPayload());
+      for (const id of appSubscriptionIds) webhookSubscriptions.delete(id);
+      appSubscriptionIds.clear();
+      return deliveries;
+    },
+    /**
+     * The installation's scopes change to `scopes` (the merchant approved more, or some were
+     * taken back): its tokens carry them from now on, and Shopify POSTs `app/scopes_update`
+     * ({ id, previous, current, updated_at, shop_id }) to every APP_SCOPES_UPDATE subscription.
+     */
+    async updateScopes(scopes: string[]): Promise<ShopifyAppWebhookDelivery[]> {
+      if (!installation.installed) throw new Error('the app is not installed on the shop');
+      const previous = installation.scopes;
+      installation.scopes = [...scopes];
+      return deliverAppWebhook('APP_SCOPES_UPDATE', 'app/scopes_update', {
+        id: 1,
+        previous,
+        current: installation.scopes,
+        updated_at: new Date(now()).toISOString(),
+        shop_id: 1,
+      });
+    },
     close: server.close,
   };
 }
 export type FakeShopify = Awaited<ReturnType<typeof startFakeShopify>>;
+
+/**
+ * The `hmac` of a query Shopify sends an app (the OAuth callback, the install link): hex
+ * HMAC-SHA256 keyed with the app's client secret over the other parameters (`hmac` and
+ * `signature` left out) sorted by name and joined `name=value&…`, each URL-encoded as the
+ * official library's `utils.validateHmac` encodes them (URLSearchParams, spaces as %20).
+ * Tests forge or check callbacks with it.
+ */
+export function signShopifyQuery(params: Record<string, string>, secret: string): string {
+  const query = new URLSearchParams();
+  for (const name of Object.keys(params).sort((a, b) => a.localeCompare(b))) {
+    if (name !== 'hmac' && name !== 'signature') query.append(name, params[name]!);
+  }
+  return createHmac('sha256', secret).update(query.toString().replace(/\+/g, '%20')).digest('hex');
+}
+
+/**
+ * The address Shopify opens when a merchant installs or opens the app from the admin or
+ * the App Store: the app's URL (`appUrl`) with `hmac`, `host`, `shop` and `timestamp`
+ * (seconds of `now`, in ms, default Date.now()) added, the hmac signing every parameter of
+ * the address (those `appUrl` already had too) with the app's client secret.
+ */
+export function shopifyInstallLaunchUrl(appUrl: string, shop: string, secret: string, now: number = Date.now()): string {
+  const url = new URL(appUrl);
+  url.searchParams.set('host', Buffer.from(`admin.shopify.com/store/${shop.replace(/\.myshopify\.com$/, '')}`).toString('base64url'));
+  url.searchParams.set('shop', shop);
+  url.searchParams.set('timestamp', String(Math.floor(now / 1000)));
+  url.searchParams.set('hmac', signShopifyQuery(Object.fromEntries(url.searchParams), secret));
+  return url.toString();
+}
 
 /** The X-Shopify-Hmac-Sha256 value for a raw body: base64 HMAC-SHA256 keyed with the secret. */
 export function signShopifyWebhook(body: string, secret: string): string {

@@ -75,11 +75,15 @@ function httpErrorsOutsideRoutes(sources: Source[]): string[] {
 /**
  * Routes are registered from the endpoint table (registerEndpoint) except the ones the
  * table does not hold: the public intake addresses, whose raw bodies and answers are the
- * senders' contract, the operators' health and metrics, and the web pages.
+ * senders' contract, the operators' health and metrics, the web pages, and the addresses
+ * Shopify and Klaviyo call or send the owner's browser to (OAuth callbacks, the install
+ * link, the Shopify app's webhooks), whose form the vendors decide.
  */
 const ownRegistration = [
   /^src\/server\/webhooks\/webhook-routes\.ts$/,
   /^src\/server\/privacy\/privacy-webhook-routes\.ts$/,
+  /^src\/server\/connections\/shopify-app-webhook-routes\.ts$/,
+  /^src\/server\/connections\/connection-routes\.ts$/,
   /^src\/server\/observability\/observability-routes\.ts$/,
   /^src\/server\/web-pages\/web-page-routes\.ts$/,
 ];

@@ -66,7 +66,18 @@ function asServiceError(service: ServiceName, error: unknown): ServiceError {
   return new ServiceError(service, 'invalid_response', 'the answer could not be read');
 }
 
-async function checkKlaviyo(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal): Promise<ServiceOutcome> {
+/**
+ * What the owner connected by OAuth (docs/decisions/0048-connect-by-oauth.md): a service
+ * chosen that way was checked when it was connected, so a save only needs it to be so.
+ */
+export interface OAuthConnected {
+  /** The shop connected through the deployment's app, while connected. */
+  shopifyDomain: string | null;
+  klaviyo: boolean;
+}
+
+async function checkKlaviyo(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal, connected: OAuthConnected): Promise<ServiceOutcome> {
+  if (credentials.klaviyoAuthMethod === 'oauth') return { fieldErrors: connected.klaviyo ? {} : { klaviyoApiKey: m.klaviyoNotConnected } };
   if (services.klaviyoKeyCache.has(credentials.klaviyoApiKey)) return { fieldErrors: {} };
   try {
     const { missingScopes } = await checkKlaviyoKey(services.klaviyoBaseUrl, credentials.klaviyoApiKey, signal);
@@ -106,7 +117,8 @@ async function checkOpenAi(credentials: Credentials, services: CredentialCheckSe
   return { fieldErrors: {} };
 }
 
-async function checkShopify(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal): Promise<ServiceOutcome> {
+async function checkShopify(credentials: Credentials, services: CredentialCheckServices, signal: AbortSignal, connected: OAuthConnected): Promise<ServiceOutcome> {
+  if (credentials.shopifyAuthMethod === 'oauth') return { fieldErrors: connected.shopifyDomain === credentials.shopifyDomain ? {} : { shopifyDomain: m.shopifyNotConnected } };
   const shopUrl = shopifyShopUrl(services.shopifyBaseUrl, credentials.shopifyDomain);
   const usesClientCredentials = credentials.shopifyAuthMethod === 'client_credentials';
   let obtained: ObtainedShopifyToken | undefined;
@@ -157,12 +169,16 @@ async function checkShopify(credentials: Credentials, services: CredentialCheckS
  * value is wrong marks it invalid; one that cannot be asked marks it unreachable, which
  * is not a verdict on the value but still stops a save.
  */
-export async function checkCredentials(credentials: Credentials, services: CredentialCheckServices): Promise<CredentialCheckReport> {
+export async function checkCredentials(
+  credentials: Credentials,
+  services: CredentialCheckServices,
+  connected: OAuthConnected = { shopifyDomain: null, klaviyo: false },
+): Promise<CredentialCheckReport> {
   const timeoutMs = services.timeoutMs ?? CREDENTIAL_CHECK_TIMEOUT_MS;
   const outcomes = await Promise.all([
-    checkKlaviyo(credentials, services, AbortSignal.timeout(timeoutMs)),
+    checkKlaviyo(credentials, services, AbortSignal.timeout(timeoutMs), connected),
     checkOpenAi(credentials, services, AbortSignal.timeout(timeoutMs)),
-    checkShopify(credentials, services, AbortSignal.timeout(timeoutMs)),
+    checkShopify(credentials, services, AbortSignal.timeout(timeoutMs), connected),
   ]);
   const report: CredentialCheckReport = { fieldErrors: {}, invalid: false, unreachable: false, problems: [], obtainedShopifyToken: null };
   for (const outcome of outcomes) {

@@ -10,7 +10,13 @@ import { reencryptFlowSigningSecrets } from '../flows/flow-signature-queries.ts'
  * moves or none does. A value the old key cannot
  * decrypt stops the rotation (CredentialDecryptionError) rather than being lost.
  */
-export async function rotateCredentialsKey(pool: pg.Pool, oldCipher: CredentialCipher, newCipher: CredentialCipher): Promise<{ records: number; values: number; flowSecrets: number }> {
+export async function rotateCredentialsKey(
+  pool: pg.Pool,
+  oldCipher: CredentialCipher,
+  newCipher: CredentialCipher,
+  /** Other values the same key protects (the OAuth tokens), moved in the same transaction; each returns how many it moved. */
+  alsoMove: Array<(client: pg.PoolClient, oldCipher: CredentialCipher, newCipher: CredentialCipher) => Promise<number>> = [],
+): Promise<{ records: number; values: number; flowSecrets: number }> {
   return inTransaction(pool, async (client) => {
     const records = await lockAllEncryptedValues(client);
     let values = 0;
@@ -27,6 +33,7 @@ export async function rotateCredentialsKey(pool: pg.Pool, oldCipher: CredentialC
       await replaceEncryptedValues(client, userId, updated);
     }
     const flowSecrets = await reencryptFlowSigningSecrets(client, oldCipher, newCipher);
+    for (const move of alsoMove) values += await move(client, oldCipher, newCipher);
     return { records: records.length, values, flowSecrets };
   });
 }

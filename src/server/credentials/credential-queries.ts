@@ -1,5 +1,5 @@
 import type { Queryable } from '../database/database.ts';
-import type { ShopifyAuthMethod } from '../../shared/credentials/credential-schemas.ts';
+import type { KlaviyoAuthMethod, ShopifyAuthMethod } from '../../shared/credentials/credential-schemas.ts';
 
 /**
  * The api_credentials table as stored: secret columns hold ciphertext
@@ -7,7 +7,9 @@ import type { ShopifyAuthMethod } from '../../shared/credentials/credential-sche
  */
 export interface StoredCredentialsRow {
   user_id: string;
-  klaviyo_api_key: string;
+  klaviyo_auth_method: KlaviyoAuthMethod;
+  /** Null when Klaviyo is connected by OAuth. */
+  klaviyo_api_key: string | null;
   openai_api_key: string;
   openai_model: string;
   shopify_domain: string;
@@ -60,7 +62,7 @@ export async function replaceEncryptedValues(db: Queryable, userId: string, valu
   );
 }
 
-const columns = `user_id, klaviyo_api_key, openai_api_key, openai_model, shopify_domain, shopify_auth_method,
+const columns = `user_id, klaviyo_auth_method, klaviyo_api_key, openai_api_key, openai_model, shopify_domain, shopify_auth_method,
   shopify_access_token, shopify_client_id, shopify_client_secret, shopify_signing_secret,
   shopify_previous_signing_secret, shopify_previous_signing_secret_until,
   shopify_obtained_token, shopify_obtained_token_expires_at, updated_at`;
@@ -87,10 +89,10 @@ export async function upsertStoredCredentials(db: Queryable, userId: string, val
     `INSERT INTO api_credentials (user_id, klaviyo_api_key, openai_api_key, openai_model, shopify_domain, shopify_auth_method,
        shopify_access_token, shopify_client_id, shopify_client_secret, shopify_signing_secret,
        shopify_previous_signing_secret, shopify_previous_signing_secret_until,
-       shopify_obtained_token, shopify_obtained_token_expires_at, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15)
+       shopify_obtained_token, shopify_obtained_token_expires_at, created_at, updated_at, klaviyo_auth_method)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $15, $16)
      ON CONFLICT (user_id) DO UPDATE SET
-       klaviyo_api_key = EXCLUDED.klaviyo_api_key, openai_api_key = EXCLUDED.openai_api_key,
+       klaviyo_auth_method = EXCLUDED.klaviyo_auth_method, klaviyo_api_key = EXCLUDED.klaviyo_api_key, openai_api_key = EXCLUDED.openai_api_key,
        openai_model = EXCLUDED.openai_model, shopify_domain = EXCLUDED.shopify_domain,
        shopify_auth_method = EXCLUDED.shopify_auth_method, shopify_access_token = EXCLUDED.shopify_access_token,
        shopify_client_id = EXCLUDED.shopify_client_id, shopify_client_secret = EXCLUDED.shopify_client_secret,
@@ -117,6 +119,7 @@ export async function upsertStoredCredentials(db: Queryable, userId: string, val
       values.shopify_obtained_token,
       values.shopify_obtained_token_expires_at,
       now,
+      values.klaviyo_auth_method,
     ],
   );
   const { created, ...row } = rows[0]!;
@@ -146,4 +149,31 @@ export async function clearObtainedShopifyToken(db: Queryable, userId: string, e
     'UPDATE api_credentials SET shopify_obtained_token = NULL, shopify_obtained_token_expires_at = NULL WHERE user_id = $1 AND shopify_obtained_token = $2',
     [userId, encryptedToken],
   );
+}
+
+/**
+ * The owner connected their shop through the deployment's app: their record (when they
+ * have one) names that shop and method, and forgets the keys of their own app, whose
+ * tokens no longer speak for them. The entered webhook signing secret stays: it verifies
+ * webhooks the owner made in the shop's admin.
+ */
+export async function switchCredentialsToShopifyOAuth(db: Queryable, userId: string, shopDomain: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE api_credentials SET shopify_auth_method = 'oauth', shopify_domain = $2, shopify_access_token = NULL,
+        shopify_client_id = NULL, shopify_client_secret = NULL, shopify_obtained_token = NULL,
+        shopify_obtained_token_expires_at = NULL, updated_at = $3
+      WHERE user_id = $1`,
+    [userId, shopDomain, now],
+  );
+}
+
+/** The owner connected Klaviyo by OAuth: the private key goes (Klaviyo asks an integration not to use both for one account). */
+export async function switchCredentialsToKlaviyoOAuth(db: Queryable, userId: string, now: Date): Promise<void> {
+  await db.query("UPDATE api_credentials SET klaviyo_auth_method = 'oauth', klaviyo_api_key = NULL, updated_at = $2 WHERE user_id = $1", [userId, now]);
+}
+
+/** How the owner's record says Klaviyo is connected; null without a record. */
+export async function findKlaviyoAuthMethod(db: Queryable, userId: string): Promise<KlaviyoAuthMethod | null> {
+  const { rows } = await db.query<{ klaviyo_auth_method: KlaviyoAuthMethod }>('SELECT klaviyo_auth_method FROM api_credentials WHERE user_id = $1', [userId]);
+  return rows[0]?.klaviyo_auth_method ?? null;
 }

@@ -9,7 +9,7 @@ import { rateLimited } from '../platform/user-rate-limit.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { listOpenAiModels } from '../integrations/openai/openai-models.ts';
 import { offeredModels } from '../engine/openai-prices.ts';
-import { checkCredentials, CREDENTIAL_CHECK_TIMEOUT_MS, KlaviyoKeyCache, type CredentialCheckReport, type CredentialCheckServices } from './credential-checks.ts';
+import { checkCredentials, CREDENTIAL_CHECK_TIMEOUT_MS, KlaviyoKeyCache, type CredentialCheckReport, type CredentialCheckServices, type OAuthConnected } from './credential-checks.ts';
 import { hasStoredCredentials } from './credential-queries.ts';
 import { checkEncryption, readMaskedCredentials, resolveUnchangedSecrets, saveCredentials, toMaskedCredentials } from './credential-store.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
@@ -21,7 +21,7 @@ import { registerEndpoint } from '../platform/register-endpoint.ts';
  * query is keyed by `request.user.id`, so no route reaches another owner's record.
  * Secrets come in, are checked live and stored encrypted; they only go out masked.
  */
-export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
+export const credentialRoutes: FastifyPluginAsyncZod<{ oauthConnected?: (userId: string) => Promise<OAuthConnected> }> = async (app, options) => {
   const { pool } = app.database;
   const cipher = app.credentialCipher;
   const services: CredentialCheckServices = {
@@ -38,7 +38,8 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
     if (Object.keys(resolved.fieldErrors).length > 0) {
       throw new HttpError(apiErrorCodes.validation, Object.values(resolved.fieldErrors)[0]!, { fieldErrors: resolved.fieldErrors as Record<string, string> });
     }
-    const report = await checkCredentials(resolved.credentials, services);
+    const connected = options.oauthConnected ? await options.oauthConnected(userId) : { shopifyDomain: null, klaviyo: false };
+    const report = await checkCredentials(resolved.credentials, services, connected);
     if (report.problems.length > 0) log.info({ problems: report.problems }, 'credential check found problems');
     return { credentials: resolved.credentials, report };
   }
@@ -98,6 +99,7 @@ export const credentialRoutes: FastifyPluginAsyncZod = async (app) => {
 
 /** Only the OpenAI key matters when resolving it alone. */
 const emptyCredentials: Credentials = {
+  klaviyoAuthMethod: 'api_key',
   klaviyoApiKey: '',
   openaiApiKey: '',
   openaiModel: '',

@@ -13,7 +13,7 @@ import {
 import { isUnchangedMask, maskSecret } from './credential-masking.ts';
 import type { ObtainedShopifyToken } from '../integrations/shopify/shopify-client-credentials.ts';
 import { credentialMessages, credentialValidationMessages } from '../../shared/credentials/credential-messages.ts';
-import type { CredentialField, Credentials, EncryptionCheck, MaskedCredentials, ShopifyAuthMethod } from '../../shared/credentials/credential-schemas.ts';
+import type { CredentialField, Credentials, EncryptionCheck, KlaviyoAuthMethod, MaskedCredentials, ShopifyAuthMethod } from '../../shared/credentials/credential-schemas.ts';
 
 /** After the webhook signing secret changes, Shopify may sign with the old one for up to an hour. */
 export const PREVIOUS_SIGNING_SECRET_MS = 60 * 60_000;
@@ -32,14 +32,16 @@ const secretFields = Object.keys(secretFieldColumns) as SecretField[];
 
 /** What the engine needs to call the three services for one owner. */
 export interface ServiceCredentials {
-  klaviyoApiKey: string;
+  klaviyoAuthMethod: KlaviyoAuthMethod;
+  /** Null when Klaviyo is connected by OAuth (its token comes from the connections feature). */
+  klaviyoApiKey: string | null;
   openaiApiKey: string;
   /** The owner's default model; an assistant may name its own. */
   openaiModel: string;
   shopify: {
     domain: string;
     authMethod: ShopifyAuthMethod;
-    /** The fixed Admin API token; null with client credentials (use the ShopifyAccessTokenProvider). */
+    /** The fixed Admin API token; null with client credentials or OAuth (use the ShopifyAccessTokenProvider). */
     accessToken: string | null;
     clientId: string | null;
     clientSecret: string | null;
@@ -83,7 +85,8 @@ export async function loadServiceCredentials(db: Queryable, cipher: CredentialCi
       : null;
   const signingSecrets = [...current, previous].filter((secret): secret is string => Boolean(secret));
   return {
-    klaviyoApiKey: decryptColumn(cipher, row, 'klaviyo_api_key')!,
+    klaviyoAuthMethod: row.klaviyo_auth_method,
+    klaviyoApiKey: row.klaviyo_auth_method === 'api_key' ? decryptColumn(cipher, row, 'klaviyo_api_key') : null,
     openaiApiKey: decryptColumn(cipher, row, 'openai_api_key')!,
     openaiModel: row.openai_model,
     shopify: {
@@ -113,6 +116,7 @@ export function toMaskedCredentials(cipher: CredentialCipher, row: StoredCredent
     }
   };
   return {
+    klaviyoAuthMethod: row.klaviyo_auth_method,
     klaviyoApiKey: masked('klaviyo_api_key'),
     openaiApiKey: masked('openai_api_key'),
     openaiModel: row.openai_model,
@@ -171,6 +175,7 @@ export async function saveCredentials(
   return inTransaction(pool, async (client) => {
     const existing = await findStoredCredentials(client, userId, { forUpdate: true });
     const usesClientCredentials = credentials.shopifyAuthMethod === 'client_credentials';
+    const usesKlaviyoKey = credentials.klaviyoAuthMethod === 'api_key';
     const newSigning = [credentials.shopifySigningSecret, usesClientCredentials ? credentials.shopifyClientSecret : ''].filter(Boolean);
 
     let previous: { encrypted: string | null; until: Date | null } = { encrypted: null, until: null };
@@ -201,12 +206,13 @@ export async function saveCredentials(
       client,
       userId,
       {
-        klaviyo_api_key: encrypt('klaviyo_api_key', credentials.klaviyoApiKey)!,
+        klaviyo_auth_method: credentials.klaviyoAuthMethod,
+        klaviyo_api_key: usesKlaviyoKey ? encrypt('klaviyo_api_key', credentials.klaviyoApiKey) : null,
         openai_api_key: encrypt('openai_api_key', credentials.openaiApiKey)!,
         openai_model: credentials.openaiModel,
         shopify_domain: credentials.shopifyDomain,
         shopify_auth_method: credentials.shopifyAuthMethod,
-        shopify_access_token: usesClientCredentials ? null : encrypt('shopify_access_token', credentials.shopifyAccessToken),
+        shopify_access_token: credentials.shopifyAuthMethod === 'access_token' ? encrypt('shopify_access_token', credentials.shopifyAccessToken) : null,
         shopify_client_id: usesClientCredentials ? encrypt('shopify_client_id', credentials.shopifyClientId) : null,
         shopify_client_secret: usesClientCredentials ? encrypt('shopify_client_secret', credentials.shopifyClientSecret) : null,
         shopify_signing_secret: encrypt('shopify_signing_secret', credentials.shopifySigningSecret || null),

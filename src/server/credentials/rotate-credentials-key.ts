@@ -5,6 +5,7 @@ import { loadConfig } from '../config.ts';
 import { openDatabase } from '../database/database.ts';
 import { CREDENTIALS_KEY_FILE, createCredentialCipher, parseCredentialsKey } from './credential-cipher.ts';
 import { rotateCredentialsKey } from './credential-key-rotation.ts';
+import { reencryptConnectionTokens } from '../connections/connection-key-rotation.ts';
 
 /**
  * `npm run credentials:rotate`: moves every stored credential to a new key
@@ -41,7 +42,7 @@ async function main(): Promise<void> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
   let result;
   try {
-    result = await rotateCredentialsKey(database.pool, createCredentialCipher(oldKey), createCredentialCipher(newKey));
+    result = await rotateCredentialsKey(database.pool, createCredentialCipher(oldKey), createCredentialCipher(newKey), [reencryptConnectionTokens]);
   } catch (error) {
     if (usesKeyFile) await rm(pendingFile, { force: true });
     throw new Error(`${(error as Error).message}. No stored value was changed.`, { cause: error });

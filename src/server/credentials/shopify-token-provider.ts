@@ -4,6 +4,7 @@ import type { CredentialCipher } from './credential-cipher.ts';
 import { clearObtainedShopifyToken, encryptionContext, findStoredCredentials, storeObtainedShopifyToken } from './credential-queries.ts';
 import { shopifyShopUrl, type ShopifyAdminConnection } from '../integrations/shopify/shopify-admin.ts';
 import { obtainClientCredentialsToken } from '../integrations/shopify/shopify-client-credentials.ts';
+import { ServiceError } from '../integrations/service-error.ts';
 
 /** Tokens of the client-credentials grant live about 24 h; a new one is obtained this long before. */
 export const SHOPIFY_TOKEN_RENEW_BEFORE_MS = 60 * 60_000;
@@ -37,6 +38,11 @@ export function createShopifyAccessTokenProvider(deps: {
   cipher: CredentialCipher;
   clock: Clock;
   shopifyBaseUrl: string | undefined;
+  /**
+   * The shop connected through the deployment's app (the connections feature, handed in by
+   * the app): its expiring token, renewed when near its expiry or when `refused`.
+   */
+  oauth?: { connectionFor(userId: string, options: { refused?: string; signal?: AbortSignal }): Promise<ShopifyConnection> };
 }): ShopifyAccessTokenProvider {
   const { db, cipher, clock } = deps;
   const pending = new Map<string, Promise<ShopifyConnection | null>>();
@@ -47,6 +53,10 @@ export function createShopifyAccessTokenProvider(deps: {
     const shopUrl = shopifyShopUrl(deps.shopifyBaseUrl, row.shopify_domain);
     const decrypt = (column: 'shopify_access_token' | 'shopify_client_id' | 'shopify_client_secret' | 'shopify_obtained_token') =>
       cipher.decrypt(row[column]!, encryptionContext(column, userId));
+    if (row.shopify_auth_method === 'oauth') {
+      if (!deps.oauth) throw new ServiceError('shopify', 'unauthorized', 'this Flowsmith no longer has a Shopify app (SHOPIFY_API_KEY); save your own app\'s keys in API Settings');
+      return deps.oauth.connectionFor(userId, { signal });
+    }
     if (row.shopify_auth_method === 'access_token') {
       return { domain: row.shopify_domain, shopUrl, accessToken: decrypt('shopify_access_token') };
     }
@@ -83,6 +93,11 @@ export function createShopifyAccessTokenProvider(deps: {
     },
     async invalidate(userId, accessToken) {
       const row = await findStoredCredentials(db, userId);
+      if (row?.shopify_auth_method === 'oauth') {
+        // Renewed now, once across processes; a refusal for good is kept with the connection.
+        await deps.oauth?.connectionFor(userId, { refused: accessToken }).catch(() => undefined);
+        return;
+      }
       if (!row?.shopify_obtained_token) return;
       let stored: string;
       try {

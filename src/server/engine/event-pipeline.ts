@@ -148,6 +148,8 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   if (carryOutEnd(admission) || admission.kind === 'wait_for_timer') return;
   const credentials = await context.loadCredentials(pool, event.userId, event.receivedAt);
   if (carryOutEnd(decideCredentials(credentials !== null)) || !credentials) return;
+  // A connection made by OAuth is gone: the event waits for the owner to reconnect.
+  if (credentials.connectionProblem) throw new ServiceError(credentials.connectionProblem.service, 'unauthorized', credentials.connectionProblem.detail, { kind: 'retryable' });
 
   // What the public pixel says is never used for content: its shopper's name comes from
   // the owner's Klaviyo profile, its products from the owner's shop. A cart's shopper

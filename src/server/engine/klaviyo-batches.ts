@@ -34,7 +34,7 @@ import {
 import { takeKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { defaultRetryPolicy, nextTryDelay, type RetryPolicy } from './retry-policy.ts';
-import type { CredentialsLoader, EngineCredentials } from './engine-credentials.ts';
+import { klaviyoAuthOf, klaviyoLimitKey, type CredentialsLoader, type EngineCredentials } from './engine-credentials.ts';
 import type { PipelineObserver } from './pipeline-context.ts';
 import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
 import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
@@ -177,7 +177,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       await updateBatch(pool, batch.id, { status: 'done', leaseUntil: clock.now() });
       return;
     }
-    const connection = { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? dependencies.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: dependencies.klaviyoTimeoutMs, now: () => clock.now() };
+    const connection = { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? dependencies.klaviyoBaseUrl, ...(await klaviyoAuthOf(credentials)), timeoutMs: dependencies.klaviyoTimeoutMs, now: () => clock.now() };
     let renewedAt = clock.now().getTime();
     const renew = async () => {
       renewedAt = clock.now().getTime();
@@ -349,7 +349,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
   }
 
   function takeSlot(credentials: EngineCredentials, endpoint: KlaviyoEndpoint): Promise<void> {
-    return takeKlaviyoSlot(dependencies.pool, credentials.klaviyoApiKey, endpoint, dependencies.klaviyoLimits, {
+    return takeKlaviyoSlot(dependencies.pool, klaviyoLimitKey(credentials), endpoint, dependencies.klaviyoLimits, {
       clock: dependencies.clock,
       maxInPlaceWaitMs: SLOT_WAIT_STEP_MS,
       signal: stopping.signal,

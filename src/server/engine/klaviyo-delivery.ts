@@ -4,7 +4,7 @@ import { createEvent, importProfile } from '../integrations/klaviyo/klaviyo-prof
 import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
 import { takeKlaviyoSlot, type KlaviyoEndpoint } from './klaviyo-rate-limiter.ts';
 import { withQuickRetry } from './retry-policy.ts';
-import type { EngineCredentials } from './engine-credentials.ts';
+import { klaviyoAuthOf, klaviyoLimitKey, type EngineCredentials } from './engine-credentials.ts';
 import { quickRetries, type PipelineContext } from './pipeline-context.ts';
 import { hasQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
@@ -54,7 +54,7 @@ export async function deliver(
       return 'batched';
     }
   }
-  const connection = klaviyoConnection(context, credentials);
+  const connection = await klaviyoConnection(context, credentials, signal);
   const retrying = quickRetries(context, event, 'Klaviyo', signal);
   // A failure goes up to processEvent, which schedules the next try (this delivery then
   // resumes after its last recorded step) or fails the event and this delivery with it.
@@ -102,7 +102,7 @@ async function singleOrBulk(context: PipelineContext, event: EventRecord, creden
   try {
     // Busy (a long line of deliveries taking slots) counts as "not now": under a backlog
     // hundreds of deliveries would otherwise queue on that one lock.
-    await takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, 'profile-import', context.options.klaviyoLimits, { clock: context.clock, maxInPlaceWaitMs: 0, signal, unlessBusy: true });
+    await takeKlaviyoSlot(context.pool, klaviyoLimitKey(credentials), 'profile-import', context.options.klaviyoLimits, { clock: context.clock, maxInPlaceWaitMs: 0, signal, unlessBusy: true });
   } catch (error) {
     if (!(error instanceof RateLimitWait)) throw error;
     slotFree = false;
@@ -115,13 +115,18 @@ export function deliveryId(event: { id: string; attempt: number }): string {
   return event.attempt === 1 ? event.id : `${event.id}:${event.attempt}`;
 }
 
-export function klaviyoConnection(context: PipelineContext, credentials: EngineCredentials) {
-  return { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? context.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: context.options.klaviyoTimeoutMs, now: () => context.clock.now() };
+export async function klaviyoConnection(context: PipelineContext, credentials: EngineCredentials, signal?: AbortSignal) {
+  return {
+    baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? context.klaviyoBaseUrl,
+    ...(await klaviyoAuthOf(credentials, signal)),
+    timeoutMs: context.options.klaviyoTimeoutMs,
+    now: () => context.clock.now(),
+  };
 }
 
 /** One Klaviyo request's slot under the account's limits, waited for only as long as a Retry-After would be. */
 export function takeSlot(context: PipelineContext, credentials: EngineCredentials, endpoint: KlaviyoEndpoint, signal: AbortSignal): Promise<void> {
-  return takeKlaviyoSlot(context.pool, credentials.klaviyoApiKey, endpoint, context.options.klaviyoLimits, {
+  return takeKlaviyoSlot(context.pool, klaviyoLimitKey(credentials), endpoint, context.options.klaviyoLimits, {
     clock: context.clock,
     maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs,
     signal,

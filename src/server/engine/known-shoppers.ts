@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { EventRecord } from '../events/event-queries.ts';
 import { findProfilesByEmails, MAX_EMAILS_PER_LOOKUP, type KnownProfile } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { withQuickRetry } from './retry-policy.ts';
-import type { EngineCredentials } from './engine-credentials.ts';
+import { klaviyoLimitKey, type EngineCredentials } from './engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
 import { klaviyoConnection, takeSlot } from './klaviyo-delivery.ts';
 import { decideKnownShopper } from './pipeline-core.ts';
@@ -22,7 +22,7 @@ import { cacheLifetime } from '../platform/clock.ts';
  */
 export async function requireKnownShopper(context: PipelineContext, event: EventRecord, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<KnownProfile> {
   const lookups = lookupsOf(context);
-  const account = accountKey(credentials.klaviyoApiKey);
+  const account = accountKey(klaviyoLimitKey(credentials));
   const cacheKey = `${account}:${email.toLowerCase()}`;
   let profile = lookups.cache.get(cacheKey)?.profile;
   if (profile === undefined) {
@@ -90,7 +90,7 @@ async function send(context: PipelineContext, lookups: Lookups, account: string,
   const emails = [...gathering.emails.keys()];
   try {
     await takeSlot(context, credentials, 'profiles', signal);
-    const found = await findProfilesByEmails(klaviyoConnection(context, credentials), emails, signal);
+    const found = await findProfilesByEmails(await klaviyoConnection(context, credentials, signal), emails, signal);
     for (const [email, waiters] of gathering.emails) for (const waiter of waiters) waiter.resolve(found.get(email) ?? null);
   } catch (error) {
     for (const waiters of gathering.emails.values()) for (const waiter of waiters) waiter.reject(error);

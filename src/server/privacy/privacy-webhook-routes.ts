@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -78,38 +79,60 @@ export async function privacyWebhookRoutes(scope: FastifyInstance, options: Priv
         request.log.info({ reason: signature ? 'bad signature' : 'no signature' }, 'privacy webhook refused');
         throw new HttpError(apiErrorCodes.bad_signature, privacyMessages.invalidSignature);
       }
-      const topic = topics.find((candidate) => candidate === headerOf(request.headers['x-shopify-topic']));
-      if (!topic) throw new HttpError(apiErrorCodes.unknown_topic, privacyMessages.unknownTopic);
-      let json: unknown;
-      try {
-        // Like every body from outside: bounded nesting, exact ids, text PostgreSQL can store.
-        json = parseJsonText(body.toString('utf8'));
-      } catch (error) {
-        if (error instanceof JsonTextError) throw new HttpError(apiErrorCodes.malformed_json, privacyMessages.malformedBody);
-        throw error;
-      }
-      const parsed = topic === 'shop/redact' ? shopSchema.safeParse(json) : customerRequestSchema.safeParse(json);
-      if (!parsed.success) throw new HttpError(apiErrorCodes.invalid_body, privacyMessages.malformedBody);
-      const customerRequest = topic === 'shop/redact' ? null : (parsed.data as z.infer<typeof customerRequestSchema>);
-      const customer = customerRequest?.customer ?? null;
-      const triggeredAt = new Date(headerOf(request.headers['x-shopify-triggered-at']) ?? '');
-      const stored = await recordPrivacyRequest(pool, {
-        userId,
-        topic,
-        shopDomain: parsed.data.shop_domain,
-        shopperEmail: customer?.email ?? null,
-        customerId: customer?.id ?? null,
-        shopperPhone: customer?.phone ?? null,
-        orderIds: [...new Set([...(customerRequest?.orders_to_redact ?? []), ...(customerRequest?.orders_requested ?? [])])],
-        webhookId: headerOf(request.headers['x-shopify-webhook-id'])?.slice(0, 200) ?? null,
-        requestedAt: Number.isNaN(triggeredAt.getTime()) ? null : triggeredAt,
-        receivedAt: app.clock.now(),
-      });
-      request.log.info({ privacyRequestId: stored.id || null, topic, duplicate: stored.duplicate }, 'privacy webhook stored');
-      if (!stored.duplicate) work.kick();
+      await storeComplianceRequest({ pool, clock: app.clock, work, log: request.log }, userId, body, request.headers);
       return reply.status(200).send({ received: true });
     },
   );
+}
+
+/** The three compliance topics Shopify sends (set in the app's configuration). */
+export function isComplianceTopic(topic: string | undefined): boolean {
+  return topics.some((candidate) => candidate === topic);
+}
+
+/**
+ * Stores one verified compliance webhook for the owner and wakes the privacy work: a
+ * duplicate delivery (same webhook id) is stored once. Throws HttpError (4xx) for an
+ * unknown topic or a body that is not one of Shopify's payloads.
+ */
+export async function storeComplianceRequest(
+  deps: { pool: pg.Pool; clock: { now(): Date }; work: PrivacyWork; log: { info(object: object, message: string): void } },
+  userId: string,
+  body: Buffer,
+  headers: Record<string, string | string[] | undefined>,
+): Promise<void> {
+  const topic = topics.find((candidate) => candidate === headerOf(headers['x-shopify-topic']));
+  if (!topic) throw new HttpError(apiErrorCodes.unknown_topic, privacyMessages.unknownTopic);
+  const json = parseShopifyWebhookJson(body);
+  const parsed = topic === 'shop/redact' ? shopSchema.safeParse(json) : customerRequestSchema.safeParse(json);
+  if (!parsed.success) throw new HttpError(apiErrorCodes.invalid_body, privacyMessages.malformedBody);
+  const customerRequest = topic === 'shop/redact' ? null : (parsed.data as z.infer<typeof customerRequestSchema>);
+  const customer = customerRequest?.customer ?? null;
+  const triggeredAt = new Date(headerOf(headers['x-shopify-triggered-at']) ?? '');
+  const stored = await recordPrivacyRequest(deps.pool, {
+    userId,
+    topic,
+    shopDomain: parsed.data.shop_domain,
+    shopperEmail: customer?.email ?? null,
+    customerId: customer?.id ?? null,
+    shopperPhone: customer?.phone ?? null,
+    orderIds: [...new Set([...(customerRequest?.orders_to_redact ?? []), ...(customerRequest?.orders_requested ?? [])])],
+    webhookId: headerOf(headers['x-shopify-webhook-id'])?.slice(0, 200) ?? null,
+    requestedAt: Number.isNaN(triggeredAt.getTime()) ? null : triggeredAt,
+    receivedAt: deps.clock.now(),
+  });
+  deps.log.info({ privacyRequestId: stored.id || null, topic, duplicate: stored.duplicate }, 'privacy webhook stored');
+  if (!stored.duplicate) deps.work.kick();
+}
+
+/** A Shopify webhook's JSON body, read like every body from outside: bounded nesting, exact ids, text PostgreSQL can store. */
+export function parseShopifyWebhookJson(body: Buffer): unknown {
+  try {
+    return parseJsonText(body.toString('utf8'));
+  } catch (error) {
+    if (error instanceof JsonTextError) throw new HttpError(apiErrorCodes.malformed_json, privacyMessages.malformedBody);
+    throw error;
+  }
 }
 
 function headerOf(value: string | string[] | undefined): string | undefined {

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../database/database.ts';
 import { listFlowsForUser } from '../flows/flow-queries.ts';
-import type { EngineCredentials } from '../engine/engine-credentials.ts';
+import { klaviyoAuthOf, type EngineCredentials } from '../engine/engine-credentials.ts';
 import { unsetProfileProperties } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import type { Clock } from '../platform/clock.ts';
@@ -65,7 +65,7 @@ export async function eraseShopperForOwner(deps: EraseDependencies, userId: stri
   if (properties.length === 0) return { recordsAffected, klaviyo: 'removed', klaviyoMessage: null };
   try {
     await unsetProfileProperties(
-      { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? deps.klaviyoBaseUrl, apiKey: credentials.klaviyoApiKey, timeoutMs: deps.klaviyoTimeoutMs ?? 30_000, now: () => deps.clock.now() },
+      { baseUrl: credentials.sandbox?.klaviyoBaseUrl ?? deps.klaviyoBaseUrl, ...(await klaviyoAuthOf(credentials)), timeoutMs: deps.klaviyoTimeoutMs ?? 30_000, now: () => deps.clock.now() },
       email,
       properties,
     );

@@ -23,6 +23,8 @@ const SHOPIFY_CONNECT_TIMEOUT_MS = 30_000;
  * reading it failed.
  */
 function ownerMessageOf(error: ServiceError): string {
+  // A connection made by OAuth that is gone (uninstalled, renewal refused): its own words say what to do.
+  if (error.code === 'unauthorized' && error.kind === 'retryable') return error.message.replace(/^Shopify: /, '');
   switch (error.kind) {
     case 'bad_credentials':
       return error.code === 'forbidden' ? m.shopifyForbidden : m.shopifyRefusedCredentials;

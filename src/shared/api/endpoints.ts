@@ -13,6 +13,7 @@ const flowSignatureSchemas = () => import('../flows/flow-signature-schemas.ts');
 const webhookUrlRotationSchemas = () => import('../flows/webhook-url-rotation.ts');
 const credentialSchemas = () => import('../credentials/credential-schemas.ts');
 const shopifyConnectSchemas = () => import('../shopify-connect/shopify-connect-schemas.ts');
+const connectionSchemas = () => import('../connections/connection-schemas.ts');
 const pixelSchemas = () => import('../shopify-pixel/pixel-schemas.ts');
 const eventSchemas = () => import('../events/event-schemas.ts');
 const webhookSchemas = () => import('../webhooks/webhook-schemas.ts');
@@ -155,6 +156,18 @@ export const endpoints = {
       const s = await credentialSchemas();
       return { body: s.openaiModelsRequestSchema, response: s.openaiModelsResponseSchema };
     }),
+  },
+  connections: {
+    status: endpoint('GET', '/api/connections', async () => ({ response: (await connectionSchemas()).connectionsResponseSchema })),
+    startShopify: endpoint('POST', '/api/connections/shopify/start', async () => {
+      const s = await connectionSchemas();
+      return { body: s.startShopifyConnectionSchema, response: s.startConnectionResponseSchema };
+    }),
+    startKlaviyo: endpoint('POST', '/api/connections/klaviyo/start', async () => {
+      const s = await connectionSchemas();
+      return { body: s.startKlaviyoConnectionSchema, response: s.startConnectionResponseSchema };
+    }),
+    disconnectKlaviyo: endpoint('POST', '/api/connections/klaviyo/disconnect', async () => ({ response: (await connectionSchemas()).disconnectResponseSchema })),
   },
   shopify: {
     subscriptions: endpoint('GET', '/api/shopify/subscriptions', async () => ({ response: (await shopifyConnectSchemas()).subscriptionsResponseSchema })),

@@ -51,6 +51,10 @@ export const apiErrorStatuses = {
   not_public: 409,
   shopify_missing_scope: 409,
   shopify_not_configured: 409,
+  /** The deployment offers no OAuth app for this service. */
+  connection_not_offered: 404,
+  /** The shop is connected to another Flowsmith account. */
+  shop_taken: 409,
 
   // Flows and their events
   flow_not_found: 404,

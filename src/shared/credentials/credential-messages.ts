@@ -59,6 +59,8 @@ export const credentialCheckMessages = {
   klaviyoKeyMissingScope: (missing: string[]) =>
     `This Klaviyo API key lacks ${listInWords(missing.map(klaviyoScopeInWords))}. Edit the key in Klaviyo (Settings → API keys) to give it ${klaviyoKeyAccess}; the write access (${klaviyoWriteScopes.join(', ')}) cannot be checked without writing, so make sure it is there too.`,
   klaviyoUnreachable: 'Klaviyo could not be reached to check this key. Nothing was saved; please try again in a moment.',
+  klaviyoNotConnected: 'Klaviyo is not connected to this account. Click "Connect Klaviyo", or use a private API key instead.',
+  shopifyNotConnected: 'This shop is not connected to this account. Click "Connect Shopify" for it, or use your own app\'s keys instead.',
   openaiKeyInvalid: 'OpenAI did not accept this API key. Create a key at platform.openai.com → API keys.',
   openaiModelUnavailable: (model: string) => `This OpenAI key cannot use the model "${model}". Choose one of the models offered.`,
   openaiModelShutDown: (model: string, shutdownDate: string) =>

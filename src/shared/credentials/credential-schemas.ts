@@ -10,10 +10,19 @@ import { credentialValidationMessages as m } from './credential-messages.ts';
 export const MAX_SECRET_LENGTH = 500;
 export const MAX_MODEL_LENGTH = 100;
 
-/** Dev Dashboard apps use the client-credentials grant; older custom apps have a fixed `shpat_` token. */
-export const shopifyAuthMethods = ['access_token', 'client_credentials'] as const;
+/**
+ * Dev Dashboard apps use the client-credentials grant; older custom apps have a fixed
+ * `shpat_` token; `oauth` is the deployment's own app, connected with "Connect Shopify"
+ * (its tokens are kept by the connections feature, not entered here).
+ */
+export const shopifyAuthMethods = ['access_token', 'client_credentials', 'oauth'] as const;
 export const shopifyAuthMethodSchema = z.enum(shopifyAuthMethods);
 export type ShopifyAuthMethod = z.infer<typeof shopifyAuthMethodSchema>;
+
+/** A private API key, or the connection made with "Connect Klaviyo" (never both: Klaviyo asks an integration not to mix them). */
+export const klaviyoAuthMethods = ['api_key', 'oauth'] as const;
+export const klaviyoAuthMethodSchema = z.enum(klaviyoAuthMethods);
+export type KlaviyoAuthMethod = z.infer<typeof klaviyoAuthMethodSchema>;
 
 // Keys travel in HTTP headers: printable ASCII without spaces, or the request could not be made.
 const oneWord = /^[\x21-\x7e]*$/;
@@ -55,7 +64,9 @@ export const shopifyDomainSchema = z
 
 export const credentialsInputSchema = z
   .object({
-    klaviyoApiKey: secretField('Klaviyo API Key', m.klaviyoApiKeyRequired),
+    klaviyoAuthMethod: klaviyoAuthMethodSchema.default('api_key'),
+    /** Blank when Klaviyo is connected by OAuth. */
+    klaviyoApiKey: secretField('Klaviyo API Key'),
     openaiApiKey: secretField('OpenAI API Key', m.openaiApiKeyRequired),
     openaiModel: openaiModelSchema,
     shopifyDomain: shopifyDomainSchema,
@@ -70,10 +81,11 @@ export const credentialsInputSchema = z
     const require = (field: keyof typeof input, message: string) => {
       if (!input[field]) context.addIssue({ code: 'custom', path: [field], message });
     };
+    if (input.klaviyoAuthMethod === 'api_key') require('klaviyoApiKey', m.klaviyoApiKeyRequired);
     if (input.shopifyAuthMethod === 'access_token') {
       require('shopifyAccessToken', m.shopifyAccessTokenRequired);
       require('shopifySigningSecret', m.shopifySigningSecretRequired);
-    } else {
+    } else if (input.shopifyAuthMethod === 'client_credentials') {
       require('shopifyClientId', m.shopifyClientIdRequired);
       require('shopifyClientSecret', m.shopifyClientSecretRequired);
     }
@@ -87,6 +99,7 @@ export type CredentialField = keyof Credentials;
  * section 3), null when not set. The model and the shop domain are not secrets.
  */
 export const maskedCredentialsSchema = z.object({
+  klaviyoAuthMethod: klaviyoAuthMethodSchema,
   klaviyoApiKey: z.string().nullable(),
   openaiApiKey: z.string().nullable(),
   openaiModel: z.string(),

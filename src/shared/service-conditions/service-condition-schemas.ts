@@ -12,8 +12,12 @@ import { z } from 'zod';
  *   it is not asked again for every event, only by a periodic re-check.
  * - `openai_model_unavailable`: OpenAI no longer serves a model a flow uses (`subject`).
  * - `openai_quota`: the OpenAI account has no quota left (insufficient_quota).
+ * - `shopify_uninstalled`: the shop uninstalled the deployment's Shopify app, or its
+ *   renewal was refused for good; generation and deliveries wait until it is reconnected.
+ * - `klaviyo_disconnected`: the Klaviyo connection (OAuth) was disconnected or its renewal
+ *   refused for good; deliveries wait until it is reconnected.
  */
-export const serviceConditionKinds = ['klaviyo_bulk_refused', 'shopify_refused', 'openai_model_unavailable', 'openai_quota'] as const;
+export const serviceConditionKinds = ['klaviyo_bulk_refused', 'shopify_refused', 'openai_model_unavailable', 'openai_quota', 'shopify_uninstalled', 'klaviyo_disconnected'] as const;
 export type ServiceConditionKind = (typeof serviceConditionKinds)[number];
 
 export const serviceConditionSchema = z.object({
@@ -39,6 +43,8 @@ export const serviceConditionMessages = {
     shopify_refused: 'Your Shopify store refuses Flowsmith',
     openai_model_unavailable: (model: string) => `OpenAI no longer serves "${model}"`,
     openai_quota: 'Your OpenAI account has no quota left',
+    shopify_uninstalled: 'Your Shopify store is not connected',
+    klaviyo_disconnected: 'Klaviyo is not connected',
   },
   cause: {
     klaviyo_bulk_refused: (detail: string) =>
@@ -47,6 +53,8 @@ export const serviceConditionMessages = {
       `The store refused the saved credentials (${detail}). Product details and the catalogue check wait for it; Flowsmith no longer asks the store for each event, only once every ${STORE_RECHECK_MINUTES} minutes.`,
     openai_model_unavailable: (detail: string) => `Texts written with this model fail (${detail}).`,
     openai_quota: (detail: string) => `OpenAI refuses every text until the account has quota again (${detail}).`,
+    shopify_uninstalled: (detail: string) => `${detail} No texts are written and nothing is delivered for the shop's events; they wait and go out once the store is connected again.`,
+    klaviyo_disconnected: (detail: string) => `${detail} Nothing is delivered to Klaviyo; texts wait and go out once Klaviyo is connected again.`,
   },
   fix: {
     klaviyo_bulk_refused:
@@ -57,6 +65,8 @@ export const serviceConditionMessages = {
       'Pick another model in API Settings (the default model) or on the assistants that name it under Configure Flow, then replay the failed events from the event log.',
     openai_quota:
       "Add credit or raise the limit in OpenAI's billing settings, then replay the failed events from the event log. This goes away with the next text OpenAI writes.",
+    shopify_uninstalled: 'Connect the store again under API Settings (Connect Shopify); your flows are kept. This goes away once it is connected.',
+    klaviyo_disconnected: 'Connect Klaviyo again under API Settings (Connect Klaviyo), or save a private API key. This goes away once it is connected.',
   },
   fixLink: 'Open API Settings',
 } as const;

@@ -1,4 +1,6 @@
 import { useState } from 'react';
+import { useSearchParams } from 'react-router';
+import { useQueryClient } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
 import { Lock } from 'lucide-react';
 import { Alert } from '../ui/alert.tsx';
@@ -13,19 +15,32 @@ import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
 import { AttributionWindowCard } from '../attribution/attribution-window-card.tsx';
 import { RetentionCard } from '../account/retention-card.tsx';
 import { DeleteAccountCard } from '../account/delete-account-card.tsx';
+import { pageRoutes } from '../../shared/routes.ts';
+import { connectionMessages } from '../../shared/connections/connection-messages.ts';
+import { ConnectionOutcome } from '../connections/connection-outcome.tsx';
+import { ConnectionsCard } from '../connections/connections-card.tsx';
+import { connectionsQueryKey } from '../connections/use-connections.ts';
 
 type Row = { label: string; value: string | null; secret: boolean };
 
-/** The stored values as the server masked them; "Not set" where there is none. */
+/**
+ * The stored values as the server masked them; "Not set" where there is none. A service
+ * connected in one click has no key: its row says how it is connected (the connections
+ * card above says as whom).
+ */
 function rowsOf(credentials: MaskedCredentials | null): Row[] {
   const clientCredentials = credentials?.shopifyAuthMethod === 'client_credentials';
   const rows: Row[] = [
-    { label: 'Klaviyo API Key', value: credentials?.klaviyoApiKey ?? null, secret: true },
+    credentials?.klaviyoAuthMethod === 'oauth'
+      ? { label: connectionMessages.rows.klaviyo, value: connectionMessages.how.oauth, secret: false }
+      : { label: 'Klaviyo API Key', value: credentials?.klaviyoApiKey ?? null, secret: true },
     { label: 'OpenAI API Key', value: credentials?.openaiApiKey ?? null, secret: true },
     { label: 'OpenAI Model', value: credentials?.openaiModel ?? null, secret: false },
     { label: 'Shopify Store Domain', value: credentials?.shopifyDomain ?? null, secret: false },
   ];
-  if (clientCredentials) {
+  if (credentials?.shopifyAuthMethod === 'oauth') {
+    rows.push({ label: connectionMessages.rows.shopify, value: connectionMessages.how.oauth, secret: false });
+  } else if (clientCredentials) {
     rows.push(
       { label: 'Shopify Client ID', value: credentials.shopifyClientId, secret: true },
       { label: 'Shopify Client Secret', value: credentials.shopifyClientSecret, secret: true },
@@ -49,6 +64,10 @@ export function ApiSettingsPage() {
   const credentials = useMaskedCredentials();
   const encryption = useEncryptionCheck();
   const [editing, setEditing] = useState(false);
+  const queryClient = useQueryClient();
+  // Shopify's install link sends a signed-out owner here with the shop named, after sign-in.
+  const [searchParams] = useSearchParams();
+  const [initialShop] = useState(() => searchParams.get('shop'));
 
   return (
     <div className="space-y-6">
@@ -63,6 +82,11 @@ export function ApiSettingsPage() {
           {credentialMessages.encryptionWarning}
         </Alert>
       ) : null}
+
+      {/* Back from Shopify's or Klaviyo's consent page: whether it connected. */}
+      <ConnectionOutcome />
+      {/* Shown once the stored record is known: it says which way each service is connected. */}
+      {credentials.isSuccess ? <ConnectionsCard stored={credentials.data} returnTo={pageRoutes.apiSettings} initialShop={initialShop} /> : null}
 
       <Card>
         {credentials.isPending ? (
@@ -80,11 +104,15 @@ export function ApiSettingsPage() {
           <CredentialsForm
             stored={credentials.data}
             submitLabel="Save Credentials"
+            returnTo={pageRoutes.apiSettings}
+            initialShop={initialShop}
+            connectionsShownAbove
             onCancel={() => setEditing(false)}
             onSaved={({ firstSave }) => {
               toast.success(firstSave ? credentialMessages.setupCompleted : credentialMessages.updated);
               setEditing(false);
               void credentials.refetch();
+              void queryClient.invalidateQueries({ queryKey: connectionsQueryKey });
             }}
           />
         ) : (

@@ -11,6 +11,7 @@ import { CredentialsForm } from './credentials-form.tsx';
 import { SetupStatusError } from './setup-status-error.tsx';
 import { useSetupStatus } from './use-credentials.ts';
 import { TrySandboxCard } from '../sandbox/try-sandbox-card.tsx';
+import { ConnectionOutcome } from '../connections/connection-outcome.tsx';
 
 export const setupIntro = 'Connect Klaviyo, OpenAI and Shopify. Each key is checked with its service before it is saved.';
 
@@ -37,9 +38,12 @@ export function SetupPage() {
 
   return (
     <AuthShell title="Complete Your Setup" description={setupIntro}>
+      {/* Back from Shopify's or Klaviyo's consent page: whether it connected. */}
+      <ConnectionOutcome onSetup className="mb-6" />
       <CredentialsForm
         stored={null}
         submitLabel="Save and Continue"
+        returnTo={pageRoutes.setup}
         onSaved={() => {
           toast.success(credentialMessages.setupCompleted);
           navigate(pageRoutes.dashboard);

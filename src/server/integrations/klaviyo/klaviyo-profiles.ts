@@ -14,7 +14,13 @@ export const KLAVIYO_REVISION = '2026-07-15';
 
 export interface KlaviyoConnection {
   baseUrl: string;
+  /** The private API key, or with an OAuth connection (`bearer`) its current access token. */
   apiKey: string;
+  /** Set for an OAuth connection: calls carry `Authorization: Bearer`. */
+  bearer?: {
+    /** Told when Klaviyo refused the token (401), so the next try renews it first. */
+    tokenRefused(token: string): Promise<void>;
+  };
   timeoutMs: number;
   /** The app's clock, for a Retry-After given as a date. */
   now?: () => Date;
@@ -50,9 +56,9 @@ const errorAnswerSchema = z.looseObject({
     .nullish(),
 });
 
-function headers(apiKey: string): Record<string, string> {
+function headers(connection: KlaviyoConnection): Record<string, string> {
   return {
-    authorization: `Klaviyo-API-Key ${apiKey}`,
+    authorization: connection.bearer ? `Bearer ${connection.apiKey}` : `Klaviyo-API-Key ${connection.apiKey}`,
     revision: KLAVIYO_REVISION,
     accept: 'application/vnd.api+json',
     'content-type': 'application/vnd.api+json',
@@ -63,7 +69,7 @@ function request(connection: KlaviyoConnection, path: string, init: { method: 'G
   return {
     url: `${connection.baseUrl}${path}`,
     method: init.method,
-    headers: headers(connection.apiKey),
+    headers: headers(connection),
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
     timeoutMs: connection.timeoutMs,
     signal,
@@ -72,8 +78,8 @@ function request(connection: KlaviyoConnection, path: string, init: { method: 'G
 }
 
 /** A successful answer's body in `schema`'s shape; Klaviyo's error, or invalid_response, otherwise. */
-async function readAnswer<T>(answer: ServiceAnswer, schema: z.ZodType<T>, what: string, apiKey: string, purpose: string): Promise<T> {
-  if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), apiKey, purpose);
+async function readAnswer<T>(answer: ServiceAnswer, schema: z.ZodType<T>, what: string, connection: KlaviyoConnection, purpose: string): Promise<T> {
+  if (!answer.ok) throw await refusalOf(answer, connection, purpose);
   const unexpected = { message: `${what} could not be read, so whether it took effect is unknown; replay the event from the event log to try again`, kind: 'permanent' as const };
   const parsed = schema.safeParse(await answer.json(unexpected));
   if (!parsed.success) throw new ServiceError('klaviyo', 'invalid_response', unexpected.message, { kind: unexpected.kind, status: answer.status });
@@ -94,7 +100,7 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
     throw new ServiceError('klaviyo', 'bad_request', vendorLimitMessages.klaviyoProfileWriteTooLarge(bytes, KLAVIYO_MAX_PROFILE_WRITE_BYTES), { kind: 'permanent' });
   }
   return callService('klaviyo', call, async (answer) => {
-    const profile = await readAnswer(answer, profileAnswerSchema, 'its answer to the profile write', connection.apiKey, 'writing profiles');
+    const profile = await readAnswer(answer, profileAnswerSchema, 'its answer to the profile write', connection, 'writing profiles');
     return { profileId: profile.data.id, created: answer.status === 201 };
   });
 }
@@ -107,7 +113,7 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
 export async function unsetProfileProperties(connection: KlaviyoConnection, email: string, propertyNames: string[], signal?: AbortSignal): Promise<void> {
   const body = { data: { type: 'profile', attributes: { email }, meta: { patch_properties: { unset: propertyNames } } } };
   await callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body }, signal), async (answer) => {
-    await readAnswer(answer, profileAnswerSchema, 'its answer to the profile change', connection.apiKey, 'erasing texts from profiles');
+    await readAnswer(answer, profileAnswerSchema, 'its answer to the profile change', connection, 'erasing texts from profiles');
   });
 }
 
@@ -136,7 +142,7 @@ export async function findProfileByEmail(connection: KlaviyoConnection, email: s
   const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
   const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': '1' });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profile = (await readAnswer(answer, profileListSchema, 'its answer to the profile lookup', connection.apiKey, 'looking up shoppers')).data[0];
+    const profile = (await readAnswer(answer, profileListSchema, 'its answer to the profile lookup', connection, 'looking up shoppers')).data[0];
     if (!profile) return null;
     return { profileId: profile.id, firstName: profile.attributes?.first_name || null, lastName: profile.attributes?.last_name || null };
   });
@@ -153,7 +159,7 @@ export async function findProfilesByEmails(connection: KlaviyoConnection, emails
   const quoted = emails.map((email) => `"${email.replace(/["\\]/g, (character) => `\\${character}`)}"`);
   const query = new URLSearchParams({ filter: `any(email,[${quoted.join(',')}])`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': String(MAX_EMAILS_PER_LOOKUP) });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profiles = (await readAnswer(answer, profileListWithEmailSchema, 'its answer to the profile lookup', connection.apiKey, 'looking up shoppers')).data;
+    const profiles = (await readAnswer(answer, profileListWithEmailSchema, 'its answer to the profile lookup', connection, 'looking up shoppers')).data;
     return new Map(
       profiles.flatMap((profile) =>
         profile.attributes?.email
@@ -188,8 +194,21 @@ export async function createEvent(connection: KlaviyoConnection, event: KlaviyoE
     },
   };
   await callService('klaviyo', request(connection, '/api/events', { method: 'POST', body }, signal), async (answer) => {
-    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey, 'sending Klaviyo events');
+    if (!answer.ok) throw await refusalOf(answer, connection, 'sending Klaviyo events');
   });
+}
+
+/**
+ * Klaviyo's refusal. An OAuth access token refused (401) is renewed before the next try,
+ * which then goes out: the event waits for it instead of failing on the owner's key.
+ */
+async function refusalOf(answer: ServiceAnswer, connection: KlaviyoConnection, purpose: string): Promise<ServiceError> {
+  const bodyText = await answer.text();
+  if (answer.status === 401 && connection.bearer) {
+    await connection.bearer.tokenRefused(connection.apiKey).catch(() => undefined);
+    return new ServiceError('klaviyo', 'unauthorized', "the connection's access token was refused; it is renewed before the next try", { kind: 'retryable', status: 401 });
+  }
+  return errorFromAnswer(answer, bodyText, connection.apiKey, purpose);
 }
 
 /**
@@ -276,12 +295,12 @@ function toImportJob(answer: z.infer<typeof importJobSchema>): ImportJob {
 /** Starts a profile import job (202); the profiles are written when Klaviyo completes it. */
 export async function createProfileImportJob(connection: KlaviyoConnection, profiles: ProfileImport[], signal?: AbortSignal): Promise<ImportJob> {
   const call = { ...request(connection, '/api/profile-bulk-import-jobs', { method: 'POST' }, signal), body: profileImportJobBody(profiles) };
-  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection.apiKey, 'bulk delivery')));
+  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection, 'bulk delivery')));
 }
 
 export async function getProfileImportJob(connection: KlaviyoConnection, jobId: string, signal?: AbortSignal): Promise<ImportJob> {
   return callService('klaviyo', request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}`, { method: 'GET' }, signal), async (answer) =>
-    toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection.apiKey, 'following a bulk import job')),
+    toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection, 'following a bulk import job')),
   );
 }
 
@@ -334,7 +353,7 @@ export async function listImportErrors(
     const answer = await callService(
       'klaviyo',
       request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}/import-errors?${query}`, { method: 'GET' }, signal),
-      async (reply) => readAnswer(reply, importErrorsSchema, 'its list of import errors', connection.apiKey, "reading a bulk job's import errors"),
+      async (reply) => readAnswer(reply, importErrorsSchema, 'its list of import errors', connection, "reading a bulk job's import errors"),
     );
     for (const error of answer.data) {
       errors.push({
@@ -392,6 +411,6 @@ export async function createEventBulkJob(connection: KlaviyoConnection, events: 
     },
   };
   await callService('klaviyo', request(connection, '/api/event-bulk-create-jobs', { method: 'POST', body }, signal), async (answer) => {
-    if (!answer.ok) throw errorFromAnswer(answer, await answer.text(), connection.apiKey, 'sending Klaviyo events in bulk');
+    if (!answer.ok) throw await refusalOf(answer, connection, 'sending Klaviyo events in bulk');
   });
 }

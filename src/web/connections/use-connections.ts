@@ -1,0 +1,111 @@
+import { useEffect, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { ApiRequestError, callEndpoint, retryWhenBusy } from '../app/api-client.ts';
+import { endpoints } from '../../shared/api/endpoints.ts';
+import type { ConnectedService, connectionReturnPages, KlaviyoConnectionStatus, ShopifyConnectionStatus } from '../../shared/connections/connection-schemas.ts';
+import { connectionMessages as m } from '../../shared/connections/connection-messages.ts';
+import { shopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
+import { klaviyoKeyScopes } from '../../shared/credentials/klaviyo-scopes.ts';
+import { credentialsQueryKeys } from '../credentials/use-credentials.ts';
+import { serviceConditionsQueryKey } from '../service-conditions/service-conditions.tsx';
+
+/** A page the service's consent page sends the owner back to. */
+export type ConnectionReturnPage = (typeof connectionReturnPages)[number];
+
+/** One key for every page and form that reads the connections, so they share one answer. */
+export const connectionsQueryKey = ['connections'] as const;
+
+/** Which one-click connections the deployment offers, and how each of the owner's services is connected. */
+export function useConnections() {
+  return useQuery({
+    queryKey: connectionsQueryKey,
+    queryFn: () => callEndpoint(endpoints.connections.status),
+    retry: retryWhenBusy,
+  });
+}
+
+/**
+ * The browser leaves for the service's consent page: the button stays busy until the page
+ * is gone. Coming back with the browser's Back button may restore this page as it was
+ * (the back-forward cache), so it is made usable again then.
+ */
+function useLeaving(): [boolean, (leaving: boolean) => void] {
+  const [leaving, setLeaving] = useState(false);
+  useEffect(() => {
+    const onShow = (event: PageTransitionEvent) => {
+      if (event.persisted) setLeaving(false);
+    };
+    window.addEventListener('pageshow', onShow);
+    return () => window.removeEventListener('pageshow', onShow);
+  }, []);
+  return [leaving, setLeaving];
+}
+
+function leaveFor(authorizeUrl: string): void {
+  // The address comes from our server; only a web address is followed all the same.
+  const protocol = new URL(authorizeUrl, window.location.href).protocol;
+  if (protocol !== 'https:' && protocol !== 'http:') throw new Error(`not a web address: ${protocol}`);
+  window.location.assign(authorizeUrl);
+}
+
+/** "Connect Shopify": asks the server for Shopify's consent page for `shop`, then goes there. */
+export function useStartShopifyConnection() {
+  const [leaving, setLeaving] = useLeaving();
+  const mutation = useMutation({
+    mutationFn: (input: { shop: string; returnTo: ConnectionReturnPage }) => callEndpoint(endpoints.connections.startShopify, { body: input }),
+    onSuccess: ({ authorizeUrl }) => {
+      setLeaving(true);
+      leaveFor(authorizeUrl);
+    },
+  });
+  return { ...mutation, busy: mutation.isPending || leaving, leaving };
+}
+
+/** "Connect Klaviyo": asks the server for Klaviyo's consent page, then goes there. */
+export function useStartKlaviyoConnection() {
+  const [leaving, setLeaving] = useLeaving();
+  const mutation = useMutation({
+    mutationFn: (input: { returnTo: ConnectionReturnPage }) => callEndpoint(endpoints.connections.startKlaviyo, { body: input }),
+    onSuccess: ({ authorizeUrl }) => {
+      setLeaving(true);
+      leaveFor(authorizeUrl);
+    },
+  });
+  return { ...mutation, busy: mutation.isPending || leaving, leaving };
+}
+
+/** Ends the Klaviyo connection; the connections, the stored credentials and the conditions are read again. */
+export function useDisconnectKlaviyo() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => callEndpoint(endpoints.connections.disconnectKlaviyo),
+    onSuccess: async () => {
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: connectionsQueryKey }),
+        queryClient.invalidateQueries({ queryKey: credentialsQueryKeys.record }),
+        queryClient.invalidateQueries({ queryKey: serviceConditionsQueryKey }),
+      ]);
+    },
+  });
+}
+
+/** What a failed start says: the server's own words when it gave some, else ours. */
+export function startErrorOf(error: unknown, service: ConnectedService): { field: string | null; message: string } {
+  if (!(error instanceof ApiRequestError)) return { field: null, message: m.startFailed(service) };
+  const field = error.body.fieldErrors?.shop ?? null;
+  return { field, message: error.message || m.startFailed(service) };
+}
+
+/** The scopes Flowsmith needs that a connection was not granted (a write scope covers its read scope). */
+export function missingScopes(service: 'shopify', connection: ShopifyConnectionStatus): string[];
+export function missingScopes(service: 'klaviyo', connection: KlaviyoConnectionStatus): string[];
+export function missingScopes(service: ConnectedService, connection: { scopes: string[] }): string[] {
+  const granted = new Set(connection.scopes);
+  if (service === 'shopify') return shopifyScopes.filter((scope) => !granted.has(scope) && !granted.has(scope.replace(/^read_/, 'write_')));
+  return klaviyoKeyScopes.filter((scope) => !granted.has(scope));
+}
+
+/** A time as the owner's browser writes it. */
+export function formatConnectionTime(iso: string): string {
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
