@@ -30,6 +30,7 @@ import { createShopifyInstallations } from './connections/shopify-installations.
 import { createKlaviyoConnections } from './connections/klaviyo-connections.ts';
 import { connectionCallbackRoutes, connectionRoutes, type ConnectionServices } from './connections/connection-routes.ts';
 import { shopifyAppWebhookRoutes } from './connections/shopify-app-webhook-routes.ts';
+import { connectionTokensDecrypt } from './connections/connection-key-rotation.ts';
 import { loadCredentialCipher, type CredentialCipher } from './credentials/credential-cipher.ts';
 import { createEngineCredentialsLoader, type OAuthCredentialSources } from './credentials/engine-credentials-loader.ts';
 import { connectionWords } from './connections/connection-words.ts';
@@ -324,6 +325,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
         const [shopify, klaviyo] = await Promise.all([connections.shopify.status(userId), connections.klaviyo.status(userId)]);
         return { shopifyDomain: shopify?.state === 'connected' ? shopify.shopDomain : null, klaviyo: klaviyo?.state === 'connected' };
       },
+      oauthTokensDecrypt: (userId) => connectionTokensDecrypt(database.pool, credentialCipher, userId),
     });
     await scope.register(connectionRoutes, { connections });
     await scope.register(shopifyConnectRoutes, { prefix: '/api/shopify' });
@@ -341,7 +343,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     await scope.register(flowAlertRoutes, { prefix: '/api/flow-alerts' });
     await scope.register(serviceConditionRoutes, { prefix: '/api/service-conditions', conditions: serviceConditions });
     await scope.register(experimentRoutes, { prefix: '/api/flows' });
-    await scope.register(accountDeletionRoutes, { prefix: '/api/account', auth, mailer, rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10 });
+    await scope.register(accountDeletionRoutes, {
+      prefix: '/api/account',
+      auth,
+      mailer,
+      rateLimitPerMinute: deps.accountRateLimitPerMinute ?? 10,
+      // The Klaviyo connection is revoked at Klaviyo, not only deleted with the account.
+      beforeDeletion: async (userId) => {
+        await connections.klaviyo.disconnect(userId, { reason: 'account_deleted' });
+      },
+    });
   });
   await app.register(webhookStatusRoutes, { prefix: '/api/webhook-status' });
   await registerWebPages(app, deps.webRoot ?? defaultWebRoot);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ownerWithFlows, useEngineScenario, credentialsInput, sampleEvent, postEvent, waitForEvent, settleOnTheAppClock, type Owner } from '../fakes/engine-scenario.ts';
 import { pressConsentButton } from '../fakes/oauth-consent-page.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
-import { uniqueEmail } from '../support/accounts.ts';
+import { strongPassword, uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { klaviyoKeyScopes } from '../../src/shared/credentials/klaviyo-scopes.ts';
 
@@ -119,6 +119,15 @@ describe('Klaviyo connected by OAuth', () => {
     const saved = await owner.client.put('/api/credentials', credentialsInput());
     expect(saved.status, saved.text).toBe(200);
     expect((await settleOnTheAppClock(scenario, [eventId], { stepMs: 60_000 })).get(eventId)!.status).toBe('delivered');
+  });
+
+  it('revokes the connection at Klaviyo when the owner deletes their account', async () => {
+    const owner = await ownerWithFlows(scenario, {});
+    await connected(owner);
+    const before = scenario.klaviyo.revocations.length;
+    const deleted = await owner.client.post('/api/account/delete', { password: strongPassword, confirm: true });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(scenario.klaviyo.revocations.slice(before)).toEqual([expect.objectContaining({ revoked: true })]);
   });
 
   it('refuses a callback in another owner\'s session, a replay, and an unknown state, with a page; a declined consent returns with a code', async () => {

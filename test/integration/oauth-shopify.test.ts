@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ownerWithFlows, useEngineScenario, credentialsInput, sampleEvent, postEvent, waitForEvent, settleOnTheAppClock, shopifyToken } from '../fakes/engine-scenario.ts';
-import { signShopifyQuery, signShopifyWebhook } from '../fakes/fake-shopify.ts';
+import { shopifyInstallLaunchUrl, signShopifyQuery, signShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { pressConsentButton } from '../fakes/oauth-consent-page.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { uniqueEmail } from '../support/accounts.ts';
@@ -37,7 +37,8 @@ async function approveInstall(client: HttpClient, options: { returnTo?: string }
   const authorizeUrl = started.json.authorizeUrl as string;
   expect(new URL(authorizeUrl).searchParams.get('scope')).toBe('read_orders,read_products');
   const page = await fetch(authorizeUrl, { redirect: 'manual' });
-  const pressed = await pressConsentButton(authorizeUrl, await page.text(), 'Install');
+  // An installation that already has every scope asked is sent straight back, as Shopify does.
+  const pressed = page.status === 302 ? page : await pressConsentButton(authorizeUrl, await page.text(), 'Install');
   expect(pressed.status).toBe(302);
   const callback = new URL(pressed.headers.get('location')!);
   expect(`${callback.origin}${callback.pathname}`).toBe(`${scenario.testApp.baseUrl}/api/connections/shopify/callback`);
@@ -126,6 +127,41 @@ describe('connecting a shop by OAuth', () => {
     const [lost, retried] = refreshes().slice(-2);
     expect(lost!.lost).toBe(true);
     expect(retried!.refreshToken).toBe(lost!.refreshToken);
+  });
+
+  it('starts from Shopify\'s install link: connects the signed-in owner, and sends a signed-out visitor to sign in with the shop filled in', async () => {
+    const owner = await insertSignedInOwner(scenario.testApp, { email: uniqueEmail('oauth-launch') });
+    const launch = new URL(shopifyInstallLaunchUrl(`${scenario.testApp.baseUrl}/api/connections/shopify/install`, shop, app.clientSecret));
+    const path = `${launch.pathname}${launch.search}`;
+    const started = await owner.client.get(path);
+    expect(started.status).toBe(303);
+    const authorize = new URL(started.headers.get('location')!);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(`${scenario.shopify.baseUrl}/admin/oauth/authorize`);
+    expect(authorize.searchParams.get('client_id')).toBe(app.clientId);
+    const signedOut = await fetch(`${scenario.testApp.baseUrl}${path}`, { redirect: 'manual' });
+    expect(signedOut.status).toBe(303);
+    expect(signedOut.headers.get('location')).toBe(`/settings/api?shop=${shop}`);
+    const forged = await owner.client.get(path.replace(`shop=${shop}`, 'shop=other-shop.myshopify.com'));
+    expect(forged.status).toBe(400);
+  });
+
+  it('returns the owner to their page when the token endpoint fails, and the next try connects', async () => {
+    const owner = await insertSignedInOwner(scenario.testApp, { email: uniqueEmail('oauth-retry') });
+    const callback = await approveInstall(owner.client, { returnTo: '/settings/api' });
+    scenario.shopify.failTokenRequests(1, 503);
+    const failed = await owner.client.get(callback);
+    expect(failed.headers.get('location')).toBe('/settings/api?connection_error=failed&service=shopify');
+    expect((await owner.client.get('/api/connections')).json.shopify).toBeNull();
+    expect((await owner.client.get(await approveInstall(owner.client))).headers.get('location')).toBe('/setup?connected=shopify');
+  });
+
+  it('counts the tokens in the Encryption Warning\'s self-check', async () => {
+    const owner = await connectedOwner();
+    expect((await owner.client.get('/api/credentials/encryption')).json).toEqual({ working: true, error: null });
+    // A token changed in storage no longer decrypts.
+    const other = await scenario.testApp.database.pool.query<{ access_token: string }>('SELECT access_token FROM shopify_installations WHERE user_id = $1', [owner.userId]);
+    await scenario.testApp.database.pool.query("UPDATE shopify_installations SET access_token = $2 WHERE user_id = $1", [owner.userId, other.rows[0]!.access_token.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'))]);
+    expect((await owner.client.get('/api/credentials/encryption')).json.working).toBe(false);
   });
 
   it('says by name when Shopify granted fewer scopes than asked', async () => {

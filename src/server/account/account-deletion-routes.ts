@@ -20,6 +20,12 @@ export interface AccountDeletionRoutesOptions {
   mailer: Mailer;
   /** Requests per minute per client address, as the account routes that send mail. */
   rateLimitPerMinute: number;
+  /**
+   * Ends what the owner granted Flowsmith at other services before their record goes (the
+   * Klaviyo connection is revoked at Klaviyo); it must not throw for a service that cannot
+   * be asked.
+   */
+  beforeDeletion?: (userId: string) => Promise<void>;
 }
 
 /** Expires every session cookie the browser sent (the sessions themselves are gone with the owner). */
@@ -38,7 +44,7 @@ function clearSessionCookies(request: FastifyRequest, reply: FastifyReply): void
  * transaction, the session cookies are cleared and a mail confirms it. A wrong password
  * counts towards the same lockout as sign-in, and deletes nothing.
  */
-export const accountDeletionRoutes: FastifyPluginAsyncZod<AccountDeletionRoutesOptions> = async (app, { auth, mailer, rateLimitPerMinute }) => {
+export const accountDeletionRoutes: FastifyPluginAsyncZod<AccountDeletionRoutesOptions> = async (app, { auth, mailer, rateLimitPerMinute, beforeDeletion }) => {
   const { pool } = app.database;
   await registerEndpoint(app, endpoints.account.delete, { config: { rateLimit: { max: rateLimitPerMinute, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => clientAddressKey(request.ip) } }, }, async (request, reply) => {
     const user = request.user;
@@ -55,6 +61,7 @@ export const accountDeletionRoutes: FastifyPluginAsyncZod<AccountDeletionRoutesO
       }
       throw error;
     }
+    await beforeDeletion?.(user.id);
     await deleteOwnerEverywhere(pool, user);
     request.log.info({ userId: user.id }, 'account deleted');
     clearSessionCookies(request, reply);

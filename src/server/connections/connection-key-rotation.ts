@@ -1,6 +1,7 @@
 import type pg from 'pg';
-import type { CredentialCipher } from '../credentials/credential-cipher.ts';
-import { lockConnectionTokens, replaceConnectionTokens, type ConnectionTable } from './connection-token-queries.ts';
+import { CredentialDecryptionError, type CredentialCipher } from '../credentials/credential-cipher.ts';
+import type { Queryable } from '../database/database.ts';
+import { findStoredTokens, lockConnectionTokens, replaceConnectionTokens, type ConnectionTable } from './connection-token-queries.ts';
 import { forgetAllOAuthStates } from './oauth-state-queries.ts';
 import { tokenContext } from './token-renewal.ts';
 
@@ -27,4 +28,22 @@ export async function reencryptConnectionTokens(client: pg.PoolClient, oldCipher
   }
   await forgetAllOAuthStates(client);
   return values;
+}
+
+/**
+ * Whether the owner's OAuth tokens decrypt with the current key: part of the Encryption
+ * Warning's self-check, as a token that does not decrypt stops every renewal.
+ */
+export async function connectionTokensDecrypt(db: Queryable, cipher: CredentialCipher, userId: string): Promise<boolean> {
+  for (const table of tables) {
+    const row = await findStoredTokens(db, table, userId);
+    try {
+      if (row?.access_token) cipher.decrypt(row.access_token, tokenContext(table, 'access_token', userId));
+      if (row?.refresh_token) cipher.decrypt(row.refresh_token, tokenContext(table, 'refresh_token', userId));
+    } catch (error) {
+      if (error instanceof CredentialDecryptionError) return false;
+      throw error;
+    }
+  }
+  return true;
 }

@@ -41,8 +41,11 @@ export interface KlaviyoConnections {
   status(userId: string): Promise<KlaviyoConnectionStatus | null>;
   /** The engine's access to the owner's connection (credentials/engine-credentials-loader.ts). */
   access(userId: string): Promise<KlaviyoOAuthAccess>;
-  /** Revokes the tokens at Klaviyo (best effort) and deletes ours. */
-  disconnect(userId: string): Promise<{ revoked: boolean }>;
+  /**
+   * Revokes the tokens at Klaviyo (best effort) and deletes ours. An owner's disconnect
+   * raises their condition; an account being deleted has nothing left to tell.
+   */
+  disconnect(userId: string, options?: { reason?: 'owner' | 'account_deleted' }): Promise<{ revoked: boolean }>;
 }
 
 function challengeOf(verifier: string): string {
@@ -182,7 +185,7 @@ export function createKlaviyoConnections(deps: {
       };
     },
 
-    async disconnect(userId) {
+    async disconnect(userId, options = {}) {
       const refresh = await deleteKlaviyoConnection(pool, userId);
       let revoked = false;
       if (refresh && app) {
@@ -193,7 +196,7 @@ export function createKlaviyoConnections(deps: {
           logger.warn({ error: (error as Error).message }, 'Klaviyo did not confirm the revocation; our tokens are deleted anyway');
         }
       }
-      if ((await findKlaviyoAuthMethod(pool, userId)) === 'oauth') await deps.conditions.raise({ userId, kind: 'klaviyo_disconnected', detail: w.klaviyoDisconnected });
+      if (options.reason !== 'account_deleted' && (await findKlaviyoAuthMethod(pool, userId)) === 'oauth') await deps.conditions.raise({ userId, kind: 'klaviyo_disconnected', detail: w.klaviyoDisconnected });
       return { revoked };
     },
   };

@@ -21,7 +21,11 @@ import { registerEndpoint } from '../platform/register-endpoint.ts';
  * query is keyed by `request.user.id`, so no route reaches another owner's record.
  * Secrets come in, are checked live and stored encrypted; they only go out masked.
  */
-export const credentialRoutes: FastifyPluginAsyncZod<{ oauthConnected?: (userId: string) => Promise<OAuthConnected> }> = async (app, options) => {
+export const credentialRoutes: FastifyPluginAsyncZod<{
+  oauthConnected?: (userId: string) => Promise<OAuthConnected>;
+  /** Whether the owner's OAuth tokens decrypt with the current key (the self-check covers them too). */
+  oauthTokensDecrypt?: (userId: string) => Promise<boolean>;
+}> = async (app, options) => {
   const { pool } = app.database;
   const cipher = app.credentialCipher;
   const services: CredentialCheckServices = {
@@ -59,7 +63,7 @@ export const credentialRoutes: FastifyPluginAsyncZod<{ oauthConnected?: (userId:
   }));
 
   await registerEndpoint(app, endpoints.credentials.encryption, { preHandler: rateLimited('read') }, async (request) =>
-    checkEncryption(pool, cipher, request.user.id));
+    checkEncryption(pool, cipher, request.user.id, options.oauthTokensDecrypt));
 
   await registerEndpoint(app, endpoints.credentials.check, { preHandler: rateLimited('check') }, async (request) => {
     const { report } = await resolveAndCheck(request.user.id, request.body, request.log);

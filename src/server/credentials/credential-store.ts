@@ -236,7 +236,13 @@ const encryptionFailure = {
  * to something else, decrypt back, and refuse to decrypt in another context; and every
  * value the owner has stored must decrypt with the current key.
  */
-export async function checkEncryption(db: Queryable, cipher: CredentialCipher, userId: string): Promise<EncryptionCheck> {
+export async function checkEncryption(
+  db: Queryable,
+  cipher: CredentialCipher,
+  userId: string,
+  /** Other values of the owner's that the same key protects (their OAuth tokens), checked as well. */
+  othersDecrypt: (userId: string) => Promise<boolean> = async () => true,
+): Promise<EncryptionCheck> {
   try {
     const probe = randomBytes(24).toString('base64');
     const encrypted = cipher.encrypt(probe, 'self-check');
@@ -260,5 +266,6 @@ export async function checkEncryption(db: Queryable, cipher: CredentialCipher, u
       throw error;
     }
   }
+  if (!(await othersDecrypt(userId))) return { working: false, error: encryptionFailure.stored };
   return { working: true, error: null };
 }
