@@ -24,6 +24,13 @@ export interface KlaviyoOperation {
   scopes: string[];
   /** Query parameters the operation takes (wire names, e.g. page[size]). */
   query: string[];
+  /**
+   * The values a query parameter allows, where the definition lists them (its serializer
+   * type, e.g. `Array<'subscriptions' | 'predictive_analytics'>` for
+   * `additional-fields[profile]`); `list` when it takes several, comma-separated
+   * (JSON:API, `explode: false` in the OpenAPI document).
+   */
+  queryValues: Record<string, { values: string[]; list: boolean }>;
   pageSizeMax: number | null;
   requestType: string | null;
   responseType: string | null;
@@ -48,6 +55,12 @@ function readOperations(): KlaviyoOperation[] {
       const scopes = [...(/\*\*Scopes:\*\*((?:\s*`[^`]+`)+)/.exec(block)?.[1] ?? '').matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
       const bodyParameter = /data: ObjectSerializer\.serialize\(\w+, "(\w+)"\)/.exec(block);
       const query = [...block.matchAll(/localVarQueryParameters\['([^']+)'\]/g)].map((match) => match[1]!);
+      const queryValues: KlaviyoOperation['queryValues'] = {};
+      for (const match of block.matchAll(/localVarQueryParameters\['([^']+)'\] = ObjectSerializer\.serialize\([^,]+, "([^"]+)"\)/g)) {
+        const list = /^Array<(.*)>$/.exec(match[2]!);
+        const union = (list?.[1] ?? match[2]!).split(' | ');
+        if (union.every((member) => /^'[^']*'$/.test(member))) queryValues[match[1]!] = { values: union.map((member) => member.slice(1, -1)), list: !!list };
+      }
       const pageSizeMax = /@param pageSize[^*]*Max: (\d+)/.exec(block)?.[1];
       const burst = /Burst: `(\d+)\/s`/.exec(block)?.[1];
       const steady = /Steady: `(\d+)\/m`/.exec(block)?.[1];
@@ -59,6 +72,7 @@ function readOperations(): KlaviyoOperation[] {
         pattern: new RegExp(`^${pathText.replace(/\{\w+\}/g, '[^/]+')}/?$`),
         scopes,
         query: [...new Set(query)],
+        queryValues,
         pageSizeMax: pageSizeMax ? Number(pageSizeMax) : null,
         requestType: bodyParameter?.[1] ?? null,
         responseType: signature[3] === 'any' ? null : signature[3]!,
@@ -107,6 +121,9 @@ export const klaviyoOperationsUsed = [
   // Only to learn whether the key may read lists, which the bulk import jobs need.
   'getLists',
   'getProfiles',
+  // One profile by id, with its predictive analytics (additional-fields[profile]): it
+  // needs only profiles:read, which getProfiles needs already.
+  'getProfile',
   'createOrUpdateProfile',
   'createEvent',
   'bulkImportProfiles',
@@ -119,6 +136,16 @@ export function klaviyoOperation(name: (typeof klaviyoOperationsUsed)[number]): 
   const operation = klaviyoOperations.find((candidate) => candidate.name === name);
   if (!operation) throw new Error(`klaviyo-api ${klaviyoSdkVersion} has no operation ${name}`);
   return operation;
+}
+
+/**
+ * The wire names of a model's fields (e.g. PredictiveAnalytics: historic_clv, …), from the
+ * SDK's own attribute map, in the definition's order.
+ */
+export function klaviyoModelFields(model: string): string[] {
+  const map = sdk[model]?.getAttributeTypeMap?.();
+  if (!map) throw new Error(`klaviyo-api ${klaviyoSdkVersion} has no model ${model}`);
+  return map.map((attribute) => attribute.baseName);
 }
 
 /** Klaviyo's error document (JSON:API `errors`), as the SDK's error type defines it. */
@@ -169,6 +196,9 @@ export function klaviyoDocumentedLimits() {
   const profileWrite = klaviyoOperation('createOrUpdateProfile').description;
   const bulkProfiles = klaviyoOperation('bulkImportProfiles').description;
   const bulkEvents = klaviyoOperation('bulkCreateEvents').description;
+  const profileLookup = klaviyoOperation('getProfiles').description;
+  // The tier getProfiles states for predictive analytics, burst then steady.
+  const predictiveTier = '`additional-fields\\[profile\\]=predictive_analytics` parameter in your API request:<br>';
   return {
     /** MetricCreateQueryResourceObject.attributes.name: "Must be less than 128 characters." */
     metricNameShorterThan: documentedNumber(metric, /Must be less than (\d+) characters/, 'MetricCreateQueryResourceObjectAttributes.name'),
@@ -190,5 +220,11 @@ export function klaviyoDocumentedLimits() {
     bulkEventsMaxEvents: documentedNumber(bulkEvents, /Accepts up to ([\d,]+) events per request/, 'bulkCreateEvents'),
     /** bulkCreateEvents: "A single string cannot exceed 100KB." */
     bulkEventsMaxStringBytes: documentedNumber(bulkEvents, /single string cannot exceed (\d+)KB/, 'bulkCreateEvents') * KB,
+    /**
+     * getProfiles: "Rate limits when using the `additional-fields[profile]=predictive_analytics`
+     * parameter in your API request: Burst: `10/s` Steady: `150/m`" (getProfile states no such tier).
+     */
+    profilesPredictiveBurstPerSecond: documentedNumber(profileLookup, new RegExp(`${predictiveTier}Burst: \`(\\d+)/s\``), 'getProfiles'),
+    profilesPredictiveSteadyPerMinute: documentedNumber(profileLookup, new RegExp(`${predictiveTier}Burst: \`\\d+/s\`<br>Steady: \`(\\d+)/m\``), 'getProfiles'),
   };
 }

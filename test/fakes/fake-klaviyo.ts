@@ -1,8 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { klaviyoContract, klaviyoError } from '../contracts/klaviyo-contract.ts';
-import { klaviyoDocumentedLimits, klaviyoOperationFor, klaviyoOperations } from '../contracts/klaviyo-definition.ts';
+import { checkKlaviyoType, klaviyoDocumentedLimits, klaviyoModelFields, klaviyoOperationFor, klaviyoOperations } from '../contracts/klaviyo-definition.ts';
 import { basicCredentials, bearerToken, codeVerifierForm, oauthError, withKlaviyoOAuth, type KlaviyoOAuthAppDefinition } from '../contracts/oauth-contract.ts';
-import { delay, hang, SlidingWindow, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
+import { delay, hang, SlidingWindow, startFakeServer, type Contract, type FakeReply, type RecordedRequest } from './fake-server.ts';
 import { consentPage, refusalPage } from './oauth-consent-page.ts';
 
 export type KlaviyoEndpoint =
@@ -37,6 +37,35 @@ export interface FakeKlaviyoProfile {
   properties: Record<string, unknown>;
   created: string;
   updated: string;
+}
+
+/**
+ * A profile's predictive analytics, under the wire names of the definition's
+ * `PredictiveAnalytics` (klaviyo-api 23.0.0, revision 2026-07-15), every field nullable as
+ * it defines them. Klaviyo answers them as `attributes.predictive_analytics` of a profile
+ * only when a request asks for them (`additional-fields[profile]=predictive_analytics`).
+ */
+export interface FakePredictiveAnalytics {
+  /** Total value of all historically placed orders. */
+  historic_clv: number | null;
+  /** Predicted value of all placed orders in the next 365 days. */
+  predicted_clv: number | null;
+  /** Sum of historic and predicted CLV. */
+  total_clv: number | null;
+  /** Number of already placed orders. */
+  historic_number_of_orders: number | null;
+  /** Predicted number of placed orders in the next 365 days. */
+  predicted_number_of_orders: number | null;
+  /** Average number of days between orders (null if only one order has been placed). */
+  average_days_between_orders: number | null;
+  /** Average value of placed orders. */
+  average_order_value: number | null;
+  /** Probability the customer has churned. */
+  churn_probability: number | null;
+  /** Expected date of next order, as calculated at the time of the most recent order: a date-time string (e.g. "2022-11-08T00:00:00+00:00"). */
+  expected_date_of_next_order: string | null;
+  /** Channels ranked by predicted effectiveness for this profile, the best first. */
+  ranked_channel_affinity: Array<'email' | 'push' | 'sms' | 'whatsapp'> | null;
 }
 
 export interface FakeKlaviyoEvent {
@@ -103,6 +132,14 @@ export interface FakeKlaviyoOptions {
    * - 'keep': the same refresh token is answered again and stays good.
    */
   oauthRefreshRotation?: 'rotate' | 'rotate-with-recovery' | 'keep';
+  /**
+   * Whether the account has predictive analytics (default true). Klaviyo computes them
+   * only for an account that meets its conditions (500 customers who ordered, 180 days of
+   * order history, orders in the last 30 days: help.klaviyo.com/hc/en-us/articles/360020919731).
+   * With false, every profile answers `predictive_analytics` with every field null,
+   * whatever `setPredictiveAnalytics` gave it.
+   */
+  predictiveAnalytics?: boolean;
 }
 
 /** The deployment's Klaviyo OAuth app, as set up at https://www.klaviyo.com/oauth/client. */
@@ -179,6 +216,61 @@ function apiError(status: number, code: string, title: string, detail: string, p
 /** Every scope any Klaviyo operation asks for: what a full-access key has. */
 const allScopes = [...new Set(klaviyoOperations.flatMap((operation) => operation.scopes))];
 
+/** The fields of the definition's PredictiveAnalytics (wire names), each null: a profile without figures. */
+const predictiveFields = klaviyoModelFields('PredictiveAnalytics') as Array<keyof FakePredictiveAnalytics>;
+const noPredictions = (): FakePredictiveAnalytics => Object.fromEntries(predictiveFields.map((field) => [field, null])) as unknown as FakePredictiveAnalytics;
+
+/**
+ * Klaviyo's contract (klaviyoContract), and besides it the values a query parameter may
+ * take where the definition lists them: `additional-fields[profile]` takes `subscriptions`
+ * and `predictive_analytics` (comma-separated), `fields[profile]` the profile's fields,
+ * `sort` one of its keys. Any other value gets Klaviyo's 400 (JSON:API `invalid`, its
+ * `source.parameter` naming the parameter; the detail's words are ours) and is a violation.
+ */
+function withQueryValues(base: Contract): Contract {
+  return {
+    checkRequest(request) {
+      const refused = base.checkRequest(request);
+      if (refused) return refused;
+      const operation = klaviyoOperationFor(request.method, request.path);
+      if (!operation) return undefined;
+      for (const [name, allowed] of Object.entries(operation.queryValues)) {
+        for (const given of request.query.getAll(name)) {
+          const unknown = (allowed.list ? given.split(',') : [given]).find((value) => !allowed.values.includes(value));
+          if (unknown === undefined) continue;
+          return {
+            reply: klaviyoError(400, 'invalid', 'Invalid input.', `'${unknown}' is not a valid value for ${name}. Allowed: ${allowed.values.join(', ')}.`, { parameter: name }),
+            problems: [`${operation.name}: ${name}=${given}: '${unknown}' is not one of the values the definition lists (${allowed.values.length > 8 ? `${allowed.values.slice(0, 8).join(', ')}, …` : allowed.values.join(', ')})`],
+          };
+        }
+      }
+      return undefined;
+    },
+    checkReply: (request, reply) => base.checkReply(request, reply),
+  };
+}
+
+/**
+ * Picks the paths a sparse fieldset names (`fields[profile]=email,predictive_analytics.churn_probability`)
+ * out of a resource's attributes: a name keeps the whole field, a dotted one only that part.
+ */
+function sparse(attributes: Record<string, unknown>, paths: string[]): Record<string, unknown> {
+  // Per field: null when the whole field is named, else the parts of it that are.
+  const named = new Map<string, string[] | null>();
+  for (const path of paths) {
+    const [head, ...rest] = path.split('.');
+    if (rest.length === 0) named.set(head!, null);
+    else if (named.get(head!) !== null) named.set(head!, [...(named.get(head!) ?? []), rest.join('.')]);
+  }
+  const picked: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(attributes)) {
+    if (!named.has(name)) continue;
+    const parts = named.get(name)!;
+    picked[name] = parts === null || value === null || typeof value !== 'object' || Array.isArray(value) ? value : sparse(value as Record<string, unknown>, parts);
+  }
+  return picked;
+}
+
 /** Import errors a page holds when page[size] is not given (the SDK's documented default). */
 const defaultImportErrorsPageSize = 20;
 
@@ -199,6 +291,9 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
   const limits = { ...defaultLimits, ...options.limits };
   const now = options.now ?? Date.now;
   const profiles = new Map<string, FakeKlaviyoProfile>();
+  /** Predictive analytics by profile id (setPredictiveAnalytics); a profile not here has none. */
+  const predictions = new Map<string, FakePredictiveAnalytics>();
+  const accountHasPredictions = options.predictiveAnalytics ?? true;
   const events: FakeKlaviyoEvent[] = [];
   const seenUniqueIds = new Set<string>();
   const queue: KlaviyoFailure[] = [];
@@ -460,12 +555,16 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     }
   }
 
-  /** Applies the per-account burst and steady windows; returns a 429 when over either. */
-  function rateLimit(key: string, endpoint: KlaviyoEndpoint): FakeReply | undefined {
+  /**
+   * Applies the per-account burst and steady windows; returns a 429 when over either. A
+   * `tier` is a bucket of its own with its own limits: getProfiles asking for predictive
+   * analytics (profileLookupTier).
+   */
+  function rateLimit(key: string, endpoint: KlaviyoEndpoint, tier?: { name: string; limit: RateLimit }): FakeReply | undefined {
     const at = now();
-    const windowKey = `${key}|${endpoint}`;
+    const windowKey = `${key}|${tier?.name ?? endpoint}`;
     if (state.enforceRateLimits) {
-      const limit = limits[endpoint];
+      const limit = tier?.limit ?? limits[endpoint];
       const overBurst = burst.count(windowKey, at) >= limit.burstPerSecond;
       const overSteady = steady.count(windowKey, at) >= limit.steadyPerMinute;
       if (overBurst || overSteady) {
@@ -494,8 +593,32 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     return { profile, created };
   }
 
-  /** A profile as Klaviyo answers it; `fields[profile]` narrows the attributes, as Klaviyo's sparse fieldsets do. */
-  const profileResource = (profile: FakeKlaviyoProfile, fields?: string | null) => {
+  /** The additional fields a request asks for (`additional-fields[profile]`, comma-separated; the contract refused unknown ones). */
+  const additionalFields = (query: URLSearchParams) => new Set(query.getAll('additional-fields[profile]').flatMap((value) => value.split(',')));
+
+  /**
+   * A profile's predictive analytics as Klaviyo answers them: its figures, every field the
+   * definition has (those not given null). A profile Klaviyo has no figures for, and every
+   * profile of an account without predictive analytics, answers the object with every field
+   * null. Klaviyo's API reference does not say what an account without them gets; the help
+   * centre says a profile's predictive section can be blank when Klaviyo lacks the data for
+   * that person, and the definition makes each field nullable (the OpenAPI document lets
+   * `predictive_analytics` itself be null too, the SDK's type does not), so the stand-in
+   * answers null fields, which both accept. The app must read either.
+   */
+  const predictiveAnalyticsOf = (profile: FakeKlaviyoProfile): FakePredictiveAnalytics =>
+    accountHasPredictions ? { ...noPredictions(), ...predictions.get(profile.id) } : noPredictions();
+
+  /**
+   * A profile as Klaviyo answers it. `additional-fields[profile]` adds what Klaviyo leaves
+   * out unless asked: `predictive_analytics` (predictiveAnalyticsOf) and `subscriptions`
+   * (the stand-in keeps no consent, so every profile answers as never subscribed to email
+   * marketing, with no suppression: the fields the definition requires of EmailMarketing).
+   * `fields[profile]` then narrows the attributes, as Klaviyo's sparse fieldsets do; the
+   * definition lists `predictive_analytics` and its fields among them, so an additional
+   * field the fieldset does not name is left out (our reading: the reference does not say).
+   */
+  const profileResource = (profile: FakeKlaviyoProfile, query: URLSearchParams) => {
     const attributes: Record<string, unknown> = {
       email: profile.email,
       first_name: profile.first_name,
@@ -504,14 +627,27 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
       created: profile.created,
       updated: profile.updated,
     };
-    const wanted = fields ? new Set(fields.split(',')) : null;
+    const additional = additionalFields(query);
+    if (additional.has('subscriptions')) attributes.subscriptions = { email: { marketing: { can_receive_email_marketing: true, consent: 'NEVER_SUBSCRIBED' } } };
+    if (additional.has('predictive_analytics')) attributes.predictive_analytics = predictiveAnalyticsOf(profile);
+    const fields = query.get('fields[profile]');
     return {
       type: 'profile',
       id: profile.id,
-      attributes: wanted ? Object.fromEntries(Object.entries(attributes).filter(([name]) => wanted.has(name))) : attributes,
+      attributes: fields ? sparse(attributes, fields.split(',')) : attributes,
       links: { self: `https://a.klaviyo.com/api/profiles/${profile.id}/` },
     };
   };
+
+  /**
+   * getProfiles asking for predictive analytics has a tier of its own in the definition
+   * (Burst 10/s, Steady 150/m: klaviyoDocumentedLimits); counted apart from the lookups
+   * without it (the definition does not say whether they share a bucket). getProfile
+   * states no such tier.
+   */
+  const predictiveTier = { name: 'profiles+predictive_analytics', limit: { burstPerSecond: documented.profilesPredictiveBurstPerSecond, steadyPerMinute: documented.profilesPredictiveSteadyPerMinute } };
+  const profileLookupTier = (request: RecordedRequest) =>
+    operationOf(request)?.name === 'getProfiles' && additionalFields(request.query).has('predictive_analytics') ? predictiveTier : undefined;
 
   function handleProfileImport(request: RecordedRequest): FakeReply {
     if (Buffer.byteLength(request.rawBody) > documented.profileWriteMaxBytes) {
@@ -526,7 +662,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     const { profile, created } = upsertProfile(attributes.email, attributes);
     const unset = data.meta?.patch_properties?.unset;
     for (const key of typeof unset === 'string' ? [unset] : Array.isArray(unset) ? unset : []) delete profile.properties[key];
-    return { status: created ? 201 : 200, contentType: 'application/vnd.api+json', body: { data: profileResource(profile, request.query.get('fields[profile]')) } };
+    return { status: created ? 201 : 200, contentType: 'application/vnd.api+json', body: { data: profileResource(profile, request.query) } };
   }
 
   /** GET /api/profiles?filter=equals(email,"…") or any(email,["…","…"]): the filters the app uses. */
@@ -538,7 +674,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     if (filter === '') {
       // Without a filter Klaviyo lists the account's profiles, a page at a time (20 unless page[size] says).
       const page = [...profiles.values()].slice(0, Number(request.query.get('page[size]') ?? 20));
-      return { status: 200, contentType: 'application/vnd.api+json', body: { data: page.map((profile) => profileResource(profile, request.query.get('fields[profile]'))), links: { self: 'https://a.klaviyo.com/api/profiles/' } } };
+      return { status: 200, contentType: 'application/vnd.api+json', body: { data: page.map((profile) => profileResource(profile, request.query)), links: { self: 'https://a.klaviyo.com/api/profiles/' } } };
     }
     if (!equals && !any) return apiError(400, 'invalid', 'Invalid input.', `Invalid filter provided: ${filter}`, '/filter');
     const emails = equals ? [equals[1]!] : [...any![1]!.matchAll(quoted)].map((match) => match[1]!);
@@ -548,8 +684,16 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     return {
       status: 200,
       contentType: 'application/vnd.api+json',
-      body: { data: found.map((profile) => profileResource(profile, request.query.get('fields[profile]'))), links: { self: 'https://a.klaviyo.com/api/profiles/' } },
+      body: { data: found.map((profile) => profileResource(profile, request.query)), links: { self: 'https://a.klaviyo.com/api/profiles/' } },
     };
+  }
+
+  /** GET /api/profiles/{id}: the profile with this id, or Klaviyo's 404. */
+  function handleGetProfile(request: RecordedRequest): FakeReply {
+    const id = decodeURIComponent(/^\/api\/profiles\/([^/]+)\/?$/.exec(request.path)?.[1] ?? '');
+    const profile = [...profiles.values()].find((candidate) => candidate.id === id);
+    if (!profile) return apiError(404, 'not_found', 'Not found.', `A profile with id ${id} does not exist.`);
+    return { status: 200, contentType: 'application/vnd.api+json', body: { data: profileResource(profile, request.query), links: { self: `https://a.klaviyo.com/api/profiles/${profile.id}/` } } };
   }
 
   function handleEvents(request: RecordedRequest, key: string): FakeReply {
@@ -712,6 +856,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     getAccounts: 'accounts',
     getLists: 'lists',
     getProfiles: 'profiles',
+    getProfile: 'profiles',
     createOrUpdateProfile: 'profile-import',
     createEvent: 'events',
     bulkImportProfiles: 'profile-bulk-import-jobs',
@@ -748,7 +893,7 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     if (missing.length > 0) {
       return apiError(403, 'permission_denied', 'You do not have permission to perform this action.', `This API key is missing required scopes: ${missing.join(', ')}.`);
     }
-    const limited = rateLimit(grant ? `account:${accountId}` : key, endpoint);
+    const limited = rateLimit(grant ? `account:${accountId}` : key, endpoint, profileLookupTier(request));
     if (limited) return limited;
     if (endpoint === 'accounts') {
       return {
@@ -784,14 +929,14 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
       // The app asks for lists only to learn whether its key may read them; the account has none.
       return { status: 200, contentType: 'application/vnd.api+json', body: { data: [], links: { self: 'https://a.klaviyo.com/api/lists/' } } };
     }
-    if (endpoint === 'profiles') return handleGetProfiles(request);
+    if (endpoint === 'profiles') return operationOf(request)?.name === 'getProfile' ? handleGetProfile(request) : handleGetProfiles(request);
     if (endpoint === 'profile-bulk-import-jobs') return handleBulkImport(request);
     if (endpoint === 'profile-bulk-import-job' || endpoint === 'profile-bulk-import-errors') return handleImportJob(request, request.path.replace(/\/$/, ''));
     if (endpoint === 'event-bulk-create-jobs') return handleBulkEvents(request, key);
     const reply = endpoint === 'profile-import' ? handleProfileImport(request) : handleEvents(request, key);
     if (reply.status < 300) writes.add(endpoint, now());
     return reply;
-  }, withKlaviyoOAuth(klaviyoContract, () => options.oauthApp, new Set(allScopes)));
+  }, withKlaviyoOAuth(withQueryValues(klaviyoContract), () => options.oauthApp, new Set(allScopes)));
 
   return {
     /** The app's KLAVIYO_BASE_URL. */
@@ -802,6 +947,26 @@ export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
     /** A profile the account already has (a customer synced from the shop, say). */
     addProfile(email: string, attributes: { first_name?: string; last_name?: string } = {}) {
       return upsertProfile(email, attributes).profile;
+    },
+    /**
+     * Gives the profile with this email (made, as by addProfile, if the account lacks it)
+     * these predictive figures: the fields not given are null, as Klaviyo answers a figure it
+     * has none for. null takes its figures away (every field null again). Checked against
+     * the definition's PredictiveAnalytics; answered only to requests that ask for them
+     * (`additional-fields[profile]=predictive_analytics`), and all null when the account has
+     * no predictive analytics (options.predictiveAnalytics false).
+     */
+    setPredictiveAnalytics(email: string, values: Partial<FakePredictiveAnalytics> | null): FakeKlaviyoProfile {
+      const profile = profiles.get(email) ?? [...profiles.values()].find((candidate) => candidate.email.toLowerCase() === email.toLowerCase()) ?? upsertProfile(email, {}).profile;
+      if (values === null) {
+        predictions.delete(profile.id);
+        return profile;
+      }
+      const figures = { ...noPredictions(), ...Object.fromEntries(Object.entries(values).filter(([, value]) => value !== undefined)) };
+      const checked = checkKlaviyoType('PredictiveAnalytics', figures);
+      if (!checked.ok) throw new Error(`setPredictiveAnalytics(${email}): not Klaviyo's PredictiveAnalytics: ${checked.problems.join('; ')}`);
+      predictions.set(profile.id, figures);
+      return profile;
     },
     events,
     validKeys,

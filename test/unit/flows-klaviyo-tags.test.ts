@@ -8,7 +8,9 @@ import { newTestEventId, sampleTestEvent, withFreshEventIdentity } from '../../s
 
 describe('the placeholders each flow offers', () => {
   it("offers only what the flow's events can fill", () => {
-    expect(flowPlaceholderTokens.browser_abandonment).toEqual(['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{currency}']);
+    const shopper = ['{shopper_status}', '{order_count}', '{last_order_date}', '{last_purchase}', '{viewed_products}', '{expected_next_order}', '{predicted_clv}', '{historic_clv}', '{churn_risk}'];
+    expect(flowPlaceholderTokens.browser_abandonment).toEqual(['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{currency}', ...shopper]);
+    expect(flowPlaceholderTokens.abandoned_cart).toEqual(expect.arrayContaining(shopper));
     expect(flowPlaceholderTokens.abandoned_cart).not.toContain('{checkout_url}');
     expect(flowPlaceholderTokens.abandoned_cart).toEqual(expect.arrayContaining(['{total}', '{currency}', '{products}']));
     expect(flowPlaceholderTokens.abandoned_checkout).toEqual(promptPlaceholderTokens);

@@ -11,7 +11,7 @@ import { flowValidationMessages as v } from '../../src/shared/flows/flow-message
 import { describeWait, splitWait, waitToMinutes } from '../../src/shared/flows/flow-wait.ts';
 
 describe('prompt placeholders', () => {
-  it('offers SPEC.md and PRODUCT.md placeholders and {checkout_url}', () => {
+  it("offers SPEC.md and PRODUCT.md placeholders, {checkout_url} and the shopper's", () => {
     expect(promptPlaceholderTokens).toEqual([
       '{description}',
       '{name}',
@@ -22,6 +22,15 @@ describe('prompt placeholders', () => {
       '{currency}',
       '{products}',
       '{checkout_url}',
+      '{shopper_status}',
+      '{order_count}',
+      '{last_order_date}',
+      '{last_purchase}',
+      '{viewed_products}',
+      '{expected_next_order}',
+      '{predicted_clv}',
+      '{historic_clv}',
+      '{churn_risk}',
     ]);
   });
 

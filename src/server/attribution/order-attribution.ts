@@ -61,7 +61,7 @@ function revenueOf(source: EventSource, body: Body, normalized: NormalizedEvent)
 }
 
 /** Shopify's order webhooks and a generic sender's purchase event; console test sends are never orders. */
-function isOrder(event: OrderEvent, normalized: NormalizedEvent): boolean {
+export function isOrder(event: Pick<OrderEvent, 'source' | 'topic'>, normalized: Pick<NormalizedEvent, 'eventType'>): boolean {
   if (event.source === 'shopify') return event.topic === 'orders/create' || event.topic === 'orders/paid';
   return event.source === 'generic' && normalized.eventType === 'order_completed';
 }

@@ -15,6 +15,7 @@ import { processEvent, type PipelineObserver, type PipelineOptions } from './eve
 import { defaultRetryPolicy } from './retry-policy.ts';
 import { klaviyoAccountLimits } from './klaviyo-rate-limiter.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
+import { withShopperContext } from './shopper-context.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { setEventStatus, type JobsForEvents } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
@@ -191,7 +192,11 @@ export function createEngine(dependencies: {
     preview: async (userId, flow, event, signal) => {
       const credentials = await context.loadCredentials(context.pool, userId, context.clock.now());
       // An owner's Preview does not queue behind a backlog's calls.
-      return credentials ? previewTexts({ ...context, writingSlots: undefined }, userId, flow, event, credentials, signal) : null;
+      if (!credentials) return null;
+      const previewContext = { ...context, writingSlots: undefined };
+      // The shopper as the pipeline would see them now (Preview's event is not counted as their own history).
+      const toWrite = await withShopperContext(previewContext, { id: 'preview', userId, receivedAt: context.clock.now() }, flow.assistants, event, credentials, signal);
+      return previewTexts(previewContext, userId, flow, toWrite, credentials, signal);
     },
     enqueue: (db, job) => jobs.send(db, job),
     jobsStatement: (many) => jobs.sendManyStatement(many),

@@ -6,6 +6,7 @@ import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { normalizeEvent } from './event-normalizer.ts';
 import { failPendingDelivery, progressOf } from './delivery-queries.ts';
 import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
+import { withShopperContext } from './shopper-context.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
@@ -175,7 +176,10 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
     await deliverHoldout(context, event, flow, normalized.shopper.email!, credentials, experiment.properties, signal);
     return;
   }
-  const generations = await generateTexts(context, event, experiment?.prompts ? withArmPrompts(flow, experiment.prompts) : flow, described, credentials, signal);
+  const writing = experiment?.prompts ? withArmPrompts(flow, experiment.prompts) : flow;
+  // What the prompts ask of the shopper, read now and for these prompts only (never stored).
+  const toWrite = await withShopperContext(context, event, writing.assistants, described, credentials, signal);
+  const generations = await generateTexts(context, event, writing, toWrite, credentials, signal);
   const afterTexts = decideAfterTexts({ event, fromPixel, shopper: normalized.shopper, texts: generations });
   if (carryOutEnd(afterTexts) || afterTexts.kind !== 'deliver') return;
   if (!(await requireApproval(context, event, flow))) return;

@@ -17,6 +17,7 @@ import { tryTakeSlot, type RateWindow } from './klaviyo-rate-queries.ts';
  */
 export type KlaviyoEndpoint =
   | 'profiles'
+  | 'profiles-predictive'
   | 'profile-import'
   | 'events'
   | 'profile-bulk-import-jobs'
@@ -36,6 +37,9 @@ export const klaviyoAccountLimits: KlaviyoRateLimits = {
     { limit: 75, windowMs: 1_000 },
     { limit: 700, windowMs: 60_000 },
   ],
+  // A profile look-up that asks for predictive analytics has its own, slower limit
+  // (getProfiles: "10/s burst; 150/m steady" with additional-fields[profile]=predictive_analytics).
+  'profiles-predictive': mTier(),
   'profile-import': [
     { limit: 75, windowMs: 1_000 },
     { limit: 700, windowMs: 60_000 },

@@ -1,5 +1,11 @@
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import { fillPromptTemplate, placeholdersIn, type PromptPlaceholder } from '../../shared/flows/prompt-placeholders.ts';
+import {
+  fillPromptTemplate,
+  klaviyoPredictivePlaceholders,
+  placeholdersIn,
+  shopperHistoryPlaceholders,
+  type PromptPlaceholder,
+} from '../../shared/flows/prompt-placeholders.ts';
 
 /**
  * Builds what an assistant asks the model. The owner's words are the instruction; the
@@ -42,10 +48,26 @@ export function cleanPromptValue(value: string | null | undefined): string {
   return cleaned.length > MAX_VALUE_LENGTH ? cleaned.slice(0, MAX_VALUE_LENGTH).toWellFormed() : cleaned;
 }
 
-function placeholderValues(event: NormalizedEvent): Record<PromptPlaceholder, string> {
+/** The shopper's placeholders' values (engine/shopper-context.ts); absent ones render empty. */
+export type ShopperContextValues = Partial<Record<(typeof shopperHistoryPlaceholders)[number] | (typeof klaviyoPredictivePlaceholders)[number], string>>;
+
+/**
+ * An event as the writing step sees it: normalised and described, and, when the flow's
+ * prompts name the shopper's placeholders, with what is known of the shopper. The context
+ * lives only in memory, for this event's prompts: it is never stored with the event.
+ */
+export type EventToWrite = NormalizedEvent & { shopperContext?: ShopperContextValues };
+
+function placeholderValues(event: EventToWrite): Record<PromptPlaceholder, string> {
   const first = event.products[0];
   const currency = cleanPromptValue(event.currency);
+  const shopper = event.shopperContext ?? {};
+  const contextValue = (token: keyof ShopperContextValues) => cleanPromptValue(shopper[token]);
   return {
+    ...(Object.fromEntries([...shopperHistoryPlaceholders, ...klaviyoPredictivePlaceholders].map((token) => [token, contextValue(token)])) as Record<
+      keyof ShopperContextValues,
+      string
+    >),
     '{name}': cleanPromptValue(first?.name),
     '{description}': cleanPromptValue(first?.description),
     '{price}': cleanPromptValue(first?.price),
@@ -86,7 +108,7 @@ function shopDataJson(values: Record<string, string>): string {
  * Anything else in braces stays as the owner wrote it. The prompt is empty when nothing
  * of the task is left.
  */
-export function renderPrompt(template: string, event: NormalizedEvent): RenderedPrompt {
+export function renderPrompt(template: string, event: EventToWrite): RenderedPrompt {
   const values = placeholderValues(event);
   const missing = new Set<string>();
   const used: Record<string, string> = {};
@@ -112,7 +134,7 @@ export function renderPrompt(template: string, event: NormalizedEvent): Rendered
  * same for every shopper who saw the same products, so its text may be reused for them
  * (the generation cache, text-generation.ts).
  */
-const shopperPlaceholders = ['{first_name}', '{checkout_url}'];
+const shopperPlaceholders: readonly string[] = ['{first_name}', '{checkout_url}', ...shopperHistoryPlaceholders, ...klaviyoPredictivePlaceholders];
 
 export function namesShopper(template: string): boolean {
   return shopperPlaceholders.some((token) => template.includes(token));
@@ -154,7 +176,7 @@ export function composeGroupInput(prompts: string[]): string {
  * shopper reads it; null when the event has no value for one of them (a sentence with a
  * hole in it is worse than no text).
  */
-export function fillFallbackText(template: string, event: NormalizedEvent): string | null {
+export function fillFallbackText(template: string, event: EventToWrite): string | null {
   const values = placeholderValues(event);
   if (placeholdersIn(template).some((token) => token in values && !values[token as PromptPlaceholder])) return null;
   return fillPromptTemplate(template, values).trim() || null;

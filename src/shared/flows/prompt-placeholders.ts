@@ -16,9 +16,35 @@ export const promptPlaceholders = [
   { token: '{currency}', label: 'Currency code' },
   { token: '{products}', label: 'List of products' },
   { token: '{checkout_url}', label: 'Link back to the checkout' },
-] as const;
+  // The shopper, from what Flowsmith already holds (docs/decisions/0049-the-shopper-in-the-prompt.md):
+  // filled in every flow, empty where there is nothing to say.
+  { token: '{shopper_status}', label: 'New or returning customer', example: 'returning customer (3 earlier orders)' },
+  { token: '{order_count}', label: 'Number of earlier orders', example: '3' },
+  { token: '{last_order_date}', label: 'Date of the last earlier order', example: '2026-10-04' },
+  { token: '{last_purchase}', label: 'What they bought last', example: 'Trail Runner 2; Wool Socks' },
+  { token: '{viewed_products}', label: 'Products they looked at lately', example: 'Rain Jacket; Trail Runner 2' },
+  // Klaviyo's predictive analytics of the profile, where the owner's account has them.
+  { token: '{expected_next_order}', label: "Klaviyo's expected date of their next order", example: '2026-12-12' },
+  { token: '{predicted_clv}', label: "Klaviyo's predicted customer lifetime value", example: '240.00' },
+  { token: '{historic_clv}', label: "Klaviyo's historic customer lifetime value", example: '180.50' },
+  { token: '{churn_risk}', label: "Klaviyo's churn risk", example: 'low (12 %)' },
+] as const satisfies ReadonlyArray<{ token: string; label: string; example?: string }>;
 
 export type PromptPlaceholder = (typeof promptPlaceholders)[number]['token'];
+
+/**
+ * The shopper's placeholders: their history in the owner's shop as Flowsmith received it,
+ * and Klaviyo's predictive figures. Read only for a flow whose prompts name one of them.
+ */
+export const shopperHistoryPlaceholders = ['{shopper_status}', '{order_count}', '{last_order_date}', '{last_purchase}', '{viewed_products}'] as const satisfies readonly PromptPlaceholder[];
+export const klaviyoPredictivePlaceholders = ['{expected_next_order}', '{predicted_clv}', '{historic_clv}', '{churn_risk}'] as const satisfies readonly PromptPlaceholder[];
+const shopperContextTokens: readonly PromptPlaceholder[] = [...shopperHistoryPlaceholders, ...klaviyoPredictivePlaceholders];
+
+/** An example of what a placeholder becomes, for the form's list; none for the event's own fields. */
+export function placeholderExample(token: PromptPlaceholder): string | null {
+  const found = promptPlaceholders.find((placeholder) => placeholder.token === token);
+  return found && 'example' in found ? found.example : null;
+}
 export const promptPlaceholderTokens: readonly string[] = promptPlaceholders.map((placeholder) => placeholder.token);
 
 /**
@@ -34,8 +60,8 @@ export const promptPlaceholderTokens: readonly string[] = promptPlaceholders.map
  * A placeholder outside its flow's list would always reach the AI empty.
  */
 export const flowPlaceholderTokens: Record<FlowType, readonly PromptPlaceholder[]> = {
-  browser_abandonment: ['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{currency}'],
-  abandoned_cart: ['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{total}', '{currency}', '{products}'],
+  browser_abandonment: ['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{currency}', ...shopperContextTokens],
+  abandoned_cart: ['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{total}', '{currency}', '{products}', ...shopperContextTokens],
   abandoned_checkout: promptPlaceholders.map((placeholder) => placeholder.token),
   post_purchase: promptPlaceholders.map((placeholder) => placeholder.token),
 };
@@ -48,11 +74,11 @@ const flowLabels: Partial<Record<FlowType, Partial<Record<PromptPlaceholder, str
 };
 
 /** The placeholders a flow offers, in the order of the full list, with their labels there. */
-export function placeholdersOfFlow(flowType: FlowType): Array<{ token: PromptPlaceholder; label: string }> {
+export function placeholdersOfFlow(flowType: FlowType): Array<{ token: PromptPlaceholder; label: string; example: string | null }> {
   const offered = flowPlaceholderTokens[flowType];
   return promptPlaceholders
     .filter((placeholder) => offered.includes(placeholder.token))
-    .map((placeholder) => ({ token: placeholder.token, label: flowLabels[flowType]?.[placeholder.token] ?? placeholder.label }));
+    .map((placeholder) => ({ token: placeholder.token, label: flowLabels[flowType]?.[placeholder.token] ?? placeholder.label, example: placeholderExample(placeholder.token) }));
 }
 
 /** Placeholders a template names that the engine knows but this flow's events never fill. */

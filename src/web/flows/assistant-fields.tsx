@@ -30,7 +30,7 @@ function PlaceholderButtons({ flowType, nameOf, onInsert }: { flowType: FlowType
         <button
           key={placeholder.token}
           type="button"
-          title={placeholder.label}
+          title={placeholder.example ? `${placeholder.label}, for example: ${placeholder.example}` : placeholder.label}
           aria-label={nameOf(placeholder.token, placeholder.label)}
           onClick={() => onInsert(placeholder.token)}
           className="rounded border border-slate-300 bg-slate-50 px-2 py-0.5 font-mono text-xs text-slate-800 hover:bg-slate-100 focus-visible:outline-2 focus-visible:outline-indigo-600"

@@ -414,3 +414,53 @@ export async function createEventBulkJob(connection: KlaviyoConnection, events: 
     if (!answer.ok) throw await refusalOf(answer, connection, 'sending Klaviyo events in bulk');
   });
 }
+
+/**
+ * Klaviyo's predictive analytics of a profile (getProfiles with
+ * `additional-fields[profile]=predictive_analytics`). Each figure is null where Klaviyo has
+ * none: an account without predictive analytics answers them all null.
+ */
+export interface PredictiveAnalytics {
+  historicClv: number | null;
+  predictedClv: number | null;
+  churnProbability: number | null;
+  expectedDateOfNextOrder: string | null;
+}
+
+const nullableNumber = z.number().nullish().transform((value) => (typeof value === 'number' && Number.isFinite(value) ? value : null));
+const predictiveListSchema = z.looseObject({
+  data: z.array(
+    z.looseObject({
+      id: z.string(),
+      attributes: z
+        .looseObject({
+          predictive_analytics: z
+            .looseObject({
+              historic_clv: nullableNumber,
+              predicted_clv: nullableNumber,
+              churn_probability: nullableNumber,
+              expected_date_of_next_order: z.string().nullish(),
+            })
+            .nullish(),
+        })
+        .nullish(),
+    }),
+  ),
+});
+
+/** The shopper's predictive figures, or null when Klaviyo has no profile for the address. */
+export async function findPredictiveAnalytics(connection: KlaviyoConnection, email: string, signal?: AbortSignal): Promise<PredictiveAnalytics | null> {
+  const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
+  const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'additional-fields[profile]': 'predictive_analytics', 'page[size]': '1' });
+  return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
+    const profile = (await readAnswer(answer, predictiveListSchema, "its answer about the profile's predictive analytics", connection, 'reading predictive analytics')).data[0];
+    if (!profile) return null;
+    const figures = profile.attributes?.predictive_analytics;
+    return {
+      historicClv: figures?.historic_clv ?? null,
+      predictedClv: figures?.predicted_clv ?? null,
+      churnProbability: figures?.churn_probability ?? null,
+      expectedDateOfNextOrder: figures?.expected_date_of_next_order ?? null,
+    };
+  });
+}
