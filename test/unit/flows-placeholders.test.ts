@@ -11,7 +11,7 @@ import { flowValidationMessages as v } from '../../src/shared/flows/flow-message
 import { describeWait, splitWait, waitToMinutes } from '../../src/shared/flows/flow-wait.ts';
 
 describe('prompt placeholders', () => {
-  it("offers SPEC.md and PRODUCT.md placeholders, {checkout_url} and the shopper's", () => {
+  it("offers the event's placeholders, {checkout_url} and the shopper's", () => {
     expect(promptPlaceholderTokens).toEqual([
       '{description}',
       '{name}',
