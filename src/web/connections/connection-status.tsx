@@ -1,6 +1,5 @@
 import { useId, useState } from 'react';
 import { AlertTriangle, CheckCircle2, KeyRound, MinusCircle, type LucideIcon } from 'lucide-react';
-import { toast } from '../app/toast.ts';
 import { Alert } from '../ui/alert.tsx';
 import { Button } from '../ui/button.tsx';
 import { connectionMessages as m } from '../../shared/connections/connection-messages.ts';
@@ -197,13 +196,7 @@ function DisconnectKlaviyo() {
   const explanationId = useId();
 
   const confirm = () =>
-    disconnect.mutate(undefined, {
-      onSuccess: ({ revoked }) => {
-        setConfirming(false);
-        if (revoked) toast.success(m.disconnected);
-        else toast.warning(m.disconnectedNotRevoked);
-      },
-    });
+    disconnect.mutate(undefined, { onSuccess: () => setConfirming(false) });
 
   if (!confirming) {
     return (

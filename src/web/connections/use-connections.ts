@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { toast } from '../app/toast.ts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiRequestError, callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
@@ -79,7 +80,12 @@ export function useDisconnectKlaviyo() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: () => callEndpoint(endpoints.connections.disconnectKlaviyo),
-    onSuccess: async () => {
+    // The toast is said here, not in the button's own callback: the refetch below
+    // unmounts the Disconnect button, and a mutate() callback of an unmounted
+    // component is never called, so the owner would not be told.
+    onSuccess: async ({ revoked }) => {
+      if (revoked) toast.success(m.disconnected);
+      else toast.warning(m.disconnectedNotRevoked);
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: connectionsQueryKey }),
         queryClient.invalidateQueries({ queryKey: credentialsQueryKeys.record }),
