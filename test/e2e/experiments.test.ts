@@ -7,7 +7,7 @@ import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
-import { experimentMessages } from '../../src/shared/experiments/experiment-messages.ts';
+import { experimentArmLabel, experimentMessages } from '../../src/shared/experiments/experiment-messages.ts';
 import type { ExperimentsResponse } from '../../src/shared/experiments/experiment-schemas.ts';
 import { experimentTexts } from '../../src/web/experiments/experiment-texts.ts';
 
@@ -87,6 +87,9 @@ describe('an experiment on the flow page', () => {
     expect(await variantBGroup.getByLabel('Thank you', { exact: true }).inputValue()).toBe(assistants[0]!.prompt_template);
     await variantBGroup.getByLabel('Thank you', { exact: true }).fill(variantB.thank_you);
     await variantBGroup.getByLabel('Next purchase', { exact: true }).fill(variantB.next_tip);
+    // B writes without what is known of the shopper, to measure what that adds.
+    expect(await variantBGroup.getByLabel(experimentMessages.shopperContextLabel).isChecked()).toBe(true);
+    await variantBGroup.getByLabel(experimentMessages.shopperContextLabel).uncheck();
     await form.getByLabel(experimentTexts.holdoutLabel).fill('60');
     await form.getByRole('button', { name: experimentTexts.start }).click();
     await expect.poll(() => fieldErrorOf(page, experimentTexts.holdoutLabel)).toBe(experimentMessages.holdoutRange);
@@ -95,13 +98,14 @@ describe('an experiment on the flow page', () => {
     await toastOf(page, experimentMessages.started).waitFor();
 
     const started = await experimentsOf(client);
-    expect(started.current).toMatchObject({ status: 'running', holdoutPercent: 20, split: 'fixed', autoPromote: false });
+    expect(started.current).toMatchObject({ status: 'running', holdoutPercent: 20, split: 'fixed', autoPromote: false, objective: 'conversion', objectiveCurrency: null });
     expect(started.current!.arms).toEqual([
-      { key: 'A', prompts: { thank_you: assistants[0]!.prompt_template, next_tip: assistants[1]!.prompt_template } },
-      { key: 'B', prompts: variantB },
+      { key: 'A', prompts: { thank_you: assistants[0]!.prompt_template, next_tip: assistants[1]!.prompt_template }, shopperContext: true },
+      { key: 'B', prompts: variantB, shopperContext: false },
     ]);
     await card.getByTestId('experiment-current').waitFor();
     await card.getByTestId('experiment-group-holdout').waitFor();
+    await card.getByTestId('experiment-group-B').getByText(experimentTexts.variant(experimentArmLabel('B', false))).waitFor();
     // The flow's own form says its prompts wait while the experiment runs.
     await page.getByRole('button', { name: 'Configure Flow' }).click();
     await page.getByRole('form', { name: 'Flow configuration' }).getByText(experimentMessages.promptsWaitTitle).waitFor();
@@ -226,12 +230,22 @@ describe('an experiment on the flow page', () => {
     const firstId = (await experimentsOf(client)).current!.id;
     await card.getByRole('button', { name: experimentTexts.changeVariants }).click();
     await form.getByLabel(experimentTexts.autoPromoteLabel).uncheck();
+    // Judged by revenue per shopper: the currency appears, filled in (this shop has no revenue yet: USD); emptied, it is asked for.
+    expect(await form.getByLabel(experimentMessages.objectiveCurrencyLabel).count()).toBe(0);
+    await form.getByLabel(experimentMessages.objectiveLabel).selectOption('revenue_per_exposure');
+    const currency = form.getByLabel(experimentMessages.objectiveCurrencyLabel);
+    expect(await currency.inputValue()).toBe('USD');
+    await currency.fill('');
+    await form.getByRole('button', { name: experimentTexts.saveChanges }).click();
+    await expect.poll(() => fieldErrorOf(page, experimentMessages.objectiveCurrencyLabel)).toBe(experimentMessages.currencyRequired);
+    await currency.fill('eur');
     await form.getByRole('button', { name: experimentTexts.saveChanges }).click();
     await page.locator('[data-sonner-toast]').first().waitFor();
     const updated = await experimentsOf(client);
     // The variants' prompts are as they were (only their properties' order in storage may differ).
     expect(updated.current?.id, 'a change of settings alone keeps the running experiment').toBe(firstId);
-    expect(updated.current).toMatchObject({ autoPromote: false, split: 'adaptive' });
+    expect(updated.current).toMatchObject({ autoPromote: false, split: 'adaptive', objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' });
+    await card.getByTestId('experiment-settings').getByText(experimentMessages.objectiveName('revenue_per_exposure', 'EUR')).waitFor();
     expect(updated.past).toEqual([]);
     await toastOf(page, experimentMessages.updated).waitFor();
     await dismissToasts(page);

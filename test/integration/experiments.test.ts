@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { seededRandom } from '../../src/server/experiments/experiment-statistics.ts';
 import { promoteWinners } from '../../src/server/experiments/experiment-changes.ts';
+import { experimentGroupFor } from '../../src/server/experiments/experiment-assignment.ts';
 import { experimentMessages } from '../../src/shared/experiments/experiment-messages.ts';
 import type { Experiment, ExperimentsResponse } from '../../src/shared/experiments/experiment-schemas.ts';
 
@@ -162,7 +163,7 @@ describe('an experiment on real shoppers', () => {
     expect(lift.value).toBeGreaterThan(0);
     expect(lift.low).toBeGreaterThan(0);
     expect(promoted.summary.some((sentence) => sentence.startsWith('AI text adds'))).toBe(true);
-    expect(promoted.summary[0]).toMatch(/^B earns more than A with \d+(\.\d)? % probability\.$/);
+    expect(promoted.summary[0]).toMatch(/^B converts better than A with \d+(\.\d)? % probability\.$/);
     // Orders counted once each, in their currency: the orders the simulation placed.
     const { rows } = await db().query<{ orders: number }>('SELECT count(*)::int AS orders FROM experiment_orders WHERE experiment_id = $1', [running.id]);
     expect(promoted.groups.reduce((sum, group) => sum + group.orders, 0)).toBe(rows[0]!.orders);
@@ -174,7 +175,100 @@ describe('an experiment on real shoppers', () => {
   }, 240_000);
 });
 
+describe('an experiment judged by revenue per exposure', () => {
+  it('moves traffic to and promotes the arm that brings more revenue per shopper, though it converts less', async () => {
+    const arms = [{ prompts: { cart_subject: promptA } }, { prompts: { cart_subject: promptB } }];
+    const setup = { arms, holdoutPercent: 10, split: 'adaptive', minExposures: 10, autoPromote: false, objective: 'revenue_per_exposure', objectiveCurrency: 'USD' };
+    const owner = await ownerWithCartExperiment(setup);
+    const started = (await experiments(owner)).current!;
+    expect(started).toMatchObject({ objective: 'revenue_per_exposure', objectiveCurrency: 'USD' });
+
+    // A's shoppers mostly order, a little each; B's order half as often, fifteen times as much.
+    // (A EUR order from B's shoppers too, which the objective in USD leaves out.)
+    const shoppers = Array.from({ length: 60 }, (_, index) => `rev-${index}-${randomUUID().slice(0, 8)}@shop.example`);
+    const eventIds = await Promise.all(shoppers.map((email) => sendCart(owner, email)));
+    await waitForEvents(db(), eventIds, { timeoutMs: 60_000 });
+    const groups = await groupsOf(eventIds);
+    const seen: Record<string, number> = { A: 0, B: 0, holdout: 0 };
+    const orders: string[] = [];
+    for (const [index, email] of shoppers.entries()) {
+      const group = groups.get(eventIds[index]!)!;
+      const nth = seen[group]!;
+      seen[group] = nth + 1;
+      if (group === 'A' && nth % 5 < 4) orders.push(await sendOrder(owner, email, 10));
+      if (group === 'B' && nth % 5 < 2) orders.push(await sendOrder(owner, email, 150));
+      if (group === 'B' && nth % 5 === 2) orders.push(await sendOrder(owner, email, 5_000, 'EUR'));
+    }
+    await waitForEvents(db(), orders, { timeoutMs: 60_000 });
+    expect(seen.A).toBeGreaterThanOrEqual(10);
+    expect(seen.B).toBeGreaterThanOrEqual(10);
+    scenario.testApp.clock.advance(31_000);
+
+    const running = (await experiments(owner)).current!;
+    const [a, b] = [groupOf(running, 'A'), groupOf(running, 'B')];
+    expect(a.conversion!.value).toBeGreaterThan(b.conversion!.value);
+    expect(b.probabilityBest).toBeGreaterThan(0.95);
+    expect(b.trafficShare).toBeGreaterThan(a.trafficShare);
+    // The lift over the holdout per currency: B's USD revenue per shopper less the holdout's.
+    const usd = b.revenue.find((row) => row.currency === 'USD')!;
+    const holdoutUsd = groupOf(running, 'holdout').revenue.find((row) => row.currency === 'USD');
+    expect(usd.liftOverHoldout!.value).toBeCloseTo(usd.perExposure.value - (holdoutUsd?.perExposure.value ?? 0), 9);
+    expect(usd.liftOverHoldout!.low).toBeLessThan(usd.liftOverHoldout!.value);
+    expect(b.revenue.map((row) => row.currency)).toEqual(['EUR', 'USD']);
+    expect(running.summary[0]).toMatch(/^B brings more revenue per shopper \(USD\) than A with \d+(\.\d)? % probability\.$/);
+    expect(running.summary).toContain(experimentMessages.summary.otherCurrencies('USD'));
+
+    // Allowed to promote, the check promotes B, though A converts better.
+    const allowed = await owner.client.put('/api/flows/abandoned_cart/experiment', { ...setup, autoPromote: true });
+    expect(allowed.json.message).toBe(experimentMessages.updated);
+    expect(await promoteWinners(db(), scenario.testApp.clock.now())).toBeGreaterThanOrEqual(1);
+    const promoted = (await experiments(owner)).past.find((experiment) => experiment.id === running.id)!;
+    expect(promoted).toMatchObject({ endReason: 'auto_promoted', winner: 'B', objective: 'revenue_per_exposure', objectiveCurrency: 'USD' });
+  }, 180_000);
+});
+
 describe('an owner changing an experiment', () => {
+  it('keeps the objective and each arm’s shopper context, changes the objective in place, and restarts when a shopper context changes', async () => {
+    const arms = [{ prompts: { cart_subject: promptA } }, { prompts: { cart_subject: promptA }, shopperContext: false }];
+    const owner = await ownerWithCartExperiment({ arms, holdoutPercent: 0 });
+    const first = (await experiments(owner)).current!;
+    expect(first).toMatchObject({ objective: 'conversion', objectiveCurrency: null });
+    expect(first.arms.map((arm) => arm.shopperContext)).toEqual([true, false]);
+
+    const refused = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms, holdoutPercent: 0, objective: 'revenue_per_exposure' });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.message).toBe(experimentMessages.currencyRequired);
+    expect(refused.json.fieldErrors).toMatchObject({ objectiveCurrency: experimentMessages.currencyRequired });
+
+    const byRevenue = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms, holdoutPercent: 0, objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' });
+    expect(byRevenue.status, byRevenue.text).toBe(200);
+    expect(byRevenue.json.message).toBe(experimentMessages.updated);
+    expect(byRevenue.json.current).toMatchObject({ id: first.id, objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' });
+    // Back to conversion: a currency sent along is not kept.
+    const back = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms, holdoutPercent: 0, objective: 'conversion', objectiveCurrency: 'EUR' });
+    expect(back.json.current).toMatchObject({ id: first.id, objective: 'conversion', objectiveCurrency: null });
+
+    // Each event's group says whether its texts may use the shopper's context.
+    const shoppers = Array.from({ length: 8 }, (_, index) => `ctx-${index}-${randomUUID().slice(0, 8)}@shop.example`);
+    const eventIds = await Promise.all(shoppers.map((email) => sendCart(owner, email)));
+    await waitForEvents(db(), eventIds, { timeoutMs: 60_000 });
+    const flow = owner.flows.abandoned_cart;
+    for (const [index, email] of shoppers.entries()) {
+      const group = await experimentGroupFor(db(), { id: eventIds[index]!, flowId: flow.id, flowType: 'abandoned_cart', source: 'webhook' }, email, scenario.testApp.clock.now());
+      expect(group?.experimentId).toBe(first.id);
+      expect(group?.shopperContext, `shopper context of ${group?.group}`).toBe(group?.group === 'A');
+    }
+    // An arm stored before arms could leave the context out reads as using it.
+    await db().query(`UPDATE flow_experiments SET arms = (SELECT jsonb_agg(arm - 'shopperContext') FROM jsonb_array_elements(arms) arm) WHERE id = $1`, [first.id]);
+    const stored = (await owner.client.get('/api/flows/abandoned_cart/experiments')).json as ExperimentsResponse;
+    expect(stored.current!.arms.map((arm) => arm.shopperContext)).toEqual([true, true]);
+
+    const changed = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms, holdoutPercent: 0 });
+    expect(changed.json.message).toBe(experimentMessages.restarted);
+    expect(changed.json.current.arms.map((arm: { shopperContext: boolean }) => arm.shopperContext)).toEqual([true, false]);
+    expect(changed.json.past[0]).toMatchObject({ id: first.id, endReason: 'changed' });
+  }, 90_000);
+
   it('starts a new experiment when a prompt changes, keeps the old one readable, and refuses what does not fit the flow', async () => {
     // Two assistants whose properties the database keeps in another order than the flow's.
     const body = { name: 'Body', klaviyo_property: 'body', prompt_template: 'Write a short email about {products}' };

@@ -2,21 +2,29 @@ import type { Queryable } from '../database/database.ts';
 import { experimentPropertyNames, type FlowType } from '../../shared/flows/flow-types.ts';
 import { HOLDOUT_ARM, type ExperimentGroupKey } from '../../shared/experiments/experiment-schemas.ts';
 import { shopperKey } from '../engine/generation-cap-queries.ts';
-import { assignShopper, countGroups, findExperimentById, findRunningExperiment, type ExperimentRecord } from './experiment-queries.ts';
-import { assignmentPoint, chooseGroup, thompsonWeights } from './experiment-statistics.ts';
+import { assignShopper, countGroups, findExperimentById, findRunningExperiment, sumGroupRevenue, type ExperimentRecord } from './experiment-queries.ts';
+import { assignmentPoint, chooseGroup } from './experiment-statistics.ts';
+import { adaptiveWeights, revenueCurrencyOf } from './experiment-objective.ts';
 
 /**
  * Which group of the flow's experiment an event's shopper is in (docs/decisions/0043-experiments.md):
  * a step of the event pipeline, after the caps and before any text is written. The group
  * comes from a digest of the shopper and the experiment (the same shopper always lands in
  * the same place for a given split) and is then kept for the experiment's whole life.
- * Under an adaptive split the arms' shares follow their probability of being best.
+ * Under an adaptive split the arms' shares follow their probability of being best by the
+ * experiment's objective (conversion, or revenue per exposure).
  */
 export interface ExperimentGroup {
   experimentId: string;
   group: ExperimentGroupKey;
   /** The arm's prompt for each assistant, by Klaviyo property; null for the holdout. */
   prompts: Record<string, string> | null;
+  /**
+   * Whether the texts may use what is known of the shopper (their history, Klaviyo's
+   * predictions, the shop's recommendations): an arm can leave it out, to measure what it adds.
+   * True for the holdout, which gets no text.
+   */
+  shopperContext: boolean;
   /** What goes to Klaviyo with the texts (on the profile and in the event's properties), so emails and reports can tell the groups apart. */
   properties: Record<string, string>;
 }
@@ -29,9 +37,13 @@ const WEIGHTS_KEPT_MS = 30_000;
 const running = new Map<string, { experiment: ExperimentRecord | null; at: number }>();
 const weightsKept = new Map<string, { weights: number[]; at: number }>();
 
-/** Forgets what this process read of the flow's experiment (the owner just changed it). */
-export function forgetRunningExperiment(flowId: string): void {
+/**
+ * Forgets what this process read of the flow's experiment (the owner just changed it), and the
+ * weights it worked out for `experimentId`: a new objective or minimum must not wait 30 s.
+ */
+export function forgetRunningExperiment(flowId: string, experimentId?: string): void {
   running.delete(flowId);
+  if (experimentId) weightsKept.delete(experimentId);
 }
 
 async function runningExperiment(db: Queryable, flowId: string): Promise<ExperimentRecord | null> {
@@ -52,12 +64,8 @@ export async function armWeights(db: Queryable, experiment: ExperimentRecord, no
   if (experiment.split === 'fixed' || experiment.arms.length < 2) return equal;
   const kept = weightsKept.get(experiment.id);
   if (kept && now.getTime() - kept.at >= 0 && now.getTime() - kept.at < WEIGHTS_KEPT_MS) return kept.weights;
-  const counts = await countGroups(db, experiment.id);
-  const arms = experiment.arms.map((arm) => {
-    const count = counts.find((candidate) => candidate.group === arm.key);
-    return { successes: count?.converted ?? 0, trials: count?.exposures ?? 0 };
-  });
-  const weights = thompsonWeights(arms, { minExposures: experiment.minExposures, seed: `${experiment.id}:${arms.map((arm) => `${arm.successes}/${arm.trials}`).join(',')}` });
+  const [counts, revenue] = await Promise.all([countGroups(db, experiment.id), revenueCurrencyOf(experiment) === null ? [] : sumGroupRevenue(db, experiment.id)]);
+  const weights = adaptiveWeights(experiment, counts, revenue);
   if (weightsKept.size > 1_000) weightsKept.clear();
   weightsKept.set(experiment.id, { weights, at: now.getTime() });
   return weights;
@@ -88,10 +96,12 @@ export async function experimentGroupFor(
   // A retried event keeps the group of its first try, even in an experiment that has since ended.
   const of = assigned.experimentId === experiment.id ? experiment : await findExperimentById(db, assigned.experimentId);
   const names = experimentPropertyNames(event.flowType);
+  const arm = of?.arms.find((candidate) => candidate.key === assigned.group);
   return {
     experimentId: assigned.experimentId,
     group: assigned.group,
-    prompts: of?.arms.find((arm) => arm.key === assigned.group)?.prompts ?? null,
+    prompts: arm?.prompts ?? null,
+    shopperContext: arm?.shopperContext ?? true,
     properties: { [names.group]: assigned.group, [names.experiment]: assigned.experimentId },
   };
 }

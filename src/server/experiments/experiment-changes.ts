@@ -6,16 +6,29 @@ import { placeholderProblemsOf } from '../../shared/flows/flow-schemas.ts';
 import { experimentMessages as m } from '../../shared/experiments/experiment-messages.ts';
 import { experimentArmKeys, PROMOTE_PROBABILITY, type ExperimentArmKey, type ExperimentSetup } from '../../shared/experiments/experiment-schemas.ts';
 import { findFlowForUser, saveAssistantPrompts, type FlowRecord } from '../flows/flow-queries.ts';
-import { countGroups, endExperiment, findRunningExperiment, insertExperiment, listAutoPromoting, updateExperimentSettings, type ExperimentArm, type ExperimentRecord } from './experiment-queries.ts';
+import {
+  countGroups,
+  endExperiment,
+  findRunningExperiment,
+  insertExperiment,
+  listAutoPromoting,
+  sumGroupRevenue,
+  updateExperimentSettings,
+  type ExperimentArm,
+  type ExperimentRecord,
+  type GroupCounts,
+  type GroupRevenue,
+} from './experiment-queries.ts';
 import { forgetRunningExperiment } from './experiment-assignment.ts';
-import { probabilityBest } from './experiment-statistics.ts';
+import { chancesOfBest, revenueCurrencyOf } from './experiment-objective.ts';
 
 /**
  * What an owner (or the automatic promotion) does to a flow's experiment
  * (docs/decisions/0043-experiments.md): start one, change it, promote a winner, end it.
- * Changing who gets what (a variant's prompts, the holdout share) ends the running
- * experiment and starts a new one, so no experiment's figures mix two set-ups; the
- * split's rule, its minimum and automatic promotion change in place.
+ * Changing who gets what (a variant's prompts or shopper context, the holdout share) ends
+ * the running experiment and starts a new one, so no experiment's figures mix two set-ups;
+ * the split's rule, its minimum, automatic promotion and the objective change in place (they
+ * decide how the same counts are read, not what was measured).
  */
 
 /** The arms as stored, each variant held to the flow's assistants: one prompt for each, none for another. */
@@ -37,7 +50,7 @@ function armsFor(flow: FlowRecord, setup: ExperimentSetup): ExperimentArm[] | Re
     }
     const first = Object.values(fieldErrors)[0];
     if (first) return refused(apiErrorCodes.validation, first, { fieldErrors });
-    arms.push({ key, prompts: Object.fromEntries(properties.map((property) => [property, arm.prompts[property]!])) });
+    arms.push({ key, prompts: Object.fromEntries(properties.map((property) => [property, arm.prompts[property]!])), shopperContext: arm.shopperContext });
   }
   return arms;
 }
@@ -48,7 +61,12 @@ function sameArms(stored: readonly ExperimentArm[], wanted: readonly ExperimentA
   return wanted.every((arm, index) => {
     const other = stored[index]!;
     const properties = Object.keys(arm.prompts);
-    return other.key === arm.key && Object.keys(other.prompts).length === properties.length && properties.every((property) => other.prompts[property] === arm.prompts[property]);
+    return (
+      other.key === arm.key &&
+      other.shopperContext === arm.shopperContext &&
+      Object.keys(other.prompts).length === properties.length &&
+      properties.every((property) => other.prompts[property] === arm.prompts[property])
+    );
   });
 }
 
@@ -61,17 +79,24 @@ export async function setUpExperiment(pool: pg.Pool, flow: FlowRecord, setup: Ex
     // One change to a flow's experiment at a time (the running one is unique per flow).
     await findFlowForUser(client, flow.userId, flow.flowType, { forUpdate: true });
     const running = await findRunningExperiment(client, flow.id);
-    const settings = { split: setup.split, minExposures: setup.minExposures, autoPromote: setup.autoPromote };
+    const settings = {
+      split: setup.split,
+      minExposures: setup.minExposures,
+      autoPromote: setup.autoPromote,
+      objective: setup.objective,
+      // A currency sent with the conversion objective decides nothing, so none is kept.
+      objectiveCurrency: setup.objective === 'revenue_per_exposure' ? setup.objectiveCurrency : null,
+    };
     if (running && sameArms(running.arms, arms) && running.holdoutPercent === setup.holdoutPercent) {
       await updateExperimentSettings(client, running.id, settings);
-      return 'updated' as const;
+      return { outcome: 'updated' as const, changed: running.id };
     }
     if (running) await endExperiment(client, running.id, { at: now, reason: 'changed', winner: null });
     await insertExperiment(client, { userId: flow.userId, flowId: flow.id, arms, holdoutPercent: setup.holdoutPercent, ...settings, startedAt: now });
-    return running ? ('restarted' as const) : ('started' as const);
+    return { outcome: running ? ('restarted' as const) : ('started' as const), changed: running?.id };
   });
-  forgetRunningExperiment(flow.id);
-  return outcome;
+  forgetRunningExperiment(flow.id, outcome.changed);
+  return outcome.outcome;
 }
 
 /** The winner's prompts become the flow's prompts, and the experiment ends keeping its record; false when it had ended already. */
@@ -102,16 +127,14 @@ export async function stopExperiment(pool: pg.Pool, flow: FlowRecord, now: Date)
 
 /**
  * The arm to promote by itself, if any: every arm has its minimum of exposures and one is
- * the best with at least PROMOTE_PROBABILITY.
+ * the best by the experiment's objective with at least PROMOTE_PROBABILITY.
  */
-export function armToPromote(experiment: ExperimentRecord, counts: ReadonlyArray<{ group: string; exposures: number; converted: number }>): ExperimentArm | null {
+export function armToPromote(experiment: ExperimentRecord, counts: readonly GroupCounts[], revenue: readonly GroupRevenue[]): ExperimentArm | null {
   if (!experiment.autoPromote || experiment.arms.length < 2) return null;
-  const arms = experiment.arms.map((arm) => counts.find((count) => count.group === arm.key) ?? { exposures: 0, converted: 0 });
-  if (arms.some((arm) => arm.exposures < experiment.minExposures)) return null;
-  const chances = probabilityBest(
-    arms.map((arm) => ({ successes: arm.converted, trials: arm.exposures })),
-    { seed: `${experiment.id}:${arms.map((arm) => `${arm.converted}/${arm.exposures}`).join(',')}` },
-  );
+  const exposures = experiment.arms.map((arm) => counts.find((count) => count.group === arm.key)?.exposures ?? 0);
+  if (exposures.some((count) => count < experiment.minExposures)) return null;
+  const chances = chancesOfBest(experiment, counts, revenue);
+  if (!chances) return null;
   const best = chances.indexOf(Math.max(...chances));
   return chances[best]! >= PROMOTE_PROBABILITY ? experiment.arms[best]! : null;
 }
@@ -123,7 +146,8 @@ export const EXPERIMENT_PROMOTION_SCHEDULE = '* * * * *';
 export async function promoteWinners(pool: pg.Pool, now: Date): Promise<number> {
   let promoted = 0;
   for (const experiment of await listAutoPromoting(pool)) {
-    const arm = armToPromote(experiment, await countGroups(pool, experiment.id));
+    const [counts, revenue] = await Promise.all([countGroups(pool, experiment.id), revenueCurrencyOf(experiment) === null ? [] : sumGroupRevenue(pool, experiment.id)]);
+    const arm = armToPromote(experiment, counts, revenue);
     if (!arm) continue;
     if (await inTransaction(pool, (client) => promote(client, experiment, arm, 'auto_promoted', now))) promoted += 1;
     forgetRunningExperiment(experiment.flowId);

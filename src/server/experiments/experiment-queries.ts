@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../database/database.ts';
-import type { ExperimentArmKey, ExperimentEndReason, ExperimentGroupKey, ExperimentSplit } from '../../shared/experiments/experiment-schemas.ts';
+import type { ExperimentArmKey, ExperimentEndReason, ExperimentGroupKey, ExperimentObjective, ExperimentSplit } from '../../shared/experiments/experiment-schemas.ts';
 
 /**
  * The owner of `flow_experiments`, `experiment_assignments`, `experiment_event_groups` and
@@ -14,9 +14,18 @@ export interface ExperimentArm {
   key: ExperimentArmKey;
   /** The prompt of each assistant, by its Klaviyo property. */
   prompts: Record<string, string>;
+  /** Whether the arm's texts use what is known of the shopper (history, Klaviyo's predictions, recommendations). */
+  shopperContext: boolean;
 }
 
-export interface ExperimentRecord {
+/** What decides the best arm, as the owner set it (migration 041). */
+export interface ExperimentObjectiveSettings {
+  objective: ExperimentObjective;
+  /** The currency of a revenue objective; null under conversion. */
+  objectiveCurrency: string | null;
+}
+
+export interface ExperimentRecord extends ExperimentObjectiveSettings {
   id: string;
   userId: string;
   flowId: string;
@@ -35,29 +44,35 @@ interface ExperimentRow {
   id: string;
   user_id: string;
   flow_id: string;
-  arms: ExperimentArm[];
+  /** As stored: arms saved before migration 041 have no `shopperContext`. */
+  arms: Array<Omit<ExperimentArm, 'shopperContext'> & { shopperContext?: boolean }>;
   holdout_percent: number;
   split: ExperimentSplit;
   min_exposures: number;
   auto_promote: boolean;
+  objective: ExperimentObjective;
+  objective_currency: string | null;
   started_at: Date;
   ended_at: Date | null;
   end_reason: ExperimentEndReason | null;
   winner: ExperimentArmKey | null;
 }
 
-const columns = 'id, user_id, flow_id, arms, holdout_percent, split, min_exposures, auto_promote, started_at, ended_at, end_reason, winner';
+const columns = 'id, user_id, flow_id, arms, holdout_percent, split, min_exposures, auto_promote, objective, objective_currency, started_at, ended_at, end_reason, winner';
 
 function toExperiment(row: ExperimentRow): ExperimentRecord {
   return {
     id: row.id,
     userId: row.user_id,
     flowId: row.flow_id,
-    arms: row.arms,
+    // An arm stored before an arm could leave the shopper's context out used it, as every text did.
+    arms: row.arms.map((arm) => ({ key: arm.key, prompts: arm.prompts, shopperContext: arm.shopperContext ?? true })),
     holdoutPercent: row.holdout_percent,
     split: row.split,
     minExposures: row.min_exposures,
     autoPromote: row.auto_promote,
+    objective: row.objective,
+    objectiveCurrency: row.objective_currency,
     startedAt: row.started_at,
     endedAt: row.ended_at,
     endReason: row.end_reason,
@@ -95,8 +110,8 @@ export async function insertExperiment(
   experiment: Omit<ExperimentRecord, 'id' | 'endedAt' | 'endReason' | 'winner'>,
 ): Promise<ExperimentRecord> {
   const { rows } = await db.query<ExperimentRow>(
-    `INSERT INTO flow_experiments (id, user_id, flow_id, arms, holdout_percent, split, min_exposures, auto_promote, started_at)
-     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9) RETURNING ${columns}`,
+    `INSERT INTO flow_experiments (id, user_id, flow_id, arms, holdout_percent, split, min_exposures, auto_promote, objective, objective_currency, started_at)
+     VALUES ($1, $2, $3, $4::jsonb, $5, $6, $7, $8, $9, $10, $11) RETURNING ${columns}`,
     [
       randomUUID(),
       experiment.userId,
@@ -106,20 +121,24 @@ export async function insertExperiment(
       experiment.split,
       experiment.minExposures,
       experiment.autoPromote,
+      experiment.objective,
+      experiment.objectiveCurrency,
       experiment.startedAt,
     ],
   );
   return toExperiment(rows[0]!);
 }
 
-/** Settings that do not change who gets what (the split's rule, the minimum, promotion), changed in place. */
-export async function updateExperimentSettings(db: Queryable, experimentId: string, settings: { split: ExperimentSplit; minExposures: number; autoPromote: boolean }): Promise<void> {
-  await db.query('UPDATE flow_experiments SET split = $2, min_exposures = $3, auto_promote = $4 WHERE id = $1 AND ended_at IS NULL', [
-    experimentId,
-    settings.split,
-    settings.minExposures,
-    settings.autoPromote,
-  ]);
+/** Settings that do not change who gets what (the split's rule, the minimum, promotion, the objective), changed in place. */
+export async function updateExperimentSettings(
+  db: Queryable,
+  experimentId: string,
+  settings: { split: ExperimentSplit; minExposures: number; autoPromote: boolean } & ExperimentObjectiveSettings,
+): Promise<void> {
+  await db.query(
+    'UPDATE flow_experiments SET split = $2, min_exposures = $3, auto_promote = $4, objective = $5, objective_currency = $6 WHERE id = $1 AND ended_at IS NULL',
+    [experimentId, settings.split, settings.minExposures, settings.autoPromote, settings.objective, settings.objectiveCurrency],
+  );
 }
 
 /** Ends a running experiment; false when it had already ended (another request, or the promotion check, came first). */

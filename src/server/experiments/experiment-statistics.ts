@@ -79,6 +79,20 @@ export function newcombeDifference(successes1: number, trials1: number, successe
   };
 }
 
+/** Running sums of a per-shopper amount (revenue, non-buyers counting as 0): what the database adds up. */
+export interface MeanSums {
+  sum: number;
+  sumOfSquares: number;
+  count: number;
+}
+
+/** The sample variance from running sums; 0 for fewer than two values. */
+function sampleVariance({ sum, sumOfSquares, count }: MeanSums): number {
+  if (count < 2) return 0;
+  // max(0, …): the one-pass formula can dip a hair below 0 when every value is the same.
+  return Math.max(0, (sumOfSquares - (sum * sum) / count) / (count - 1));
+}
+
 /**
  * A mean with its 95 % normal interval, from running sums so the database can add them up.
  * Revenue per exposure counts a shopper who did not order as 0; with that many zeros the mean
@@ -88,10 +102,21 @@ export function newcombeDifference(successes1: number, trials1: number, successe
 export function meanInterval(sum: number, sumOfSquares: number, count: number): Estimate | null {
   if (count === 0) return null;
   const mean = sum / count;
-  // max(0, …): the one-pass formula can dip a hair below 0 when every value is the same.
-  const variance = count > 1 ? Math.max(0, (sumOfSquares - sum * mean) / (count - 1)) : 0;
-  const half = Z_95 * Math.sqrt(variance / count);
+  const half = Z_95 * Math.sqrt(sampleVariance({ sum, sumOfSquares, count }) / count);
   return { value: mean, low: mean - half, high: mean + half };
+}
+
+/**
+ * The difference of two means (an arm's revenue per exposure over the holdout's) with Welch's
+ * normal interval: each side keeps its own variance, (m1 − m0) ± z·√(s1²/n1 + s0²/n0). Not a
+ * pooled variance: an arm whose texts bring a few large orders spreads far wider than a holdout
+ * that mostly does not order, and pooling would make the interval too narrow on that side.
+ */
+export function meanDifference(one: MeanSums, zero: MeanSums): Estimate | null {
+  if (one.count === 0 || zero.count === 0) return null;
+  const value = one.sum / one.count - zero.sum / zero.count;
+  const half = Z_95 * Math.sqrt(sampleVariance(one) / one.count + sampleVariance(zero) / zero.count);
+  return { value, low: value - half, high: value + half };
 }
 
 /**
@@ -164,6 +189,48 @@ export function probabilityBest(arms: ArmCounts, options: { seed: string; draws?
   return wins.map((count) => count / draws);
 }
 
+/**
+ * The probability that each arm has the highest mean (revenue per exposure), each arm's mean
+ * taken as Normal(mean, s²/n): the large-sample posterior of a mean under a flat prior, which
+ * is what the central limit theorem gives the average of many shoppers, most of them at 0.
+ * By Monte Carlo, like the conversion's, and seeded the same way.
+ *
+ * An arm with fewer than two shoppers, or whose shoppers all spent the same (early on: none has
+ * ordered yet), has no spread of its own, and taking it as certain would crown any arm with a
+ * single order. It borrows the spread of a shopper within the other arms (the pooled within-arm
+ * variance) instead. Without any spread at all, the highest mean is best for certain, and equal
+ * means share it.
+ */
+export function probabilityBestByMean(arms: readonly MeanSums[], options: { seed: string; draws?: number }): number[] {
+  if (arms.length <= 1) return arms.map(() => 1);
+  const shoppers = arms.reduce((sum, arm) => sum + arm.count, 0);
+  const withinSquares = arms.reduce((sum, arm) => sum + (arm.count > 1 ? sampleVariance(arm) * (arm.count - 1) : 0), 0);
+  const pooled = shoppers > arms.length ? withinSquares / (shoppers - arms.length) : 0;
+  const posteriors = arms.map((arm) => {
+    const count = Math.max(arm.count, 1);
+    const own = sampleVariance(arm);
+    return { mean: arm.count === 0 ? 0 : arm.sum / arm.count, sd: Math.sqrt((arm.count >= 2 && own > 0 ? own : pooled) / count) };
+  });
+  if (posteriors.every((posterior) => posterior.sd === 0)) {
+    const highest = Math.max(...posteriors.map((posterior) => posterior.mean));
+    const leaders = posteriors.filter((posterior) => posterior.mean === highest).length;
+    return posteriors.map((posterior) => (posterior.mean === highest ? 1 / leaders : 0));
+  }
+  const draws = options.draws ?? 20_000;
+  const random = seededRandom(options.seed);
+  const wins = arms.map(() => 0);
+  for (let draw = 0; draw < draws; draw += 1) {
+    let best = 0;
+    let bestMean = -Infinity;
+    for (const [index, posterior] of posteriors.entries()) {
+      const mean = posterior.mean + posterior.sd * normal(random);
+      if (mean > bestMean) [best, bestMean] = [index, mean];
+    }
+    wins[best]! += 1;
+  }
+  return wins.map((count) => count / draws);
+}
+
 /** The least share of the split's shoppers an arm keeps under an adaptive split. */
 export const MIN_ARM_SHARE = 0.05;
 
@@ -178,9 +245,19 @@ export const MIN_ARM_SHARE = 0.05;
  */
 export function thompsonWeights(arms: ArmCounts, options: { minExposures: number; seed: string; draws?: number }): number[] {
   if (arms.some((arm) => arm.trials < options.minExposures)) return arms.map(() => 1 / arms.length);
-  const chances = probabilityBest(arms, { seed: options.seed, draws: options.draws });
+  return weightsOfChances(probabilityBest(arms, { seed: options.seed, draws: options.draws }));
+}
+
+/** The same split for an experiment judged by revenue per exposure: each arm gets its probability of the highest mean. */
+export function thompsonWeightsByMean(arms: readonly MeanSums[], options: { minExposures: number; seed: string; draws?: number }): number[] {
+  if (arms.some((arm) => arm.count < options.minExposures)) return arms.map(() => 1 / arms.length);
+  return weightsOfChances(probabilityBestByMean(arms, { seed: options.seed, draws: options.draws }));
+}
+
+/** The probabilities of being best as weights, every arm raised to MIN_ARM_SHARE. */
+export function weightsOfChances(chances: readonly number[]): number[] {
   // Raise the arms below the floor to it, taking the difference from the others in proportion.
-  const floor = Math.min(MIN_ARM_SHARE, 1 / arms.length);
+  const floor = Math.min(MIN_ARM_SHARE, 1 / chances.length);
   const lifted = chances.map((chance) => Math.max(chance, floor));
   const above = lifted.reduce((sum, weight) => sum + (weight > floor ? weight - floor : 0), 0);
   const excess = lifted.reduce((sum, weight) => sum + weight, 0) - 1;

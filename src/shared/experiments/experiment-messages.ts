@@ -12,6 +12,25 @@ export const experimentMessages = {
   autoPromoteChoice: 'Choose whether a winner is promoted automatically',
   nothingToCompare: 'Add a second variant or a holdout: one variant alone has nothing to be compared with',
   promoteChoice: 'Choose the variant to promote: A, B, C or D',
+  objectiveChoice: 'Choose what decides the best variant: conversion or revenue per shopper',
+  currencyFormat: 'A currency is its three-letter ISO code in capitals, such as USD or EUR',
+  currencyRequired: 'Revenue per shopper is judged in one currency: name it, such as USD or EUR',
+  shopperContextChoice: 'Choose whether the variant uses what is known of the shopper',
+  /** A variant's checkbox: off, its texts are written without the shopper's context (to measure what it adds). */
+  shopperContextLabel: 'Use what is known of the shopper (history, Klaviyo predictions, recommendations)',
+  /** What decides the best variant, as the form offers it and the results name it. */
+  objectiveLabel: 'Best variant by',
+  objectiveNames: { conversion: 'Conversion', revenue_per_exposure: 'Revenue per shopper' },
+  objectiveHint: 'Conversion: the share of shoppers who order. Revenue per shopper: what the orders bring per shopper reached, shoppers who did not order counting as nothing.',
+  objectiveCurrencyLabel: 'Currency',
+  objectiveCurrencyHint: 'Only orders in this currency count towards the best variant; nothing is converted.',
+  /** A variant's revenue per shopper over the holdout's, in the results: "+€1.20 over the holdout". */
+  overHoldout: (amount: string) => `${amount} over the holdout`,
+  /** Under a variant's prompts, when its texts leave the shopper's context out. */
+  withoutShopperContext: 'Written without what is known of the shopper (history, Klaviyo predictions, recommendations).',
+  /** The objective as the settings and results name it: "Revenue per shopper (EUR)". */
+  objectiveName: (objective: 'conversion' | 'revenue_per_exposure', currency: string | null) =>
+    objective === 'revenue_per_exposure' ? `Revenue per shopper (${currency ?? '?'})` : 'Conversion',
   /** A variant's prompts do not match the flow's assistants. */
   unknownProperty: (property: string) => `No assistant of this flow writes "${property}"; each variant's prompts are for the flow's assistants`,
   missingProperty: (variant: string, property: string) => `Variant ${variant} has no prompt for "${property}"`,
@@ -32,8 +51,16 @@ export const experimentMessages = {
   summary: {
     waiting: 'No shopper has been assigned yet: the results start with the next event.',
     notEnoughArms: 'Not enough data to compare the variants yet: every variant needs shoppers.',
-    betterOfTwo: (leader: string, other: string, percent: string) => `${leader} earns more than ${other} with ${percent} % probability.`,
-    bestOfMany: (leader: string, count: number, percent: string) => `${leader} is the best of the ${count} variants with ${percent} % probability.`,
+    betterOfTwo: (leader: string, other: string, percent: string) => `${leader} converts better than ${other} with ${percent} % probability.`,
+    bestOfMany: (leader: string, count: number, percent: string) => `${leader} is the best of the ${count} variants at conversion with ${percent} % probability.`,
+    betterOfTwoByRevenue: (leader: string, other: string, percent: string, currency: string) =>
+      `${leader} brings more revenue per shopper (${currency}) than ${other} with ${percent} % probability.`,
+    bestOfManyByRevenue: (leader: string, count: number, percent: string, currency: string) =>
+      `${leader} is the best of the ${count} variants at revenue per shopper (${currency}) with ${percent} % probability.`,
+    /** What the AI text adds to revenue per shopper, all variants together, in the objective's currency. */
+    revenueLift: (amount: string, low: string, high: string) => `AI text adds ${amount} of revenue per shopper over your ordinary email, between ${low} and ${high}.`,
+    revenueLoss: (amount: string, low: string, high: string) => `AI text brings ${amount} less revenue per shopper than your ordinary email (a difference between ${low} and ${high}).`,
+    otherCurrencies: (currency: string) => `Only orders in ${currency} decide the best variant; revenue in other currencies is shown but not compared.`,
     notEnoughHoldout: 'Not enough data to tell what AI text adds yet: the holdout and the variants need shoppers.',
     lift: (points: string, low: string, high: string) => `AI text adds ${points} points of conversion over your ordinary email, between ${low} and ${high}.`,
     loss: (points: string, low: string, high: string) => `AI text converts ${points} points less than your ordinary email (a difference between ${low} and ${high}).`,
@@ -47,6 +74,11 @@ export const experimentMessages = {
     stopped: 'Ended without a winner.',
   },
 } as const;
+
+/** An arm's name with what sets it apart beyond its prompts: "B (no shopper context)". */
+export function experimentArmLabel(key: string, shopperContext: boolean): string {
+  return shopperContext ? key : `${key} (no shopper context)`;
+}
 
 /** A group as the event log names it: "Variant B", or the holdout. */
 export function experimentGroupLabel(group: string): string {

@@ -31,9 +31,24 @@ export const MAX_PAST_EXPERIMENTS = 10;
 export const experimentSplitSchema = z.enum(['fixed', 'adaptive'], { error: m.splitChoice });
 export type ExperimentSplit = z.infer<typeof experimentSplitSchema>;
 
-/** One arm: the prompt of each of the flow's assistants, by its Klaviyo property. */
+/**
+ * What decides which arm is best, for the adaptive split, automatic promotion and the
+ * summary: the share of shoppers who ordered, or the revenue per shopper exposed (in one
+ * currency, since amounts in different currencies are never added or converted).
+ */
+export const experimentObjectives = ['conversion', 'revenue_per_exposure'] as const;
+export const experimentObjectiveSchema = z.enum(experimentObjectives, { error: m.objectiveChoice });
+export type ExperimentObjective = z.infer<typeof experimentObjectiveSchema>;
+/** The currency the form offers for a revenue objective when the shop has no revenue yet. */
+export const DEFAULT_OBJECTIVE_CURRENCY = 'USD';
+/** An ISO 4217 code as shops send it: three upper-case letters. */
+export const currencyCodeSchema = z.string({ error: m.currencyFormat }).regex(/^[A-Z]{3}$/, m.currencyFormat);
+
+/** One arm: the prompt of each of the flow's assistants, by its Klaviyo property, and whether the texts may use what is known of the shopper. */
 export const experimentArmSetupSchema = z.object({
   prompts: z.record(klaviyoPropertySchema, promptTemplateSchema).refine((prompts) => Object.keys(prompts).length >= 1, m.armNeedsPrompts),
+  /** Off: the arm's texts are written without the shopper's history, Klaviyo's predictions or the shop's recommendations, to measure what they add. */
+  shopperContext: z.boolean({ error: m.shopperContextChoice }).default(true),
 });
 
 export const experimentSetupSchema = z
@@ -54,8 +69,12 @@ export const experimentSetupSchema = z
       .max(MAX_MIN_EXPOSURES, m.minExposuresRange)
       .default(DEFAULT_MIN_EXPOSURES),
     autoPromote: z.boolean({ error: m.autoPromoteChoice }).default(false),
+    objective: experimentObjectiveSchema.default('conversion'),
+    /** The currency whose revenue decides under the revenue objective; ignored (stored as null) under conversion. */
+    objectiveCurrency: currencyCodeSchema.nullable().default(null),
   })
-  .refine((setup) => setup.arms.length >= 2 || setup.holdoutPercent > 0, { message: m.nothingToCompare, path: ['arms'] });
+  .refine((setup) => setup.arms.length >= 2 || setup.holdoutPercent > 0, { message: m.nothingToCompare, path: ['arms'] })
+  .refine((setup) => setup.objective !== 'revenue_per_exposure' || setup.objectiveCurrency !== null, { message: m.currencyRequired, path: ['objectiveCurrency'] });
 export type ExperimentSetup = z.output<typeof experimentSetupSchema>;
 export type ExperimentSetupInput = z.input<typeof experimentSetupSchema>;
 
@@ -79,6 +98,11 @@ export const armRevenueSchema = z.object({
   total: z.number(),
   /** Revenue per exposure in this currency, with its interval. */
   perExposure: estimateSchema,
+  /**
+   * Revenue per exposure over the holdout's in this currency (a difference of means, with
+   * Welch's normal interval); null for the holdout, or without exposures in the holdout.
+   */
+  liftOverHoldout: estimateSchema.nullable(),
 });
 
 export const armResultSchema = z.object({
@@ -91,7 +115,10 @@ export const armResultSchema = z.object({
   /** Share of exposures that ordered; null: not enough data (no exposures). */
   conversion: estimateSchema.nullable(),
   revenue: z.array(armRevenueSchema),
-  /** Probability that this arm converts best of the arms; null for the holdout, or without data in every arm. */
+  /**
+   * Probability that this arm is the best of the arms at the experiment's objective (conversion,
+   * or revenue per exposure in its currency); null for the holdout, or without data in every arm.
+   */
   probabilityBest: z.number().nullable(),
   /** Conversion over the holdout's, in percentage points; null for the holdout, or without data in both. */
   liftOverHoldout: estimateSchema.nullable(),
@@ -111,7 +138,10 @@ export const experimentSchema = z.object({
   split: experimentSplitSchema,
   minExposures: z.number().int(),
   autoPromote: z.boolean(),
-  arms: z.array(z.object({ key: z.enum(experimentArmKeys), prompts: z.record(z.string(), z.string()) })),
+  objective: experimentObjectiveSchema,
+  /** The currency of a revenue objective; null under conversion. */
+  objectiveCurrency: z.string().nullable(),
+  arms: z.array(z.object({ key: z.enum(experimentArmKeys), prompts: z.record(z.string(), z.string()), shopperContext: z.boolean() })),
   /** The attribution window orders are counted in (the owner's setting). */
   windowDays: z.number().int(),
   groups: z.array(armResultSchema),

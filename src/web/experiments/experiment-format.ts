@@ -38,6 +38,18 @@ export function formatMoney(amount: number, currency: string): string {
   }
 }
 
+/** An amount with its sign: "+€1.20", "−€0.40", "€0.00" (an amount that rounds to nothing has none). */
+export function formatSignedMoney(amount: number, currency: string): string {
+  const rounded = Math.round(amount * 100) / 100;
+  if (rounded === 0) return formatMoney(0, currency);
+  return `${rounded > 0 ? '+' : '−'}${formatMoney(Math.abs(rounded), currency)}`;
+}
+
+/** An interval of differences in one currency: "−€0.40 to +€2.00". */
+export function formatSignedMoneyRange(estimate: Estimate, currency: string): string {
+  return `${formatSignedMoney(estimate.low, currency)} to ${formatSignedMoney(estimate.high, currency)}`;
+}
+
 /** An interval of amounts in one currency: "€0.40–€2.00". */
 export function formatMoneyRange(estimate: Estimate, currency: string): string {
   return `${formatMoney(estimate.low, currency)}–${formatMoney(estimate.high, currency)}`;

@@ -1,17 +1,38 @@
 import { useId } from 'react';
 import { stackedTable } from '../ui/stacked-table.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
-import { experimentMessages as m } from '../../shared/experiments/experiment-messages.ts';
-import { experimentGroupKeys, HOLDOUT_ARM, type ArmResult, type Estimate, type Experiment } from '../../shared/experiments/experiment-schemas.ts';
-import { formatExperimentDate, formatMoney, formatMoneyRange, formatPercent, formatPercentRange, formatPointsRange, formatSignedPoints } from './experiment-format.ts';
+import { experimentArmLabel, experimentMessages as m } from '../../shared/experiments/experiment-messages.ts';
+import { experimentGroupKeys, HOLDOUT_ARM, type ArmResult, type Estimate, type Experiment, type ExperimentGroupKey } from '../../shared/experiments/experiment-schemas.ts';
+import {
+  formatExperimentDate,
+  formatMoney,
+  formatMoneyRange,
+  formatPercent,
+  formatPercentRange,
+  formatPointsRange,
+  formatSignedMoney,
+  formatSignedMoneyRange,
+  formatSignedPoints,
+} from './experiment-format.ts';
 import { experimentTexts as t } from './experiment-texts.ts';
 
 const c = t.columns;
 
-/** How the experiment was set up: holdout, split, the minimum (when it matters), automatic promotion, the window. */
+/** Whether an arm's texts use what is known of the shopper (the holdout gets no text, so it does not apply). */
+function usesShopperContext(experiment: Experiment, key: ExperimentGroupKey): boolean {
+  return experiment.arms.find((arm) => arm.key === key)?.shopperContext ?? true;
+}
+
+/** A group's name in the results: "Variant B (no shopper context)" for an arm that leaves it out. */
+function groupNameOf(experiment: Experiment, key: ExperimentGroupKey): string {
+  return key === HOLDOUT_ARM ? t.groupName(key) : t.variant(experimentArmLabel(key, usesShopperContext(experiment, key)));
+}
+
+/** How the experiment was set up: what decides the best variant, holdout, split, the minimum (when it matters), automatic promotion, the window. */
 export function ExperimentSettings({ experiment }: { experiment: Experiment }) {
   const s = t.settingsSummary;
   const items: Array<[string, string]> = [
+    [m.objectiveLabel, m.objectiveName(experiment.objective, experiment.objectiveCurrency)],
     [s.holdout, `${experiment.holdoutPercent} %`],
     [s.split, s.splitNames[experiment.split]],
     ...(experiment.split === 'adaptive' || experiment.autoPromote ? [[s.minExposures, experiment.minExposures.toLocaleString()] as [string, string]] : []),
@@ -19,7 +40,7 @@ export function ExperimentSettings({ experiment }: { experiment: Experiment }) {
     [s.window, s.days(experiment.windowDays)],
   ];
   return (
-    <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-3 lg:grid-cols-5" data-testid="experiment-settings">
+    <dl className="grid grid-cols-2 gap-3 text-sm sm:grid-cols-3 lg:grid-cols-6" data-testid="experiment-settings">
       {items.map(([label, value]) => (
         <div key={label} className="min-w-0">
           <dt className="text-slate-600">{label}</dt>
@@ -57,7 +78,8 @@ export function ExperimentPrompts({ experiment, assistants }: { experiment: Expe
       <div className="mt-2 space-y-3">
         {experiment.arms.map((arm) => (
           <div key={arm.key} className="space-y-1">
-            <p className="font-semibold text-slate-900">{t.variant(arm.key)}</p>
+            <p className="font-semibold text-slate-900">{groupNameOf(experiment, arm.key)}</p>
+            {arm.shopperContext ? null : <p className="text-slate-700">{m.withoutShopperContext}</p>}
             <dl className="space-y-1">
               {Object.entries(arm.prompts).map(([property, prompt]) => (
                 <div key={property} className="min-w-0">
@@ -116,7 +138,7 @@ function ProbabilityBest({ group }: { group: ArmResult }) {
   return group.probabilityBest === null ? <NotEnoughData /> : <>{formatPercent(group.probabilityBest)}</>;
 }
 
-/** Per currency: the total, then per shopper with its interval. */
+/** Per currency: the total, then per shopper with its interval, then (for a variant) the difference from the holdout with its interval. */
 function Revenue({ group }: { group: ArmResult }) {
   if (group.revenue.length === 0) return <span className="text-slate-600">{t.noRevenue}</span>;
   return (
@@ -129,6 +151,15 @@ function Revenue({ group }: { group: ArmResult }) {
             <span className="sr-only">{t.intervalLabel} </span>
             {formatMoneyRange(entry.perExposure, entry.currency)}
           </span>
+          {entry.liftOverHoldout ? (
+            <span className="mt-1 block text-xs text-slate-700" data-testid={`revenue-lift-${entry.currency}`}>
+              <span className="block">{m.overHoldout(formatSignedMoney(entry.liftOverHoldout.value, entry.currency))}</span>
+              <span className="block text-slate-600">
+                <span className="sr-only">{t.intervalLabel} </span>
+                {formatSignedMoneyRange(entry.liftOverHoldout, entry.currency)}
+              </span>
+            </span>
+          ) : null}
         </li>
       ))}
     </ul>
@@ -170,7 +201,7 @@ export function ExperimentResults({ experiment }: { experiment: Experiment }) {
             return (
               <tr key={key} data-testid={`experiment-group-${key}`} className={`${stackedTable.row} align-top`}>
                 <th scope="row" className={stackedTable.rowHeader}>
-                  {t.groupName(key)}
+                  {groupNameOf(experiment, key)}
                   {experiment.winner !== null && experiment.winner === key ? (
                     <span className="ml-2 rounded-full bg-green-100 px-2 py-0.5 text-xs font-semibold text-green-800">{t.winner}</span>
                   ) : null}

@@ -9,22 +9,28 @@ import { TextAreaField, TextField } from '../ui/field.tsx';
 import { CheckboxField } from '../ui/checkbox-field.tsx';
 import { Alert } from '../ui/alert.tsx';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
+import { experimentMessages as m } from '../../shared/experiments/experiment-messages.ts';
 import {
+  currencyCodeSchema,
   DEFAULT_HOLDOUT_PERCENT,
+  DEFAULT_OBJECTIVE_CURRENCY,
   DEFAULT_MIN_EXPOSURES,
   experimentArmKeys,
+  experimentObjectives,
   experimentSetupSchema,
   MAX_ARMS,
   MAX_HOLDOUT_PERCENT,
   MAX_MIN_EXPOSURES,
   MIN_MIN_EXPOSURES,
   type Experiment,
+  type ExperimentObjective,
   type ExperimentSetup,
   type ExperimentSetupInput,
   type ExperimentSplit,
 } from '../../shared/experiments/experiment-schemas.ts';
 import { experimentTexts as t } from './experiment-texts.ts';
 import { useSetUpExperiment } from './use-experiments.ts';
+import { useRevenue } from '../attribution/use-revenue.ts';
 
 type Assistants = Flow['assistants'];
 type Prompts = Record<string, string>;
@@ -40,24 +46,50 @@ function promptsFor(assistants: Assistants, prompts: Prompts = {}): Prompts {
  */
 function defaultsFor(flow: Flow, current: Experiment | null): ExperimentSetupInput {
   if (!current) {
-    return { arms: [{ prompts: promptsFor(flow.assistants) }], holdoutPercent: DEFAULT_HOLDOUT_PERCENT, split: 'fixed', minExposures: DEFAULT_MIN_EXPOSURES, autoPromote: false };
+    return {
+      arms: [{ prompts: promptsFor(flow.assistants), shopperContext: true }],
+      holdoutPercent: DEFAULT_HOLDOUT_PERCENT,
+      split: 'fixed',
+      minExposures: DEFAULT_MIN_EXPOSURES,
+      autoPromote: false,
+      objective: 'conversion',
+      objectiveCurrency: null,
+    };
   }
   const arms = [...current.arms].sort((a, b) => experimentArmKeys.indexOf(a.key) - experimentArmKeys.indexOf(b.key));
   return {
-    arms: arms.map((arm) => ({ prompts: promptsFor(flow.assistants, arm.prompts) })),
+    arms: arms.map((arm) => ({ prompts: promptsFor(flow.assistants, arm.prompts), shopperContext: arm.shopperContext })),
     holdoutPercent: current.holdoutPercent,
     split: current.split,
     minExposures: current.minExposures,
     autoPromote: current.autoPromote,
+    objective: current.objective,
+    objectiveCurrency: current.objectiveCurrency,
   };
 }
+
+/**
+ * The currency a revenue objective starts with: the one most of the shop's credited orders came
+ * in lately, else one the experiment has seen, else USD.
+ */
+function suggestedCurrency(shopRevenue: ReadonlyArray<{ currency: string | null; orders: number }>, current: Experiment | null): string {
+  const valid = (currency: string | null): currency is string => currency !== null && currencyCodeSchema.safeParse(currency).success;
+  const shop = shopRevenue.filter((row) => valid(row.currency)).sort((a, b) => b.orders - a.orders)[0];
+  if (shop) return shop.currency!;
+  const seen = current?.groups.flatMap((group) => group.revenue.map((row) => row.currency)).find(valid);
+  return seen ?? DEFAULT_OBJECTIVE_CURRENCY;
+}
+
+/** The currency field's text as the schema wants it: trimmed, in capitals, nothing at all as null. */
+const currencyValue = (value: unknown) => (typeof value === 'string' ? (value.trim() === '' ? null : value.trim().toUpperCase()) : value);
 
 /** The form's address of one prompt. A property may hold dots: react-hook-form's set and get split it alike. */
 const promptPath = (index: number, property: string) => `arms.${index}.prompts.${property}`;
 
 /**
  * Starts an experiment, or changes the running one (`current`): one textarea per assistant
- * per variant, the holdout, the split, the minimum and automatic promotion. Judged by the
+ * per variant and whether it uses the shopper's context, what decides the best variant (and
+ * in which currency), the holdout, the split, the minimum and automatic promotion. Judged by the
  * API's own schema, so the form shows the server's messages.
  */
 export function ExperimentSetupForm({ flow, current, onDone, onCancel }: { flow: Flow; current: Experiment | null; onDone: () => void; onCancel?: (() => void) | undefined }) {
@@ -67,10 +99,12 @@ export function ExperimentSetupForm({ flow, current, onDone, onCancel }: { flow:
   });
   const { fields, append, remove } = useFieldArray({ control: form.control, name: 'arms' });
   const setUp = useSetUpExperiment(flow.flowType);
+  const shopRevenue = useRevenue(7);
   const split = useWatch({ control: form.control, name: 'split' });
+  const objective = useWatch({ control: form.control, name: 'objective' });
   const autoPromote = useWatch({ control: form.control, name: 'autoPromote' });
   const showMinimum = split === 'adaptive' || autoPromote === true;
-  const ids = { variants: useId(), settings: useId(), split: useId(), splitError: useId() };
+  const ids = { variants: useId(), settings: useId(), split: useId(), splitError: useId(), objective: useId(), objectiveHint: useId(), objectiveError: useId() };
   const errors = form.formState.errors;
   const armsError = errors.arms?.root?.message ?? errors.arms?.message;
   const failure = setUp.error ? (setUp.error instanceof ApiRequestError ? setUp.error.message : t.saveFailed) : null;
@@ -86,6 +120,22 @@ export function ExperimentSetupForm({ flow, current, onDone, onCancel }: { flow:
   const splitField = form.register('split', { onChange: (event: { target: { value: ExperimentSplit } }) => keepMinimumValid(event.target.value, form.getValues('autoPromote')) });
   const autoPromoteField = form.register('autoPromote', { onChange: (event: { target: { checked: boolean } }) => keepMinimumValid(form.getValues('split'), event.target.checked) });
 
+  /**
+   * Revenue starts with a sensible currency rather than an empty field; back to conversion, a
+   * currency nobody can see any more must not block the form, so an unusable one is dropped.
+   */
+  const objectiveField = form.register('objective', {
+    onChange: (event: { target: { value: ExperimentObjective } }) => {
+      const currency = form.getValues('objectiveCurrency');
+      if (event.target.value === 'revenue_per_exposure') {
+        if (currency === null || currency === undefined) form.setValue('objectiveCurrency', suggestedCurrency(shopRevenue.data?.total.revenue ?? [], current));
+      } else if (!currencyCodeSchema.safeParse(currency).success) {
+        form.setValue('objectiveCurrency', null);
+      }
+      form.clearErrors('objectiveCurrency');
+    },
+  });
+
   const onSubmit = form.handleSubmit(async (values) => {
     try {
       const answer = await setUp.mutateAsync(values);
@@ -94,7 +144,15 @@ export function ExperimentSetupForm({ flow, current, onDone, onCancel }: { flow:
     } catch (error) {
       if (!(error instanceof ApiRequestError)) return;
       // The server's messages under the fields it names; its message stays above the buttons.
-      const known = new Set(['holdoutPercent', 'split', 'minExposures', 'autoPromote', ...values.arms.flatMap((arm, index) => Object.keys(arm.prompts).map((property) => promptPath(index, property)))]);
+      const known = new Set([
+        'holdoutPercent',
+        'split',
+        'minExposures',
+        'autoPromote',
+        'objective',
+        'objectiveCurrency',
+        ...values.arms.flatMap((arm, index) => Object.keys(arm.prompts).map((property) => promptPath(index, property))),
+      ]);
       for (const [field, message] of Object.entries(error.body.fieldErrors ?? {})) {
         if (known.has(field)) form.setError(field as 'holdoutPercent', { type: 'server', message });
       }
@@ -103,7 +161,7 @@ export function ExperimentSetupForm({ flow, current, onDone, onCancel }: { flow:
 
   const addVariant = () => {
     const promptsOfA = form.getValues('arms.0.prompts');
-    append({ prompts: promptsFor(flow.assistants, promptsOfA) });
+    append({ prompts: promptsFor(flow.assistants, promptsOfA), shopperContext: true });
   };
 
   return (
@@ -134,6 +192,44 @@ export function ExperimentSetupForm({ flow, current, onDone, onCancel }: { flow:
 
       <fieldset className="min-w-0 space-y-4">
         <legend className="text-base font-semibold text-slate-900">{t.settingsHeading}</legend>
+        <div className="space-y-1">
+          <label htmlFor={ids.objective} className="block text-sm font-medium text-slate-700">
+            {m.objectiveLabel}
+          </label>
+          <select
+            id={ids.objective}
+            aria-describedby={[ids.objectiveHint, errors.objective ? ids.objectiveError : null].filter(Boolean).join(' ')}
+            aria-invalid={errors.objective ? true : undefined}
+            className="block rounded-md border border-slate-300 bg-white px-3 py-2 text-sm shadow-sm focus:outline-none focus:ring-2 focus:ring-indigo-500"
+            {...objectiveField}
+          >
+            {experimentObjectives.map((value) => (
+              <option key={value} value={value}>
+                {m.objectiveNames[value]}
+              </option>
+            ))}
+          </select>
+          <p id={ids.objectiveHint} className="text-xs text-slate-600">
+            {m.objectiveHint}
+          </p>
+          {errors.objective ? (
+            <p id={ids.objectiveError} className="text-sm text-red-700">
+              {errors.objective.message}
+            </p>
+          ) : null}
+        </div>
+        {objective === 'revenue_per_exposure' ? (
+          <TextField
+            label={m.objectiveCurrencyLabel}
+            autoCapitalize="characters"
+            autoComplete="off"
+            maxLength={3}
+            className="max-w-28 uppercase"
+            hint={m.objectiveCurrencyHint}
+            error={errors.objectiveCurrency?.message}
+            {...form.register('objectiveCurrency', { setValueAs: currencyValue })}
+          />
+        ) : null}
         <TextField
           label={t.holdoutLabel}
           type="number"
@@ -251,6 +347,20 @@ function VariantFields({ control, index, assistants, onRemove }: { control: Cont
               );
             })}
           </div>
+        )}
+      />
+      <Controller
+        control={control}
+        name={`arms.${index}.shopperContext`}
+        render={({ field }) => (
+          <CheckboxField
+            label={m.shopperContextLabel}
+            checked={field.value ?? true}
+            onChange={(event) => field.onChange(event.target.checked)}
+            onBlur={field.onBlur}
+            name={field.name}
+            ref={field.ref}
+          />
         )}
       />
     </div>

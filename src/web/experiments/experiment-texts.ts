@@ -16,7 +16,8 @@ export const experimentTexts = {
   // The set-up form.
   formLabel: 'Experiment set-up',
   changeFormLabel: 'Change the experiment',
-  changeNote: 'Changing a variant’s prompts or the holdout starts a new experiment; the current results stay readable among the past experiments. The split, the minimum and automatic promotion change without a restart.',
+  changeNote:
+    'Changing a variant’s prompts, whether it uses what is known of the shopper, or the holdout starts a new experiment; the current results stay readable among the past experiments. What decides the best variant, the split, the minimum and automatic promotion change without a restart.',
   variantsHeading: 'Variants',
   variant: (key: string) => `Variant ${key}`,
   variantAHint: 'Variant A starts with the flow’s current prompts.',
@@ -31,7 +32,7 @@ export const experimentTexts = {
   splitLegend: 'Traffic split',
   splitOptions: {
     fixed: 'Fixed: every variant gets the same share of shoppers',
-    adaptive: 'Adaptive: once every variant has its minimum of shoppers, more shoppers go to the variants that convert better',
+    adaptive: 'Adaptive: once every variant has its minimum of shoppers, more shoppers go to the variants most likely to be best',
   } satisfies Record<ExperimentSplit, string>,
   autoPromoteLabel: `Promote a winner automatically once it is the best with ${Math.round(PROMOTE_PROBABILITY * 100)} % probability`,
   minExposuresLabel: 'Shoppers per variant first',
