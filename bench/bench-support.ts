@@ -136,6 +136,8 @@ export interface BenchApp {
 export async function startBenchApp(options: {
   openaiBaseUrl: string;
   klaviyoBaseUrl: string;
+  /** The owner's shop; without it, Shopify is never asked (the events name no Shopify product). */
+  shopifyBaseUrl?: string;
   flow: { flowType: FlowType; assistants: Assistant[]; klaviyoEventName?: string | null };
   engine?: Partial<EngineOptions>;
   /** Off: one text per shopper a day would skip the benchmark's repeat shoppers. */
@@ -151,6 +153,7 @@ export async function startBenchApp(options: {
     DATA_DIR: path.resolve('.tmp/bench-data'),
     OPENAI_BASE_URL: options.openaiBaseUrl,
     KLAVIYO_BASE_URL: options.klaviyoBaseUrl,
+    ...(options.shopifyBaseUrl ? { SHOPIFY_BASE_URL: options.shopifyBaseUrl } : {}),
     ROLE: 'all',
   });
   const warnings: string[] = [];

@@ -4,11 +4,12 @@ import { delay, hang, startFakeServer, type Contract, type FakeReply, type Recor
 import { checkAdminAnswer, checkAdminRequest, ensureAdminSchema, requiredScopes } from '../contracts/shopify-definition.ts';
 import { checkShopifyTokenAnswer, checkShopifyTokenRequest, shopifyAuthorizeProblems, shopifyAuthorizeRefusal, shopifyGrantOf } from '../contracts/oauth-contract.ts';
 import { consentPage, messagePage, refusalPage } from './oauth-consent-page.ts';
+import { z } from 'zod';
 
 export const shopifyApiVersion = '2026-10';
 const graphqlPath = `/admin/api/${shopifyApiVersion}/graphql.json`;
 
-export type ShopifyEndpoint = 'graphql' | 'access-token';
+export type ShopifyEndpoint = 'graphql' | 'access-token' | 'recommendations';
 
 /**
  * A forced failure, used once from the queue (`failNext`) or every time a `failWhen`
@@ -32,6 +33,46 @@ export interface FakeShopifyProduct {
    */
   priceRangeV2?: { minVariantPrice: { amount: string; currencyCode: string } };
 }
+
+/**
+ * A product of the storefront, as the Ajax API's product recommendations show it
+ * (`setRecommendations`, `setStorefrontProduct`). Unless the Admin API already has a
+ * product of that id, it gets one too (same title, description, price, and an
+ * onlineStoreUrl while published), so a recommended product is also found by `product(id:)`.
+ */
+export interface FakeStorefrontProduct {
+  /** The numeric product id (a string keeps ids past 2^53 exact: they are answered as JSON numbers, digit for digit). */
+  id: number | string;
+  title: string;
+  /** Default: the title in lower case, words joined by "-". */
+  handle?: string;
+  /** In cents of the shop's currency, as the Ajax API states prices. */
+  price: number;
+  compareAtPrice?: number | null;
+  /** Any variant in stock (default true). */
+  available?: boolean;
+  /** Published to the online store (default true); an unpublished product is never answered. */
+  published?: boolean;
+  /** As the storefront gives it, protocol-relative ("//cdn.shopify.com/s/files/…"); null or absent: no image. */
+  image?: string | null;
+  /** HTML (default "<p>{title}</p>"). */
+  description?: string;
+  vendor?: string;
+  /**
+   * Merged into the product's JSON as is, to answer what a client must survive (a price
+   * given as text, a missing title); the answer is then sent off contract.
+   */
+  raw?: Record<string, unknown>;
+}
+
+/** Storefront recommendations set up front (the option `recommendations`), as `setRecommendations` sets them. */
+export interface FakeRecommendationList {
+  productId: number | string;
+  intent: FakeRecommendationIntent;
+  products: FakeStorefrontProduct[];
+}
+
+export type FakeRecommendationIntent = 'related' | 'complementary';
 
 export interface FakeWebhookSubscription {
   id: string;
@@ -92,6 +133,8 @@ export interface FakeShopifyOptions {
    * only, so a test maps the public address the app registered onto its local server.
    */
   webhookDeliveryUrl?: (subscriptionUri: string) => string;
+  /** The storefront's product recommendations (GET /{locale}/recommendations/products.json); none by default. */
+  recommendations?: FakeRecommendationList[];
 }
 
 /** The deployment's public Shopify app, as its configuration in the Dev Dashboard has it. */
@@ -242,6 +285,102 @@ function subscriptionInput(query: string, variables: Record<string, unknown>): {
   };
 }
 
+/**
+ * The storefront's product recommendations, Shopify's Ajax API
+ * (docs/decisions/0032-vendor-definitions.md, "Shopify's product recommendations"):
+ * `GET /{locale}/recommendations/products.json`, the locale prefix optional.
+ */
+const recommendationsPathPattern = /^(?:\/[a-z]{2,3}(?:-[a-z0-9]{2,4})?)?\/recommendations\/products\.json$/i;
+export const isRecommendationsPath = (path: string) => recommendationsPathPattern.test(path);
+
+/** The storefront's refusal body: `{ status, message, description }`. */
+const storefrontRefusal = (status: number, message: string, description: string): FakeReply => ({ status, body: { status, message, description } });
+
+/**
+ * What the Ajax API refuses with 422 "Invalid parameter error": product_id missing or not
+ * a product id, limit outside 1–10 (or not a number), an intent other than related or
+ * complementary. Empty when the query is fine.
+ */
+export function recommendationQueryProblems(query: URLSearchParams): string[] {
+  const problems: string[] = [];
+  const productId = query.get('product_id');
+  if (productId === null || productId === '') problems.push('product_id is required');
+  else if (!/^\d+$/.test(productId)) problems.push(`product_id "${productId}" is not a product id`);
+  const limit = query.get('limit');
+  if (limit !== null && (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > 10)) problems.push(`limit "${limit}" is not between 1 and 10`);
+  const intent = query.get('intent');
+  if (intent !== null && intent !== 'related' && intent !== 'complementary') problems.push(`intent "${intent}" is neither related nor complementary`);
+  return problems;
+}
+
+/** JSON with the `id` numbers kept as their exact digits (as strings). */
+const parseExactIds = (text: string): unknown => JSON.parse(text, (key, value: unknown, context?: { source?: string }) => (key === 'id' && typeof value === 'number' && context?.source ? context.source : value));
+
+const exactId = z.union([z.number().int().positive(), z.string().regex(/^\d+$/)]);
+const cents = z.number().int().nonnegative();
+/** A storefront product as the Ajax API's product JSON has it (the fields of Shopify's example answer). */
+const storefrontProductAnswer = z.looseObject({
+  id: exactId,
+  title: z.string(),
+  handle: z.string(),
+  description: z.string(),
+  published_at: z.string(),
+  created_at: z.string(),
+  vendor: z.string(),
+  type: z.string(),
+  tags: z.array(z.string()),
+  price: cents,
+  price_min: cents,
+  price_max: cents,
+  available: z.boolean(),
+  price_varies: z.boolean(),
+  compare_at_price: cents.nullable(),
+  compare_at_price_min: cents,
+  compare_at_price_max: cents,
+  compare_at_price_varies: z.boolean(),
+  variants: z.array(z.looseObject({ id: exactId, title: z.string(), available: z.boolean(), price: cents, compare_at_price: cents.nullable() })),
+  images: z.array(z.string()),
+  featured_image: z.string().nullable(),
+  options: z.array(z.unknown()),
+  url: z.string().regex(/^\/products\/[^/?#]+\?/),
+  media: z.array(z.unknown()),
+});
+const recommendationsAnswer = z.strictObject({ intent: z.enum(['related', 'complementary']), products: z.array(storefrontProductAnswer) });
+
+/** The Ajax API's answer checked against its definition and the request: the intent asked, at most `limit`, published products only. */
+function recommendationsAnswerProblems(request: RecordedRequest, reply: FakeReply): string[] {
+  if (reply.status !== 200) return [];
+  let body: unknown;
+  try {
+    body = typeof reply.body === 'string' ? parseExactIds(reply.body) : reply.body;
+  } catch {
+    return ['the recommendations answer is not JSON'];
+  }
+  const parsed = recommendationsAnswer.safeParse(body);
+  if (!parsed.success) return parsed.error.issues.map((issue) => `recommendations answer at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  const problems: string[] = [];
+  const intent = request.query.get('intent') ?? 'related';
+  if (parsed.data.intent !== intent) problems.push(`answered intent ${parsed.data.intent} to a request for ${intent}`);
+  const limit = Number(request.query.get('limit') ?? 10);
+  if (parsed.data.products.length > limit) problems.push(`answered ${parsed.data.products.length} products to limit ${limit}`);
+  return problems;
+}
+
+const handleOf = (title: string) =>
+  title
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join('-');
+
+/** An Admin price amount ("24.0", "89.5") for cents. */
+const adminAmount = (priceCents: number) => {
+  const amount = String(priceCents / 100);
+  return amount.includes('.') ? amount : `${amount}.0`;
+};
+
 let accessScopes: Set<string> | undefined;
 
 /**
@@ -288,7 +427,7 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
     latencyMs: options.latencyMs ?? 0,
     nextSubscriptionId: 1,
   };
-  const counts: Record<ShopifyEndpoint, number> = { graphql: 0, 'access-token': 0 };
+  const counts: Record<ShopifyEndpoint, number> = { graphql: 0, 'access-token': 0, recommendations: 0 };
   /** GraphQL root fields answered, e.g. counts of 'shop', 'product', 'webhookSubscriptionCreate'. */
   const operationCounts: Record<string, number> = {};
 
@@ -328,6 +467,145 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
   const tokenRequests: ShopifyTokenRequest[] = [];
   const faults = { loseAnswers: 0 };
   let webhookDeliveryUrl = options.webhookDeliveryUrl ?? ((uri: string) => uri);
+
+  // ---- The storefront's product recommendations (Ajax API, public: no token).
+  /** The storefront's products by numeric id. */
+  const storefrontProducts = new Map<string, FakeStorefrontProduct>();
+  /** Recommended product ids by `${productId}:${intent}`, in the order answered. */
+  const recommendationLists = new Map<string, string[]>();
+  const storefront = {
+    /** Where the storefront sends visitors instead (a shop's primary domain), or null. */
+    redirectTo: null as string | null,
+    /** The online store is password-protected: every storefront request is sent to /password. */
+    passwordProtected: false,
+  };
+
+  function setStorefrontProduct(product: FakeStorefrontProduct) {
+    const id = String(product.id);
+    if (!/^\d+$/.test(id)) throw new Error(`a storefront product id is numeric, not ${id}`);
+    storefrontProducts.set(id, product);
+    const gid = productGid(id);
+    if (!products.has(gid)) {
+      const handle = product.handle ?? handleOf(product.title);
+      products.set(gid, {
+        title: product.title,
+        description: (product.description ?? product.title).replace(/<[^>]*>/g, '').trim(),
+        onlineStoreUrl: product.published === false ? null : `https://${shopDomain}/products/${handle}`,
+        featuredImage: product.image ? { url: product.image.startsWith('//') ? `https:${product.image}` : product.image } : null,
+        priceRangeV2: { minVariantPrice: { amount: adminAmount(product.price), currencyCode: 'USD' } },
+      });
+    }
+  }
+
+  function setRecommendations(productId: number | string, intent: FakeRecommendationIntent, recommended: FakeStorefrontProduct[]) {
+    for (const product of recommended) setStorefrontProduct(product);
+    recommendationLists.set(`${String(productId)}:${intent}`, recommended.map((product) => String(product.id)));
+  }
+
+  for (const list of options.recommendations ?? []) setRecommendations(list.productId, list.intent, list.products);
+
+  /** Whether the storefront shows product `id`: published to the online store (for the stand-in: set up as such, or an Admin product with an onlineStoreUrl). */
+  function storefrontShows(id: string): boolean {
+    const own = storefrontProducts.get(id);
+    if (own) return own.published !== false;
+    if (recommendationLists.has(`${id}:related`) || recommendationLists.has(`${id}:complementary`)) return true;
+    const admin = products.get(productGid(id));
+    return admin !== undefined && admin.onlineStoreUrl !== null;
+  }
+
+  /** One product as the storefront's product JSON has it, on its way to the answer (ids as exact-digit markers). */
+  function storefrontProductJson(product: FakeStorefrontProduct, sourceId: string, intent: FakeRecommendationIntent) {
+    const id = String(product.id);
+    const handle = product.handle ?? handleOf(product.title);
+    const available = product.available ?? true;
+    const compareAt = product.compareAtPrice ?? null;
+    const image = product.image ?? null;
+    const published = new Date(now() - 30 * day).toISOString();
+    const imageMedia = image
+      ? [{ alt: null, id: `#exact#${id}9`, position: 1, preview_image: { aspect_ratio: 1, height: 1200, width: 1200, src: `https:${image.replace(/^https?:/, '')}` }, aspect_ratio: 1, height: 1200, media_type: 'image', src: `https:${image.replace(/^https?:/, '')}`, width: 1200 }]
+      : [];
+    // Shopify labels the strategy behind each recommendation (pr_prod_strat) and the request
+    // (pr_rec_id) for the merchant's analytics; their values mean nothing to an app.
+    const strategy = intent === 'complementary' ? 'pinned' : 'e5_desc';
+    return {
+      id: `#exact#${id}`,
+      title: product.title,
+      handle,
+      description: product.description ?? `<p>${product.title}</p>`,
+      published_at: published,
+      created_at: published,
+      vendor: product.vendor ?? options.shopName ?? 'Fake Shop',
+      type: '',
+      tags: [],
+      price: product.price,
+      price_min: product.price,
+      price_max: product.price,
+      available,
+      price_varies: false,
+      compare_at_price: compareAt,
+      compare_at_price_min: compareAt ?? 0,
+      compare_at_price_max: compareAt ?? 0,
+      compare_at_price_varies: false,
+      variants: [
+        {
+          id: `#exact#${id}1`,
+          title: 'Default Title',
+          option1: 'Default Title',
+          option2: null,
+          option3: null,
+          sku: '',
+          requires_shipping: true,
+          taxable: true,
+          featured_image: null,
+          available,
+          name: product.title,
+          public_title: null,
+          options: ['Default Title'],
+          price: product.price,
+          weight: 0,
+          compare_at_price: compareAt,
+          inventory_management: 'shopify',
+          barcode: '',
+          requires_selling_plan: false,
+          selling_plan_allocations: [],
+          quantity_rule: { min: 1, max: null, increment: 1 },
+        },
+      ],
+      images: image ? [image] : [],
+      featured_image: image,
+      options: [{ name: 'Title', position: 1, values: ['Default Title'] }],
+      url: `/products/${handle}?pr_prod_strat=${strategy}&pr_rec_id=${randomBytes(5).toString('hex')}&pr_rec_pid=${id}&pr_ref_pid=${sourceId}&pr_seq=uniform`,
+      media: imageMedia,
+      requires_selling_plan: false,
+      selling_plan_groups: [],
+      ...product.raw,
+    };
+  }
+
+  /**
+   * GET /{locale}/recommendations/products.json, its query already held to the definition
+   * (recommendationQueryProblems). An unknown or unpublished product: 404 "Product not
+   * found". Otherwise the list set for the product and intent (none set: an empty list, as
+   * a shop without complementary products set up in Search & Discovery answers), less
+   * unpublished products, at most `limit`.
+   */
+  function handleRecommendations(request: RecordedRequest): FakeReply {
+    if (storefront.passwordProtected) return { status: 302, headers: { location: '/password' } };
+    if (storefront.redirectTo !== null) {
+      const query = request.query.toString();
+      return { status: 301, headers: { location: `${storefront.redirectTo.replace(/\/+$/, '')}${request.path}${query ? `?${query}` : ''}` } };
+    }
+    const productId = request.query.get('product_id')!;
+    const intent = (request.query.get('intent') ?? 'related') as FakeRecommendationIntent;
+    const limit = Number(request.query.get('limit') ?? 10);
+    if (!storefrontShows(productId)) return storefrontRefusal(404, 'Product not found', `No product with id ${productId} is published to the online store.`);
+    const answered = (recommendationLists.get(`${productId}:${intent}`) ?? [])
+      .map((id) => storefrontProducts.get(id))
+      .filter((product): product is FakeStorefrontProduct => product !== undefined && product.published !== false)
+      .slice(0, limit);
+    const body = JSON.stringify({ intent, products: answered.map((product) => storefrontProductJson(product, productId, intent)) }).replace(/"#exact#(\d+)"/g, '$1');
+    return { status: 200, body, contentType: 'application/json; charset=utf-8', ...(answered.some((product) => product.raw) ? { offContract: true as const } : {}) };
+  }
 
   function issueExpiringPair(parent: RefreshToken | null) {
     const at = now();
@@ -739,6 +1017,10 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
    */
   const contract: Contract = {
     checkRequest(request) {
+      if (request.method === 'GET' && isRecommendationsPath(request.path)) {
+        const problems = recommendationQueryProblems(request.query);
+        return problems.length > 0 ? { problems, reply: storefrontRefusal(422, 'Invalid parameter error', problems.join('; ')) } : undefined;
+      }
       if (request.method === 'POST' && request.path === '/admin/oauth/access_token') return checkShopifyTokenRequest(request);
       if (request.method === 'GET' && request.path === '/admin/oauth/authorize') {
         const problems = shopifyAuthorizeProblems(request.query, options.app, shopifyAccessScopes());
@@ -773,6 +1055,7 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
       };
     },
     checkReply(request, reply) {
+      if (request.method === 'GET' && isRecommendationsPath(request.path)) return recommendationsAnswerProblems(request, reply);
       if (request.path === '/admin/oauth/access_token') return checkShopifyTokenAnswer(request, reply);
       if (request.path !== graphqlPath || reply.status !== 200) return [];
       const data = (reply.body as { data?: unknown } | undefined)?.data;
@@ -794,7 +1077,9 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
         ? 'graphql'
         : request.method === 'POST' && request.path === '/admin/oauth/access_token'
           ? 'access-token'
-          : undefined;
+          : request.method === 'GET' && isRecommendationsPath(request.path)
+            ? 'recommendations'
+            : undefined;
     if (!endpoint) return { status: 404, body: { errors: 'Not Found' } };
     counts[endpoint] += 1;
     let received: ShopifyTokenRequest | undefined;
@@ -814,7 +1099,9 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
       tokenRequests.push(received);
     }
     const failure = failureFor(request, endpoint);
-    if (failure) return failureReply(failure);
+    // The storefront has no GraphQL: a 'graphql-errors' failure is its 500 there.
+    if (failure) return failureReply(endpoint === 'recommendations' && failure.kind === 'graphql-errors' ? { kind: 'status', status: 500 } : failure);
+    if (endpoint === 'recommendations') return handleRecommendations(request);
     if (endpoint === 'access-token') {
       const reply = handleAccessToken(request);
       if (faults.loseAnswers === 0) return reply;
@@ -885,6 +1172,31 @@ export async function startFakeShopify(options: FakeShopifyOptions = {}) {
     /** Requests received per endpoint (including failed ones). */
     counts,
     operationCounts,
+
+    // ---- The storefront's product recommendations (GET /{locale}/recommendations/products.json).
+
+    /** The storefront's products by numeric id (those set by setStorefrontProduct or setRecommendations). */
+    storefrontProducts,
+    /**
+     * What the storefront recommends for product `productId` with `intent`, in this order
+     * (replacing what was set before). Each product joins the storefront (setStorefrontProduct),
+     * and the product recommended for is shown on it unless set unpublished.
+     */
+    setRecommendations,
+    /** Adds or replaces a storefront product (published, in stock by default); the Admin API gets it too unless it has that id. */
+    setStorefrontProduct,
+    /** Every request to the recommendations endpoint, in order (refused ones included). */
+    recommendationRequests(): RecordedRequest[] {
+      return server.requests.filter((request) => request.method === 'GET' && isRecommendationsPath(request.path));
+    },
+    /** The storefront sends visitors to `url` (its primary domain) with 301, same path and query; null: it answers itself again. */
+    setStorefrontRedirect(url: string | null) {
+      storefront.redirectTo = url;
+    },
+    /** The online store is password-protected (true): storefront requests are sent to /password with 302. */
+    setStorefrontPassword(protectedByPassword: boolean) {
+      storefront.passwordProtected = protectedByPassword;
+    },
 
     // ---- The deployment's public app (options.app): OAuth and the app's webhooks.
 
@@ -1030,9 +1342,10 @@ export function trailShoeOrder(email: string, productId: number) {
 }
 
 /**
- * Posts a webhook as Shopify would, with every X-Shopify-* header of INTEGRATIONS.md.
- * `payload` is sent as is when a string, else as JSON; `extraHeaders` override the
- * defaults (same event id to test de-duplication, a wrong HMAC …).
+ * Posts a webhook as Shopify would, with every X-Shopify-* header of
+ * docs/product/service-contracts.md §4. `payload` is sent as is when a string, else as
+ * JSON; `extraHeaders` override the defaults (same event id to test de-duplication, a
+ * wrong HMAC …).
  */
 export async function sendShopifyWebhook(
   url: string,
@@ -1059,8 +1372,9 @@ export async function sendShopifyWebhook(
 }
 
 /**
- * A checkout as Shopify's checkouts/* webhooks carry it (INTEGRATIONS.md), with fresh
- * ids and tokens; `overrides` replace fields (updated_at, cart_token, line_items …).
+ * A checkout as Shopify's checkouts/* webhooks carry it
+ * (docs/product/service-contracts.md §4), with fresh ids and tokens; `overrides` replace
+ * fields (updated_at, cart_token, line_items …).
  */
 export function shopifyCheckoutPayload(email: string, overrides: Record<string, unknown> = {}) {
   return {

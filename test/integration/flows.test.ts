@@ -1,4 +1,5 @@
 import { defaultTextRules } from '../../src/shared/flows/text-rules-schemas.ts';
+import { defaultRecommendationSettings } from '../../src/shared/flows/flow-schemas.ts';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { HttpClient } from '../support/http-client.ts';
@@ -57,7 +58,7 @@ async function storeWebhookUrl(flowId: string, url: string | null) {
 }
 
 describe('defaults', () => {
-  it('has no flows before they are first needed, then initialises the four with SPEC.md defaults', async () => {
+  it('has no flows before they are first needed, then initialises the four with the specified defaults', async () => {
     const { client } = await owner();
     const before = await client.get('/api/flows');
     expect(before.status).toBe(200);
@@ -275,6 +276,7 @@ describe('configuration', () => {
       dailyBudgetUsd: null,
       overBudget: 'wait',
       textRules: defaultTextRules,
+      recommendations: defaultRecommendationSettings,
       updatedAt: expect.any(Date),
     });
     expect(await findFlowById(testApp.database.pool, 'no-such-flow')).toBeNull();
@@ -473,7 +475,7 @@ describe('per-owner rate limits (docs/decisions/0025-per-owner-rate-limits.md)',
 });
 
 describe('messages', () => {
-  it('words the toasts as SPEC.md does', () => {
+  it('words the toasts as docs/product/specification.md §8 does', () => {
     expect(flowMessages.webhookUrlsUpdated(3)).toBe('Updated 3 webhook URLs to the correct format');
     expect(flowMessages.saveError('boom')).toBe('Error saving flow configuration: boom');
   });

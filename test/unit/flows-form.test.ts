@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flowFormSchema, formErrorFor, listLineProblem, toFormValues, toUpdateInput } from '../../src/web/flows/flow-form.ts';
-import { defaultAssistant, updateFlowSchema, type Flow } from '../../src/shared/flows/flow-schemas.ts';
+import { defaultAssistant, defaultRecommendationSettings, updateFlowSchema, type Flow } from '../../src/shared/flows/flow-schemas.ts';
+import { MAX_RECOMMENDATIONS } from '../../src/shared/flows/recommendation-schemas.ts';
 import { defaultTextRules, MAX_DISCOUNT_CODES, MAX_TEXT_LENGTH, type TextRules } from '../../src/shared/flows/text-rules-schemas.ts';
 import { flowValidationMessages as v, textRuleMessages as t } from '../../src/shared/flows/flow-messages.ts';
 import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
@@ -22,6 +23,7 @@ const flow: Flow = {
   dailyBudgetUsd: null,
   overBudget: 'wait',
   textRules: defaultTextRules,
+  recommendations: defaultRecommendationSettings,
   previousWebhookUrlValidUntil: null,
   updatedAt: new Date(0).toISOString(),
 };
@@ -43,6 +45,7 @@ describe('the configuration form', () => {
       dailyBudgetUsd: null,
       overBudget: 'wait',
       textRules: defaultTextRules,
+      recommendations: defaultRecommendationSettings,
     });
   });
 
@@ -214,5 +217,66 @@ describe('the text rules in the configuration form', () => {
     expect(formErrorFor('textRules.language', t.languageChoice, sent)).toEqual({ field: 'textRules.language', message: t.languageChoice });
     expect(formErrorFor('assistants.0.max_length', t.maxLengthRange(MAX_TEXT_LENGTH), sent)).toEqual({ field: 'assistants.0.max_length', message: t.maxLengthRange(MAX_TEXT_LENGTH) });
     expect(formErrorFor('waitMinutes', v.waitRange, sent)).toEqual({ field: 'waitAmount', message: v.waitRange });
+  });
+});
+
+describe('the recommendations in the configuration form', () => {
+  const schema = flowFormSchema(true, 'abandoned_cart');
+  const withRecommendations = (recommendations: Partial<ReturnType<typeof toFormValues>['recommendations']>) => {
+    const values = toFormValues(flow);
+    return { ...values, recommendations: { ...values.recommendations, ...recommendations } };
+  };
+  const refusal = (values: ReturnType<typeof toFormValues>) => {
+    const result = schema.safeParse(values);
+    expect(result.success).toBe(false);
+    return result.error!.issues.map((issue) => ({ path: issue.path, message: issue.message }));
+  };
+
+  it('shows a flow without settings as the defaults, with a blank property, and sends them back as they were', () => {
+    const values = toFormValues(flow);
+    expect(values.recommendations).toEqual({ intent: 'related', count: String(defaultRecommendationSettings.count), profileProperty: '' });
+    expect(toUpdateInput(schema.parse(values), true).recommendations).toEqual(defaultRecommendationSettings);
+  });
+
+  it('round-trips the intent, the count and the property, and the API takes what the form sends', () => {
+    const stored = { ...flow, recommendations: { intent: 'complementary' as const, count: 2, profileProperty: 'pair_with' } };
+    const values = toFormValues(stored);
+    expect(values.recommendations).toEqual({ intent: 'complementary', count: '2', profileProperty: 'pair_with' });
+    const input = toUpdateInput(schema.parse(values), true);
+    expect(input.recommendations).toEqual(stored.recommendations);
+    expect(updateFlowSchema.safeParse(input).success).toBe(true);
+  });
+
+  it('reads a property of spaces as none, and trims a typed one', () => {
+    expect(toUpdateInput(schema.parse(withRecommendations({ profileProperty: '   ' })), true).recommendations).toMatchObject({ profileProperty: null });
+    expect(toUpdateInput(schema.parse(withRecommendations({ profileProperty: ' pair_with ', count: ' 4 ' })), true).recommendations).toMatchObject({ profileProperty: 'pair_with', count: 4 });
+  });
+
+  it.each(['1', String(MAX_RECOMMENDATIONS)])('accepts %s recommendations', (count) => {
+    expect(schema.safeParse(withRecommendations({ count })).success).toBe(true);
+  });
+
+  it.each(['0', String(MAX_RECOMMENDATIONS + 1), '-1', '2.5', '', 'three'])('refuses %j recommendations with the API’s message', (count) => {
+    expect(refusal(withRecommendations({ count }))).toEqual([{ path: ['recommendations', 'count'], message: v.recommendationCount(MAX_RECOMMENDATIONS) }]);
+  });
+
+  it('refuses an intent Shopify does not have', () => {
+    expect(refusal(withRecommendations({ intent: 'similar' as 'related' }))).toEqual([{ path: ['recommendations', 'intent'], message: v.recommendationIntentChoice }]);
+  });
+
+  it('refuses a property an assistant of the flow writes, as the API does and where the API puts it', () => {
+    const taken = defaultAssistant.klaviyo_property;
+    expect(refusal(withRecommendations({ profileProperty: taken }))).toEqual([{ path: ['recommendations', 'profileProperty'], message: v.recommendationPropertyTaken(taken) }]);
+    const apiResult = updateFlowSchema.safeParse({ ...toUpdateInput(schema.parse(toFormValues(flow)), true), recommendations: { ...defaultRecommendationSettings, profileProperty: taken } });
+    expect(apiResult.error?.issues).toEqual([expect.objectContaining({ path: ['recommendations', 'profileProperty'], message: v.recommendationPropertyTaken(taken) })]);
+  });
+
+  it('refuses a property Klaviyo reserves, with the rules of every property', () => {
+    expect(refusal(withRecommendations({ profileProperty: '$recommended' }))).toContainEqual({ path: ['recommendations', 'profileProperty'], message: v.klaviyoPropertyDollar });
+  });
+
+  it('puts the server’s errors on the recommendations under their fields', () => {
+    const sent = toUpdateInput(schema.parse(toFormValues(flow)), true);
+    expect(formErrorFor('recommendations.profileProperty', v.recommendationPropertyTaken('x'), sent)).toEqual({ field: 'recommendations.profileProperty', message: v.recommendationPropertyTaken('x') });
   });
 });

@@ -8,7 +8,7 @@ import { newTestEventId, sampleTestEvent, withFreshEventIdentity } from '../../s
 
 describe('the placeholders each flow offers', () => {
   it("offers only what the flow's events can fill", () => {
-    const shopper = ['{shopper_status}', '{order_count}', '{last_order_date}', '{last_purchase}', '{viewed_products}', '{expected_next_order}', '{predicted_clv}', '{historic_clv}', '{churn_risk}'];
+    const shopper = ['{shopper_status}', '{order_count}', '{last_order_date}', '{last_purchase}', '{viewed_products}', '{expected_next_order}', '{predicted_clv}', '{historic_clv}', '{churn_risk}', '{recommendations}'];
     expect(flowPlaceholderTokens.browser_abandonment).toEqual(['{description}', '{name}', '{price}', '{first_name}', '{product_url}', '{currency}', ...shopper]);
     expect(flowPlaceholderTokens.abandoned_cart).toEqual(expect.arrayContaining(shopper));
     expect(flowPlaceholderTokens.abandoned_cart).not.toContain('{checkout_url}');
@@ -17,7 +17,7 @@ describe('the placeholders each flow offers', () => {
     expect(flowPlaceholderTokens.post_purchase).toEqual(promptPlaceholderTokens);
   });
 
-  it("keeps SPEC.md's three everywhere, in the full list's order, with labels that fit the flow", () => {
+  it("keeps the specification's three everywhere, in the full list's order, with labels that fit the flow", () => {
     for (const flowType of flowTypes) {
       const tokens = placeholdersOfFlow(flowType).map((placeholder) => placeholder.token);
       expect(tokens.slice(0, 3)).toEqual(['{description}', '{name}', '{price}']);

@@ -31,6 +31,7 @@ describe('prompt placeholders', () => {
       '{predicted_clv}',
       '{historic_clv}',
       '{churn_risk}',
+      '{recommendations}',
     ]);
   });
 

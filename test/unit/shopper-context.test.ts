@@ -97,8 +97,8 @@ describe("Klaviyo's predictive figures in words", () => {
 
 describe('the shopper in a prompt', () => {
   it('is read only for the parts the prompts name', () => {
-    expect(shopperPartsNamedIn(['Write about {name}.', null])).toEqual({ history: false, predictive: false });
-    expect(shopperPartsNamedIn(['For a {shopper_status}', 'Fallback: {churn_risk}'])).toEqual({ history: true, predictive: true });
+    expect(shopperPartsNamedIn(['Write about {name}.', null])).toEqual({ history: false, predictive: false, recommendations: false });
+    expect(shopperPartsNamedIn(['For a {shopper_status}', 'Fallback: {churn_risk}'])).toEqual({ history: true, predictive: true, recommendations: false });
   });
 
   it('puts the values in the data block, and a placeholder with nothing to say leaves the prompt readable', () => {

@@ -1,4 +1,5 @@
 import type { Queryable } from '../database/database.ts';
+import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
 
 /** The Klaviyo delivery of one event attempt, step by step. */
 export interface DeliveryRecord {
@@ -6,7 +7,7 @@ export interface DeliveryRecord {
   eventId: string;
   attempt: number;
   status: 'pending' | 'delivered' | 'failed';
-  properties: Record<string, string>;
+  properties: Record<string, ProfilePropertyValue>;
   profileId: string | null;
   profileCreated: boolean | null;
   profileWrittenAt: Date | null;
@@ -24,7 +25,7 @@ interface DeliveryRow {
   event_id: string;
   attempt: number;
   status: 'pending' | 'delivered' | 'failed';
-  properties: Record<string, string>;
+  properties: Record<string, ProfilePropertyValue>;
   profile_id: string | null;
   profile_created: boolean | null;
   profile_written_at: Date | null;
@@ -63,7 +64,7 @@ function toDelivery(row: DeliveryRow): DeliveryRecord {
  */
 export async function startDelivery(
   db: Queryable,
-  delivery: { id: string; eventId: string; attempt: number; properties: Record<string, string>; klaviyoEventName: string | null; holdout: boolean },
+  delivery: { id: string; eventId: string; attempt: number; properties: Record<string, ProfilePropertyValue>; klaviyoEventName: string | null; holdout: boolean },
 ): Promise<DeliveryRecord> {
   await db.query(
     `INSERT INTO event_deliveries (id, event_id, attempt, status, properties, klaviyo_event_name, holdout)

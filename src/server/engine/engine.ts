@@ -15,7 +15,8 @@ import { processEvent, type PipelineObserver, type PipelineOptions } from './eve
 import { defaultRetryPolicy } from './retry-policy.ts';
 import { klaviyoAccountLimits } from './klaviyo-rate-limiter.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
-import { withShopperContext } from './shopper-context.ts';
+import { withShopperContext, type ShopperContextNeeds } from './shopper-context.ts';
+import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { setEventStatus, type JobsForEvents } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
@@ -29,7 +30,7 @@ import type { BackgroundPart } from '../background/background.ts';
  * an event (or starts a replay), and its background parts, which the background module
  * starts with the server (src/server/background/): the queue in every role, since every
  * role sends; the event worker, the timer sweep and the bulk batches in the roles that
- * process (`all`, `worker`; STACK.md, PRODUCT.md section 5).
+ * process (`all`, `worker`; docs/architecture.md, docs/product/product-rules.md §5).
  */
 export type EngineOptions = PipelineOptions &
   EventJobOptions & {
@@ -86,7 +87,13 @@ export interface Engine {
    * The flow's texts for one event, written and checked as the pipeline would, delivered
    * nowhere (text-preview.ts); null when the owner has no credentials to write with.
    */
-  preview(userId: string, flow: Parameters<typeof previewTexts>[2], event: NormalizedEvent, signal: AbortSignal): Promise<PreviewedText[] | null>;
+  /** Null without credentials; `recommendations` null when the flow asks for none. */
+  preview(
+    userId: string,
+    flow: Parameters<typeof previewTexts>[2] & ShopperContextNeeds,
+    event: NormalizedEvent,
+    signal: AbortSignal,
+  ): Promise<{ texts: PreviewedText[]; recommendations: RecommendedProduct[] | null } | null>;
 }
 
 export function createEngine(dependencies: {
@@ -195,8 +202,8 @@ export function createEngine(dependencies: {
       if (!credentials) return null;
       const previewContext = { ...context, writingSlots: undefined };
       // The shopper as the pipeline would see them now (Preview's event is not counted as their own history).
-      const toWrite = await withShopperContext(previewContext, { id: 'preview', userId, receivedAt: context.clock.now() }, flow.assistants, event, credentials, signal);
-      return previewTexts(previewContext, userId, flow, toWrite, credentials, signal);
+      const toWrite = await withShopperContext(previewContext, { id: 'preview', userId, receivedAt: context.clock.now() }, flow, event, credentials, signal);
+      return { texts: await previewTexts(previewContext, userId, flow, toWrite, credentials, signal), recommendations: toWrite.recommendations ?? null };
     },
     enqueue: (db, job) => jobs.send(db, job),
     jobsStatement: (many) => jobs.sendManyStatement(many),

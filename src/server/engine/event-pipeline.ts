@@ -7,6 +7,8 @@ import { normalizeEvent } from './event-normalizer.ts';
 import { failPendingDelivery, progressOf } from './delivery-queries.ts';
 import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
 import { withShopperContext } from './shopper-context.ts';
+import type { EventToWrite } from './prompt-rendering.ts';
+import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
@@ -42,6 +44,7 @@ import { requireKnownShopper } from './known-shoppers.ts';
 import { deliver } from './klaviyo-delivery.ts';
 import { requireRoomInBudget } from './generation-budget.ts';
 import { attributeOrder } from '../attribution/order-attribution.ts';
+import { profilePropertiesWritten } from '../flows/flow-properties.ts';
 
 export type { PipelineContext, PipelineObserver, PipelineOptions } from './pipeline-context.ts';
 
@@ -178,19 +181,28 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   }
   const writing = experiment?.prompts ? withArmPrompts(flow, experiment.prompts) : flow;
   // What the prompts ask of the shopper, read now and for these prompts only (never stored).
-  const toWrite = await withShopperContext(context, event, writing.assistants, described, credentials, signal);
+  const toWrite = await withShopperContext(context, event, writing, described, credentials, signal, { useContext: experiment?.shopperContext ?? true });
   const generations = await generateTexts(context, event, writing, toWrite, credentials, signal);
   const afterTexts = decideAfterTexts({ event, fromPixel, shopper: normalized.shopper, texts: generations });
   if (carryOutEnd(afterTexts) || afterTexts.kind !== 'deliver') return;
   if (!(await requireApproval(context, event, flow))) return;
   await setEventStatus(pool, event.id, event.attempt, 'delivering');
-  const properties = experiment ? { ...afterTexts.properties, ...experiment.properties } : afterTexts.properties;
+  const properties = { ...afterTexts.properties, ...recommendationProperty(flow, toWrite), ...experiment?.properties };
   if ((await deliver(context, event, flow, normalized.shopper.email!, afterTexts.names, credentials, properties, signal)) === 'batched') {
     context.logger.info({ eventId: event.id, attempt: event.attempt }, 'delivery joined a bulk import batch');
     return;
   }
   if (await setEventStatus(pool, event.id, event.attempt, 'delivered')) context.observer?.eventFinished('delivered');
   context.logger.info({ eventId: event.id, attempt: event.attempt }, 'event delivered');
+}
+
+/**
+ * The recommendations as a list on the profile, when the flow names a property for them;
+ * an empty list when there are none for this shopper, so an earlier event's do not linger.
+ */
+function recommendationProperty(flow: FlowRecord, toWrite: EventToWrite): Record<string, ProfilePropertyValue> {
+  const property = flow.recommendations.profileProperty;
+  return property ? { [property]: toWrite.recommendations ?? [] } : {};
 }
 
 /** The flow as an experiment's arm writes: each assistant with the arm's prompt (assistants added since the arm was set keep their own). */
@@ -213,7 +225,7 @@ async function deliverHoldout(
   signal: AbortSignal,
 ): Promise<void> {
   await setEventStatus(context.pool, event.id, event.attempt, 'delivering');
-  const unset = flow.assistants.map((assistant) => assistant.klaviyo_property);
+  const unset = profilePropertiesWritten(flow);
   await deliver(context, event, flow, email, { firstName: null, lastName: null }, credentials, properties, signal, { unset });
   if (await setEventStatus(context.pool, event.id, event.attempt, 'delivered')) context.observer?.eventFinished('delivered');
   context.logger.info({ eventId: event.id, attempt: event.attempt }, 'holdout shopper: flow properties cleared');

@@ -262,3 +262,21 @@ export async function listGenerationsOfEvents(db: Queryable, events: ReadonlyArr
   for (const row of rows) found.set(row.event_id, [...(found.get(row.event_id) ?? []), toGeneration(row)]);
   return found;
 }
+
+/** How many recent prompts the context cost is read from: enough for a steady figure, few enough to read on each page view. */
+export const CONTEXT_COST_SAMPLE = 500;
+
+/** The owner's most recent written prompts since `since` (newest first), with their flow and model: what the context cost is measured on. */
+export async function listRecentPrompts(
+  db: Queryable,
+  userId: string,
+  since: Date,
+): Promise<Array<{ flowId: string; eventId: string; model: string; prompt: string }>> {
+  const { rows } = await db.query<{ flow_id: string; event_id: string; model: string; prompt: string }>(
+    `SELECT e.flow_id, g.event_id, g.model, g.prompt FROM event_generations g JOIN events e ON e.id = g.event_id
+      WHERE e.user_id = $1 AND g.created_at >= $2 AND g.status = 'succeeded' AND NOT g.reused
+      ORDER BY g.created_at DESC LIMIT ${CONTEXT_COST_SAMPLE}`,
+    [userId, since],
+  );
+  return rows.map((row) => ({ flowId: row.flow_id, eventId: row.event_id, model: row.model, prompt: row.prompt }));
+}

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../database/database.ts';
+import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
 
 /** The queue of deliveries waiting for a bulk import job, and the jobs (klaviyo-batches.ts decides). */
 export interface BatchDelivery {
@@ -10,7 +11,7 @@ export interface BatchDelivery {
   email: string;
   firstName: string | null;
   lastName: string | null;
-  properties: Record<string, string>;
+  properties: Record<string, ProfilePropertyValue>;
   klaviyoEventName: string | null;
   profileWrittenAt: Date | null;
   eventSentAt: Date | null;
@@ -105,7 +106,7 @@ export async function listBatchDeliveries(db: Queryable, batchId: string): Promi
     email: string;
     first_name: string | null;
     last_name: string | null;
-    properties: Record<string, string>;
+    properties: Record<string, ProfilePropertyValue>;
     klaviyo_event_name: string | null;
     profile_written_at: Date | null;
     event_sent_at: Date | null;

@@ -9,6 +9,7 @@ import { quickRetries, type PipelineContext } from './pipeline-context.ts';
 import { hasQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { decideDeliveryMode, decideUnderBacklog } from './pipeline-core.ts';
+import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
 
 /**
  * One profile write with every text, then (when the flow names one) one Klaviyo event.
@@ -26,7 +27,7 @@ export async function deliver(
   email: string,
   names: { firstName: string | null; lastName: string | null },
   credentials: EngineCredentials,
-  properties: Record<string, string>,
+  properties: Record<string, ProfilePropertyValue>,
   signal: AbortSignal,
   holdout: { unset: string[] } | null = null,
 ): Promise<'delivered' | 'batched'> {

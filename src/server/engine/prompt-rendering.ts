@@ -1,11 +1,12 @@
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import type { klaviyoPredictivePlaceholders, shopperHistoryPlaceholders, shopRecommendationPlaceholders } from '../../shared/flows/prompt-placeholders.ts';
 import {
   fillPromptTemplate,
-  klaviyoPredictivePlaceholders,
   placeholdersIn,
-  shopperHistoryPlaceholders,
+  shopperContextPlaceholders,
   type PromptPlaceholder,
 } from '../../shared/flows/prompt-placeholders.ts';
+import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';
 
 /**
  * Builds what an assistant asks the model. The owner's words are the instruction; the
@@ -49,14 +50,20 @@ export function cleanPromptValue(value: string | null | undefined): string {
 }
 
 /** The shopper's placeholders' values (engine/shopper-context.ts); absent ones render empty. */
-export type ShopperContextValues = Partial<Record<(typeof shopperHistoryPlaceholders)[number] | (typeof klaviyoPredictivePlaceholders)[number], string>>;
+export type ShopperContextValues = Partial<
+  Record<(typeof shopperHistoryPlaceholders)[number] | (typeof klaviyoPredictivePlaceholders)[number] | (typeof shopRecommendationPlaceholders)[number], string>
+>;
 
 /**
  * An event as the writing step sees it: normalised and described, and, when the flow's
  * prompts name the shopper's placeholders, with what is known of the shopper. The context
  * lives only in memory, for this event's prompts: it is never stored with the event.
  */
-export type EventToWrite = NormalizedEvent & { shopperContext?: ShopperContextValues };
+export type EventToWrite = NormalizedEvent & {
+  shopperContext?: ShopperContextValues;
+  /** What the owner's shop would pair with the event's product, for this shopper (engine/shop-recommendations.ts). */
+  recommendations?: RecommendedProduct[];
+};
 
 function placeholderValues(event: EventToWrite): Record<PromptPlaceholder, string> {
   const first = event.products[0];
@@ -64,7 +71,7 @@ function placeholderValues(event: EventToWrite): Record<PromptPlaceholder, strin
   const shopper = event.shopperContext ?? {};
   const contextValue = (token: keyof ShopperContextValues) => cleanPromptValue(shopper[token]);
   return {
-    ...(Object.fromEntries([...shopperHistoryPlaceholders, ...klaviyoPredictivePlaceholders].map((token) => [token, contextValue(token)])) as Record<
+    ...(Object.fromEntries(shopperContextPlaceholders.map((token) => [token, contextValue(token as keyof ShopperContextValues)])) as Record<
       keyof ShopperContextValues,
       string
     >),
@@ -134,7 +141,7 @@ export function renderPrompt(template: string, event: EventToWrite): RenderedPro
  * same for every shopper who saw the same products, so its text may be reused for them
  * (the generation cache, text-generation.ts).
  */
-const shopperPlaceholders: readonly string[] = ['{first_name}', '{checkout_url}', ...shopperHistoryPlaceholders, ...klaviyoPredictivePlaceholders];
+const shopperPlaceholders: readonly string[] = ['{first_name}', '{checkout_url}', ...shopperContextPlaceholders];
 
 export function namesShopper(template: string): boolean {
   return shopperPlaceholders.some((token) => template.includes(token));

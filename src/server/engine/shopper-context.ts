@@ -3,7 +3,9 @@ import { listShopperHistory, type ShopperHistoryEvent } from '../events/shopper-
 import { isOrder } from '../attribution/order-attribution.ts';
 import { findPredictiveAnalytics, type PredictiveAnalytics } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { ServiceError } from '../integrations/service-error.ts';
-import { klaviyoPredictivePlaceholders, shopperHistoryPlaceholders, placeholdersIn } from '../../shared/flows/prompt-placeholders.ts';
+import { klaviyoPredictivePlaceholders, shopperHistoryPlaceholders, shopRecommendationPlaceholders, placeholdersIn } from '../../shared/flows/prompt-placeholders.ts';
+import type { RecommendationSettings } from '../../shared/flows/flow-schemas.ts';
+import { ownedProducts, recommendationsFor, recommendationsInWords } from './shop-recommendations.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
@@ -27,11 +29,16 @@ const DAY_MS = 24 * 60 * 60_000;
 
 const historyTokens: readonly string[] = shopperHistoryPlaceholders;
 const predictiveTokens: readonly string[] = klaviyoPredictivePlaceholders;
+const recommendationTokens: readonly string[] = shopRecommendationPlaceholders;
 
 /** Which parts of the shopper the templates ask for. */
-export function shopperPartsNamedIn(templates: Array<string | null | undefined>): { history: boolean; predictive: boolean } {
+export function shopperPartsNamedIn(templates: Array<string | null | undefined>): { history: boolean; predictive: boolean; recommendations: boolean } {
   const named = new Set(templates.flatMap((template) => (template ? placeholdersIn(template) : [])));
-  return { history: [...named].some((token) => historyTokens.includes(token)), predictive: [...named].some((token) => predictiveTokens.includes(token)) };
+  return {
+    history: [...named].some((token) => historyTokens.includes(token)),
+    predictive: [...named].some((token) => predictiveTokens.includes(token)),
+    recommendations: [...named].some((token) => recommendationTokens.includes(token)),
+  };
 }
 
 const names = (products: NormalizedEvent['products']) => products.map((product) => product.name?.trim()).filter((name): name is string => Boolean(name));
@@ -90,29 +97,42 @@ export function describePredictiveAnalytics(figures: PredictiveAnalytics | null)
   };
 }
 
+/** What of the flow decides which parts of the shopper are read. */
+export interface ShopperContextNeeds {
+  assistants: Array<Pick<Assistant, 'prompt_template' | 'fallback_text'>>;
+  recommendations: RecommendationSettings;
+}
+
 /**
- * The event with what its prompts ask of the shopper. Klaviyo not answering leaves its
- * figures empty (the event's log says so), never a failed event; a shopper with no history
- * is written to as new.
+ * The event with what its prompts ask of the shopper. Klaviyo or the shop not answering
+ * leaves their parts empty (the event's log says so), never a failed event; a shopper
+ * with no history is written to as new. With `useContext` false (an experiment's arm
+ * without the context) nothing is read and every such placeholder renders empty.
  */
 export async function withShopperContext(
   context: PipelineContext,
   event: Pick<EventRecord, 'id' | 'userId' | 'receivedAt'>,
-  assistants: Array<Pick<Assistant, 'prompt_template' | 'fallback_text'>>,
+  needs: ShopperContextNeeds,
   described: NormalizedEvent,
   credentials: EngineCredentials,
   signal: AbortSignal,
+  options: { useContext?: boolean } = {},
 ): Promise<EventToWrite> {
-  const parts = shopperPartsNamedIn(assistants.flatMap((assistant) => [assistant.prompt_template, assistant.fallback_text]));
+  if (options.useContext === false) return described;
+  const templates = needs.assistants.flatMap((assistant) => [assistant.prompt_template, assistant.fallback_text]);
+  const parts = shopperPartsNamedIn(templates);
+  const recommend = parts.recommendations || needs.recommendations.profileProperty !== null;
   const email = described.shopper.email?.trim().toLowerCase();
-  if (!email || (!parts.history && !parts.predictive)) return described;
+  if (!parts.history && !parts.predictive && !recommend) return described;
   let values: ShopperContextValues = {};
-  if (parts.history) {
+  let history: ShopperHistoryEvent[] = [];
+  // The history is read for its placeholders, and for the recommendations to leave out what was bought.
+  if (email && (parts.history || recommend)) {
     const since = new Date(event.receivedAt.getTime() - SHOPPER_HISTORY_DAYS * DAY_MS);
-    const history = await listShopperHistory(context.pool, { userId: event.userId, email, exceptEventId: event.id, since });
-    values = describeShopperHistory(history, { products: described.products, receivedAt: event.receivedAt });
+    history = await listShopperHistory(context.pool, { userId: event.userId, email, exceptEventId: event.id, since });
   }
-  if (parts.predictive) {
+  if (email && parts.history) values = describeShopperHistory(history, { products: described.products, receivedAt: event.receivedAt });
+  if (email && parts.predictive) {
     let figures: PredictiveAnalytics | null = null;
     try {
       await takeSlot(context, credentials, 'profiles-predictive', signal);
@@ -123,5 +143,9 @@ export async function withShopperContext(
     }
     values = { ...values, ...describePredictiveAnalytics(figures) };
   }
-  return { ...described, shopperContext: values };
+  if (!recommend) return { ...described, shopperContext: values };
+  const bought = history.filter((earlier) => isOrder(earlier, earlier.normalized)).flatMap((order) => order.normalized.products);
+  const found = await recommendationsFor(context, event.userId, needs.recommendations, described, ownedProducts([...described.products, ...bought]), credentials, signal);
+  if (found.problem) context.logger.warn({ eventId: event.id, problem: found.problem }, 'recommendations not fetched; the texts are written without them');
+  return { ...described, shopperContext: { ...values, '{recommendations}': recommendationsInWords(found.products) }, recommendations: found.products };
 }

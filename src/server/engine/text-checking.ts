@@ -7,7 +7,7 @@ import { textCheckMessages, textCheckNames, type TextCheckName } from '../../sha
 import type { TextChecksRecord, TextCheckVerdict } from '../../shared/text-checks/text-check-schemas.ts';
 import type { TextRules } from '../../shared/flows/text-rules-schemas.ts';
 import { decideCheckedText } from './pipeline-core.ts';
-import { fillFallbackText } from './prompt-rendering.ts';
+import { fillFallbackText, type EventToWrite } from './prompt-rendering.ts';
 import { checkText, type TextCheckFailure } from '../text-checks/text-checks.ts';
 import { checkLanguage, expectedLanguage } from '../text-checks/text-language.ts';
 import { checkProductNames, productNameCandidates } from '../text-checks/product-names.ts';
@@ -62,12 +62,14 @@ export async function judgeTexts(
   context: PipelineContext,
   event: Pick<EventRecord, 'userId'>,
   flow: Pick<FlowRecord, 'textRules'>,
-  described: NormalizedEvent,
+  toWrite: EventToWrite,
   texts: readonly TextToCheck[],
   credentials: EngineCredentials,
   signal: AbortSignal,
 ): Promise<TextJudgement[]> {
   if (texts.length === 0) return [];
+  // A recommended product is as much the event's as its own: the text may name it and its price.
+  const described = withRecommendedProducts(toWrite);
   const rules = flow.textRules;
   const language = expectedLanguage(rules, described);
   const shop = shopOf(context, credentials);
@@ -157,6 +159,31 @@ export function settleJudgement<T extends { text: string | null; checks: TextChe
 function moderationFailures(verdict: ModerationVerdict): TextCheckFailure[] {
   if (!verdict.flagged) return [];
   return [{ check: 'moderation', found: verdict.categories.join(', '), reason: textCheckMessages.flagged(verdict.categories) }];
+}
+
+/**
+ * The event with the recommendations offered to its prompts among its products, so the
+ * checks accept their names, prices and links and still refuse any other product. A price
+ * in another currency than the event's is left out: the amounts check reads the event's.
+ */
+export function withRecommendedProducts(toWrite: EventToWrite): NormalizedEvent {
+  const recommended = toWrite.recommendations ?? [];
+  if (recommended.length === 0) return toWrite;
+  const currency = toWrite.currency?.toUpperCase() ?? null;
+  return {
+    ...toWrite,
+    products: [
+      ...toWrite.products,
+      ...recommended.map((product) => ({
+        id: null,
+        name: product.title,
+        description: null,
+        price: currency === null || product.currency === null || product.currency.toUpperCase() === currency ? product.price : null,
+        quantity: 1,
+        url: product.url,
+      })),
+    ],
+  };
 }
 
 /** The hosts of the event's own addresses: a shop that is not on Shopify is known by them. */

@@ -43,12 +43,16 @@ export function toApiFlow(flow: FlowRecord, publicUrl: string, now: Date): Flow 
     dailyBudgetUsd: flow.dailyBudgetUsd,
     overBudget: flow.overBudget,
     textRules: flow.textRules,
+    recommendations: flow.recommendations,
     previousWebhookUrlValidUntil: previousValidUntil && previousValidUntil.getTime() > now.getTime() ? previousValidUntil.toISOString() : null,
     updatedAt: flow.updatedAt.toISOString(),
   };
 }
 
-/** SPEC.md section 4: "If none exist, defaults are initialised." Returns the four and how many were new. */
+/**
+ * docs/product/specification.md §4: "If none exist, defaults are initialised." Returns
+ * the four and how many were new.
+ */
 export async function initializeFlows(pool: pg.Pool, userId: string): Promise<{ flows: FlowRecord[]; created: number }> {
   return inTransaction(pool, async (client) => {
     const created = await createMissingFlows(client, userId);
@@ -92,6 +96,7 @@ export async function updateFlow(
       dailyBudgetUsd: input.dailyBudgetUsd === undefined ? { keep: true } : { keep: false, value: input.dailyBudgetUsd },
       overBudget: input.overBudget ?? null,
       textRules: input.textRules ?? null,
+      recommendations: input.recommendations ?? null,
     });
     if (!flow) return refused(apiErrorCodes.flow_not_found, flowMessages.flowNotFound);
     return {
@@ -103,9 +108,9 @@ export async function updateFlow(
 }
 
 /**
- * SPEC.md's fix-up: rewrites every stored URL of the owner that is not the canonical
- * one (an old format, or a PUBLIC_URL that has since changed) and reports how many.
- * Flows without a URL keep none; they get theirs when first saved.
+ * The fix-up of docs/product/specification.md §4: rewrites every stored URL of the owner
+ * that is not the canonical one (an old format, or a PUBLIC_URL that has since changed)
+ * and reports how many. Flows without a URL keep none; they get theirs when first saved.
  */
 export async function fixWebhookUrls(pool: pg.Pool, publicUrl: string, userId: string): Promise<{ updated: number; flows: FlowRecord[] }> {
   return inTransaction(pool, async (client) => {

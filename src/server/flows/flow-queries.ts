@@ -1,6 +1,6 @@
 import type { Queryable } from '../database/database.ts';
 import { flowTypes, flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
-import { storedAssistantSchema, type Assistant } from '../../shared/flows/flow-schemas.ts';
+import { defaultRecommendationSettings, recommendationSettingsSchema, storedAssistantSchema, type Assistant, type RecommendationSettings } from '../../shared/flows/flow-schemas.ts';
 import { textRulesSchema, type TextRules } from '../../shared/flows/text-rules-schemas.ts';
 import { newFlowId } from './webhook-url.ts';
 import { defaultFlowValues } from './flow-defaults.ts';
@@ -39,6 +39,7 @@ export interface FlowRecord {
   overBudget: 'wait' | 'skip';
   /** What the flow's texts may say, checked before delivery. */
   textRules: TextRules;
+  recommendations: RecommendationSettings;
   updatedAt: Date;
 }
 
@@ -63,11 +64,12 @@ interface FlowRow {
   daily_budget_usd: string | null;
   over_budget: 'wait' | 'skip';
   text_rules: unknown;
+  recommendations: unknown;
   updated_at: Date;
 }
 
 const flowColumns =
-  'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, webhook_key, previous_webhook_key, previous_webhook_key_expires_at, pixel_key, shopper_cooldown_hours, daily_generation_cap, use_flex_tier, reuse_window_hours, daily_budget_usd, over_budget, text_rules, updated_at';
+  'id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name, webhook_key, previous_webhook_key, previous_webhook_key_expires_at, pixel_key, shopper_cooldown_hours, daily_generation_cap, use_flex_tier, reuse_window_hours, daily_budget_usd, over_budget, text_rules, recommendations, updated_at';
 
 function toFlowRecord(row: FlowRow): FlowRecord {
   return {
@@ -90,6 +92,8 @@ function toFlowRecord(row: FlowRow): FlowRecord {
     dailyBudgetUsd: row.daily_budget_usd === null ? null : Number(row.daily_budget_usd),
     overBudget: row.over_budget,
     textRules: textRulesSchema.parse(row.text_rules),
+    // A setting that no longer parses (a limit lowered since) falls back to the defaults rather than failing the flow.
+    recommendations: recommendationSettingsSchema.safeParse(row.recommendations).data ?? defaultRecommendationSettings,
     updatedAt: row.updated_at,
   };
 }
@@ -123,7 +127,10 @@ export async function findFlowByPixelKey(db: Queryable, pixelKey: string): Promi
   return rows[0] ? toFlowRecord(rows[0]) : null;
 }
 
-/** The owner's flows in SPEC.md's order (none until they are initialised). */
+/**
+ * The owner's flows in the order of docs/product/specification.md §1 (none until they are
+ * initialised).
+ */
 export async function listFlowsForUser(db: Queryable, userId: string): Promise<FlowRecord[]> {
   const { rows } = await db.query<FlowRow>(`SELECT ${flowColumns} FROM flows WHERE user_id = $1`, [userId]);
   return rows.map(toFlowRecord).sort(byFlowTypeOrder);
@@ -149,10 +156,11 @@ export async function findFlowForUser(
 }
 
 /**
- * Creates each of the four flows the owner does not have yet, with SPEC.md's defaults,
- * and returns how many it created. Safe to run concurrently: a flow type someone else
- * just created is skipped. A (practically impossible) id collision is retried with a
- * fresh id rather than failing the owner's request.
+ * Creates each of the four flows the owner does not have yet, with the defaults of
+ * docs/product/specification.md §3, and returns how many it created. Safe to run
+ * concurrently: a flow type someone else just created is skipped. A (practically
+ * impossible) id collision is retried with a fresh id rather than failing the owner's
+ * request.
  */
 export async function createMissingFlows(db: Queryable, userId: string, newId: () => string = newFlowId): Promise<number> {
   let created = 0;
@@ -197,6 +205,8 @@ export async function saveFlowConfiguration(
     overBudget: 'wait' | 'skip' | null;
     /** Null keeps the stored rules. */
     textRules: TextRules | null;
+    /** Null keeps the stored settings. */
+    recommendations: RecommendationSettings | null;
   },
 ): Promise<FlowRecord | null> {
   const { rows } = await db.query<FlowRow>(
@@ -210,6 +220,7 @@ export async function saveFlowConfiguration(
             daily_budget_usd = CASE WHEN $12 THEN daily_budget_usd ELSE $13::numeric END,
             over_budget = COALESCE($14, over_budget),
             text_rules = COALESCE($15::jsonb, text_rules),
+            recommendations = COALESCE($16::jsonb, recommendations),
             updated_at = now()
       WHERE user_id = $1 AND flow_type = $2
       RETURNING ${flowColumns}`,
@@ -229,6 +240,7 @@ export async function saveFlowConfiguration(
       values.dailyBudgetUsd.keep ? null : values.dailyBudgetUsd.value,
       values.overBudget,
       values.textRules === null ? null : JSON.stringify(values.textRules),
+      values.recommendations === null ? null : JSON.stringify(values.recommendations),
     ],
   );
   return rows[0] ? toFlowRecord(rows[0]) : null;

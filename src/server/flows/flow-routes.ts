@@ -18,6 +18,8 @@ import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { RateLimitWait } from '../engine/rate-limit-wait.ts';
 import { parseJsonText } from '../platform/json-text.ts';
+import { listRecentPrompts } from '../engine/generation-queries.ts';
+import { contextCharactersOf, contextCostOf } from '../engine/context-cost.ts';
 
 /** A preview writes up to twice per model; more than this and the owner is told it failed. */
 const PREVIEW_TIMEOUT_MS = 90_000;
@@ -39,6 +41,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     const fromDay = spendDay(new Date(now.getTime() - 6 * 86_400_000));
     const rows = await listOwnerSpend(pool, request.user.id, fromDay);
     const flows = await listFlowsForUser(pool, request.user.id);
+    const prompts = await listRecentPrompts(pool, request.user.id, new Date(now.getTime() - 7 * 86_400_000));
     const zero = { costUsd: 0, calls: 0, estimatedCalls: 0, inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 };
     const add = (sum: typeof zero, row: typeof zero) => ({
       costUsd: sum.costUsd + row.costUsd,
@@ -57,6 +60,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
           today: own.filter((row) => row.day === today).map(pick).reduce(add, zero),
           last7Days: own.map(pick).reduce(add, zero),
           days: own.map((row) => ({ day: row.day, costUsd: row.costUsd })),
+          context: contextCostOf(prompts.filter((prompt) => prompt.flowId === flow.id && contextCharactersOf(prompt.prompt) > 0)),
         };
       }),
     };
@@ -97,16 +101,16 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
     const flow = await findFlowForUser(pool, request.user.id, flowType);
     if (!flow) throw new HttpError(apiErrorCodes.flow_not_found, flowMessages.flowNotFound);
     const subject = await previewSubject(request.user.id, flow, request.body.eventId);
-    const draft = { ...flow, assistants: request.body.assistants, textRules: request.body.textRules };
-    let texts;
+    const draft = { ...flow, assistants: request.body.assistants, textRules: request.body.textRules, recommendations: request.body.recommendations ?? flow.recommendations };
+    let written;
     try {
-      texts = await app.engine.preview(request.user.id, draft, subject.normalized, AbortSignal.timeout(PREVIEW_TIMEOUT_MS));
+      written = await app.engine.preview(request.user.id, draft, subject.normalized, AbortSignal.timeout(PREVIEW_TIMEOUT_MS));
     } catch (error) {
       if (error instanceof ServiceError || error instanceof RateLimitWait) throw new HttpError(apiErrorCodes.service_unreachable, flowPreviewMessages.failed(error.message));
       throw error;
     }
-    if (!texts) throw new HttpError(apiErrorCodes.credentials_missing, flowPreviewMessages.noCredentials);
-    return { event: { id: subject.id, label: subject.label }, texts };
+    if (!written) throw new HttpError(apiErrorCodes.credentials_missing, flowPreviewMessages.noCredentials);
+    return { event: { id: subject.id, label: subject.label }, texts: written.texts, recommendations: written.recommendations };
   });
 
   async function previewSubject(userId: string, flow: FlowRecord, eventId: string | null): Promise<{ id: string | null; label: string; normalized: NormalizedEvent }> {

@@ -10,6 +10,7 @@ import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
 import type { ShopperEventExport } from '../events/shopper-event-queries.ts';
 import { recordDonePrivacyRequest } from './privacy-queries.ts';
 import { eraseScope, exportShopper } from './shopper-data-registry.ts';
+import { profilePropertiesWritten } from '../flows/flow-properties.ts';
 
 /** "Find a shopper" on the privacy page: what is kept about one shopper of the signed-in owner. */
 export async function summariseShopper(db: Queryable, userId: string, email: string): Promise<ShopperSummary> {
@@ -61,7 +62,7 @@ export async function eraseShopperForOwner(deps: EraseDependencies, userId: stri
   if (!unsetKlaviyo) return { recordsAffected, klaviyo: 'not_asked', klaviyoMessage: null };
   const credentials = await deps.loadCredentials(deps.pool, userId);
   if (!credentials) return { recordsAffected, klaviyo: 'no_credentials', klaviyoMessage: privacyMessages.klaviyoNoCredentials };
-  const properties = [...new Set((await listFlowsForUser(deps.pool, userId)).flatMap((flow) => flow.assistants.map((assistant) => assistant.klaviyo_property)))];
+  const properties = [...new Set((await listFlowsForUser(deps.pool, userId)).flatMap(profilePropertiesWritten))];
   if (properties.length === 0) return { recordsAffected, klaviyo: 'removed', klaviyoMessage: null };
   try {
     await unsetProfileProperties(

@@ -63,6 +63,7 @@ export const sandboxRoutes: FastifyPluginAsyncZod<{ intake: Intake }> = async (a
           dailyBudgetUsd: { keep: true },
           overBudget: null,
           textRules: null,
+          recommendations: null,
         });
       }
       await startSandboxPeriod(client, userId, app.clock.now());

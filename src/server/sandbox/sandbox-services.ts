@@ -9,10 +9,11 @@ import { SAMPLE_CURRENCY, SAMPLE_SHOP_DOMAIN, sampleProductGid, sampleProducts, 
 
 /**
  * The three services as the sandbox plays them, each a Fastify plugin that follows the
- * HTTP contract of the real one (INTEGRATIONS.md) as far as the engine uses it, so the
- * engine's own integration modules talk to them unchanged. Every request names its owner
- * by the sandbox token in the place the real service's key goes; an unknown token gets
- * the service's 401 and touches nothing (docs/decisions/0026-sandbox.md).
+ * HTTP contract of the real one (docs/product/service-contracts.md) as far as the engine
+ * uses it, so the engine's own integration modules talk to them unchanged. Every request
+ * names its owner by the sandbox token in the place the real service's key goes; an
+ * unknown token gets the service's 401 and touches nothing
+ * (docs/decisions/0026-sandbox.md).
  */
 export interface SandboxServiceOptions {
   db: Queryable;
@@ -312,4 +313,44 @@ export async function sandboxShopify(app: FastifyInstance, options: SandboxServi
     if (/\bshop\s*\{/.test(query)) return { data: { shop: { name: 'Flowsmith sample shop', myshopifyDomain: SAMPLE_SHOP_DOMAIN } } };
     return reply.status(200).send({ errors: [{ message: 'The sample shop answers product and shop queries only.' }] });
   });
+
+  // The storefront's product recommendations, as Shopify's Ajax API answers them
+  // (docs/decisions/0032-vendor-definitions.md): the sample shop's other products as related ones,
+  // and a few set pairings as complementary ones. Public, as on a real storefront.
+  const recommendationsQuery = z.object({
+    product_id: z.string().regex(/^\d+$/),
+    intent: z.enum(['related', 'complementary']).default('related'),
+    limit: z.coerce.number().int().min(1).max(10).default(10),
+  });
+  app.get('/recommendations/products.json', async (request, reply) => {
+    const parsed = recommendationsQuery.safeParse(request.query);
+    if (!parsed.success) return reply.status(422).send({ status: 422, message: 'Invalid parameter error', description: 'A parameter is missing or invalid.' });
+    const { product_id: productId, intent, limit } = parsed.data;
+    const product = sampleProducts.find((candidate) => candidate.id === productId);
+    if (!product) return reply.status(404).send({ status: 404, message: 'Product not found', description: 'No product with this id is published.' });
+    const handles = intent === 'related' ? sampleProducts.filter((other) => other !== product).map((other) => other.handle) : (samplePairings[product.handle] ?? []);
+    const recommended = handles.map((handle) => sampleProducts.find((other) => other.handle === handle)!).slice(0, limit);
+    return {
+      intent,
+      products: recommended.map((other) => ({
+        id: Number(other.id),
+        title: other.title,
+        handle: other.handle,
+        description: `<p>${other.description}</p>`,
+        price: Math.round(Number(other.price) * 100),
+        available: true,
+        featured_image: other.imageUrl,
+        url: `${sampleProductUrl(other)}?pr_prod_strat=sandbox&pr_rec_pid=${other.id}&pr_ref_pid=${product.id}&pr_seq=uniform`,
+      })),
+    };
+  });
 }
+
+/** The sample shop's "Pair it with" choices, by handle. */
+const samplePairings: Record<string, string[]> = {
+  'alpine-merino-beanie': ['basecamp-camping-mug', 'trailhead-insulated-bottle'],
+  'trailhead-insulated-bottle': ['basecamp-camping-mug'],
+  'summit-down-jacket': ['alpine-merino-beanie', 'trailhead-insulated-bottle'],
+  'ridge-trail-running-shoes': ['trailhead-insulated-bottle', 'alpine-merino-beanie'],
+  'basecamp-camping-mug': ['trailhead-insulated-bottle'],
+};

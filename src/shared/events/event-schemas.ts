@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { experimentGroupKeys } from '../experiments/experiment-schemas.ts';
 import { flowTypeSchema } from '../flows/flow-types.ts';
 import { textChecksRecordSchema } from '../text-checks/text-check-schemas.ts';
+import { recommendedProductSchema } from '../flows/recommendation-schemas.ts';
 
 /**
  * The contract between the event log pages and the events API (/api/events), and the
@@ -11,7 +12,10 @@ export const eventStatuses = ['received', 'waiting', 'generating', 'delivering',
 export type EventStatus = (typeof eventStatuses)[number];
 export const eventStatusSchema = z.enum(eventStatuses);
 
-/** Where an event came from: SPEC.md's sample shape, a Shopify webhook, the Web Pixel snippet, or the test console. */
+/**
+ * Where an event came from (docs/product/product-rules.md §2): the sample shape, a
+ * Shopify webhook, the Web Pixel snippet, or the test console.
+ */
 export const eventSources = ['generic', 'shopify', 'pixel', 'test'] as const;
 export type EventSource = (typeof eventSources)[number];
 export const eventSourceSchema = z.enum(eventSources);
@@ -114,7 +118,8 @@ export const eventDeliverySchema = z.object({
   id: z.string(),
   attempt: z.number().int(),
   status: z.enum(['pending', 'delivered', 'failed']),
-  properties: z.record(z.string(), z.string()),
+  /** A text per assistant's property, and the recommendations list where the flow writes one. */
+  properties: z.record(z.string(), z.union([z.string(), z.array(recommendedProductSchema)])),
   profileId: z.string().nullable(),
   profileCreated: z.boolean().nullable(),
   profileWrittenAt: z.string().nullable(),

@@ -22,6 +22,11 @@ export const flowCostsResponseSchema = z.object({
       last7Days: spendSchema,
       /** One entry per day of the last 7 with any spend, oldest first. */
       days: z.array(z.object({ day: z.string(), costUsd: z.number() })),
+      /**
+       * What the shopper's context added to the prompts of the last 7 days' events, per event:
+       * estimated tokens and their input price; null without prompts that used it.
+       */
+      context: z.object({ events: z.number().int(), tokensPerEvent: z.number(), usdPerEvent: z.number() }).nullable(),
     }),
   ),
 });
@@ -42,3 +47,12 @@ export const estimatedCostNote = `≈ marks an estimate: ${estimatedCostReason}.
 export function formatCost(amount: number, estimated: boolean): string {
   return estimated ? `≈ ${formatUsd(amount)}` : formatUsd(amount);
 }
+
+/** The context's cost as the flow page says it. */
+export const contextCostMessages = {
+  title: 'What the shopper context costs',
+  none: 'No prompt of the last 7 days used the shopper context.',
+  perEvent: (tokens: string, dollars: string, events: number) =>
+    `About ${tokens} tokens of each event's prompts are the shopper context, ${dollars} per event (measured on ${events} event${events === 1 ? '' : 's'} of the last 7 days).`,
+  per1000: (dollars: string) => `${dollars} per 1,000 events.`,
+} as const;

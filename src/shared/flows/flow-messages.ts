@@ -1,6 +1,6 @@
 /**
- * The flows' user-facing texts, worded as SPEC.md sections 2, 5 and 8 give them; the
- * ones SPEC.md does not have (property rules, placeholders, the wait) are ours.
+ * The flows' user-facing texts, worded as docs/product/specification.md §2, §5 and §8
+ * give them; the ones it does not have (property rules, placeholders, the wait) are ours.
  */
 export const flowMessages = {
   saved: 'Flow configuration saved successfully',
@@ -26,6 +26,9 @@ export const flowMessages = {
 } as const;
 
 export const flowValidationMessages = {
+  recommendationIntentChoice: 'Recommendations must be "related" or "complementary"',
+  recommendationCount: (max: number) => `Recommendations per event must be a whole number from 1 to ${max}`,
+  recommendationPropertyTaken: (property: string) => `An assistant of this flow already writes the Klaviyo property "${property}": choose another one for the recommendations`,
   nameRequired: 'Name is required',
   klaviyoPropertyRequired: 'Klaviyo property is required',
   promptTemplateRequired: 'Prompt template is required',
@@ -143,8 +146,9 @@ export const flowCapMessages = {
 } as const;
 
 /**
- * The flow URL is the secret that lets anyone send events (PRODUCT.md section 4: "a
- * flow's URL is a secret (rotatable)"); these texts say so by the URL and word Rotate URL.
+ * The flow URL is the secret that lets anyone send events (docs/product/product-rules.md
+ * §4: a flow's URL is a secret and can be rotated); these texts say so by the URL and
+ * word Rotate URL.
  */
 export const webhookUrlRotationMessages = {
   secretNotice:
@@ -162,4 +166,23 @@ export const webhookUrlRotationMessages = {
   previousValidUntil: (time: string) => `The previous URL still works until ${time}. Move every sender to the new URL before then.`,
   moveShopifySubscriptions:
     "Your store's Shopify webhooks for this flow still use the previous URL: press Connect store again to move them to the new one before the previous URL stops.",
+} as const;
+
+/** The form's section on recommendations from the owner's shop (docs/decisions/0050-recommendations-from-the-shop.md). */
+export const recommendationMessages = {
+  sectionTitle: 'Recommendations from your shop',
+  sectionHint:
+    "Products your Shopify shop recommends for the event's product, offered to the prompts as {recommendations}. They are asked of the shop only when a prompt uses {recommendations} or a profile property is named below.",
+  intentLabel: 'Which recommendations',
+  intentRelated: 'Related products — "You may also like"',
+  intentComplementary: 'Complementary products — "Pair it with"',
+  intentHint: "Complementary products exist only where you set them up in Shopify's Search & Discovery app.",
+  countLabel: 'How many',
+  countHint: (max: number) => `From 1 to ${max} products per event.`,
+  propertyLabel: 'Klaviyo profile property for the list (optional)',
+  propertyHint:
+    'Blank: the list is offered to the prompts only. Named: it is also written to this profile property, with the title, url, image, price and currency of each product, and a Klaviyo template can loop over it.',
+  loopTagLabel: 'Loop over the list in your Klaviyo email',
+  /** What the event detail says of a list written to a profile property. */
+  listSummary: (count: number) => (count === 0 ? 'No recommended products' : `${count} recommended ${count === 1 ? 'product' : 'products'}`),
 } as const;

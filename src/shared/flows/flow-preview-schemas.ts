@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { assistantsSchema } from './flow-schemas.ts';
+import { assistantsSchema, recommendationSettingsSchema } from './flow-schemas.ts';
+import { recommendedProductSchema } from './recommendation-schemas.ts';
 import { textRulesSchema } from './text-rules-schemas.ts';
 import { textChecksRecordSchema } from '../text-checks/text-check-schemas.ts';
 
@@ -13,6 +14,8 @@ export const flowPreviewRequestSchema = z.object({
   eventId: z.string().trim().min(1).max(200).nullable(),
   assistants: assistantsSchema,
   textRules: textRulesSchema,
+  /** The form's recommendation settings; absent uses the saved ones. */
+  recommendations: recommendationSettingsSchema.optional(),
 });
 export type FlowPreviewRequest = z.input<typeof flowPreviewRequestSchema>;
 
@@ -31,6 +34,8 @@ export const flowPreviewResponseSchema = z.object({
   /** The event written for: the sample (id null) or a past event, with what names it in the form. */
   event: z.object({ id: z.string().nullable(), label: z.string() }),
   texts: z.array(previewedTextSchema),
+  /** What the shop would pair with the event's product for this shopper; null when the flow asks for none. */
+  recommendations: z.array(recommendedProductSchema).nullable(),
 });
 export type FlowPreviewResponse = z.infer<typeof flowPreviewResponseSchema>;
 
@@ -50,4 +55,7 @@ export const flowPreviewMessages = {
   nothingDelivered: 'Nothing would be delivered for this assistant.',
   klaviyoTag: 'Klaviyo tag to paste into the email',
   failed: (reason: string) => `Preview failed: ${reason}`,
+  recommendationsTitle: 'Recommendations for this shopper',
+  noRecommendations: 'The shop recommended nothing this shopper does not have already.',
+  recommendationsProperty: (property: string) => `Written to the profile property "${property}" as a list a template can loop over.`,
 } as const;

@@ -3,14 +3,15 @@ import { experimentPropertyNamesOfAllFlows, flowTypeDetails, flowTypeSchema, typ
 import { flowValidationMessages as m, vendorLimitMessages } from './flow-messages.ts';
 import { flowPlaceholderTokens, placeholdersNotFilledIn, promptPlaceholderTokens, unknownPlaceholdersIn } from './prompt-placeholders.ts';
 import { MAX_WAIT_MINUTES } from './flow-wait.ts';
+import { DEFAULT_RECOMMENDATIONS, MAX_RECOMMENDATIONS, recommendationIntents } from './recommendation-schemas.ts';
 import { MAX_FALLBACK_TEXT_LENGTH, MAX_TEXT_LENGTH, textRulesSchema } from './text-rules-schemas.ts';
 import { textRuleMessages } from './flow-messages.ts';
 
 /**
  * The contract between the flow pages and the flows API. The form validates with these
  * schemas before sending and the server validates again, so both show the same message.
- * Assistant fields keep SPEC.md's snake_case names (they are stored as such in
- * `flows.assistants`); flow fields are camelCase like every other API field.
+ * Assistant fields keep their snake_case names (docs/product/specification.md §3; stored
+ * so in `flows.assistants`); flow fields are camelCase like every other API field.
  */
 export const MAX_ASSISTANTS_PER_FLOW = 20;
 /**
@@ -204,6 +205,25 @@ export const dailyBudgetUsdSchema = z
   .refine((value) => value > 0 && value <= MAX_DAILY_BUDGET_USD, m.dailyBudgetRange(MAX_DAILY_BUDGET_USD))
   .nullable();
 
+/**
+ * The flow's recommendations from the owner's shop: which of Shopify's intents, how many,
+ * and the profile property the list is written to (null: offered to the prompts only).
+ * Asked of the shop only when a prompt names {recommendations} or the property is set.
+ */
+export const recommendationSettingsSchema = z.object({
+  intent: z.enum(recommendationIntents, { error: m.recommendationIntentChoice }).default('related'),
+  count: z
+    .number({ error: m.recommendationCount(MAX_RECOMMENDATIONS) })
+    .int(m.recommendationCount(MAX_RECOMMENDATIONS))
+    .min(1, m.recommendationCount(MAX_RECOMMENDATIONS))
+    .max(MAX_RECOMMENDATIONS, m.recommendationCount(MAX_RECOMMENDATIONS))
+    .default(DEFAULT_RECOMMENDATIONS),
+  profileProperty: klaviyoPropertySchema.nullable().default(null),
+});
+export type RecommendationSettings = z.output<typeof recommendationSettingsSchema>;
+export type RecommendationSettingsInput = z.input<typeof recommendationSettingsSchema>;
+export const defaultRecommendationSettings: RecommendationSettings = recommendationSettingsSchema.parse({});
+
 export const overBudgetSchema = z.enum(['wait', 'skip'], { error: m.overBudgetChoice });
 
 /**
@@ -225,6 +245,14 @@ export const updateFlowSchema = z.object({
   overBudget: overBudgetSchema.optional(),
   /** Absent keeps the stored rules. */
   textRules: textRulesSchema.optional(),
+  /** Absent keeps the stored settings. */
+  recommendations: recommendationSettingsSchema.optional(),
+}).superRefine((flow, context) => {
+  // Two writers of one property would overwrite each other on every profile.
+  const property = flow.recommendations?.profileProperty;
+  if (property && flow.assistants.some((assistant) => assistant.klaviyo_property === property)) {
+    context.addIssue({ code: 'custom', path: ['recommendations', 'profileProperty'], message: m.recommendationPropertyTaken(property) });
+  }
 });
 export type UpdateFlowInput = z.input<typeof updateFlowSchema>;
 export type UpdateFlow = z.output<typeof updateFlowSchema>;
@@ -241,7 +269,10 @@ export const storedAssistantSchema = z.object({
 });
 export type Assistant = z.output<typeof storedAssistantSchema>;
 
-/** SPEC.md section 3: the default first entry (its assistant_id is gone, see PRODUCT.md section 1). */
+/**
+ * docs/product/specification.md §3: the default first entry (its assistant_id is gone,
+ * see docs/product/product-rules.md §1).
+ */
 export const defaultAssistant: Assistant = {
   name: 'Subject Line',
   klaviyo_property: 'subject_line1',
@@ -295,6 +326,7 @@ export const flowSchema = z.object({
   dailyBudgetUsd: z.number().nullable(),
   overBudget: z.enum(['wait', 'skip']),
   textRules: textRulesSchema,
+  recommendations: recommendationSettingsSchema,
   updatedAt: z.string(),
 });
 export type Flow = z.output<typeof flowSchema>;

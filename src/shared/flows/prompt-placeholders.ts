@@ -1,10 +1,11 @@
 import type { FlowType } from './flow-types.ts';
 
 /**
- * Placeholders a prompt template may name. SPEC.md offers {description}, {name} and
- * {price}; PRODUCT.md section 3 adds the shopper and order ones; {checkout_url} is filled
- * from Shopify checkouts. The engine fills exactly these, so a template naming anything
- * else would reach the AI with a literal "{…}" in it: it is refused instead.
+ * Placeholders a prompt template may name. docs/product/specification.md §2 offers
+ * {description}, {name} and {price}; docs/product/product-rules.md §3 adds the shopper
+ * and order ones; {checkout_url} is filled from Shopify checkouts. The engine fills
+ * exactly these, so a template naming anything else would reach the AI with a literal
+ * "{…}" in it: it is refused instead.
  */
 export const promptPlaceholders = [
   { token: '{description}', label: 'Product description' },
@@ -28,6 +29,8 @@ export const promptPlaceholders = [
   { token: '{predicted_clv}', label: "Klaviyo's predicted customer lifetime value", example: '240.00' },
   { token: '{historic_clv}', label: "Klaviyo's historic customer lifetime value", example: '180.50' },
   { token: '{churn_risk}', label: "Klaviyo's churn risk", example: 'low (12 %)' },
+  // Shopify's own recommendations for the event's product (docs/decisions/0050-recommendations-from-the-shop.md).
+  { token: '{recommendations}', label: 'Products the shop would pair with it', example: 'Merino Beanie (24.00 USD); Trail Socks (12.00 USD)' },
 ] as const satisfies ReadonlyArray<{ token: string; label: string; example?: string }>;
 
 export type PromptPlaceholder = (typeof promptPlaceholders)[number]['token'];
@@ -38,7 +41,11 @@ export type PromptPlaceholder = (typeof promptPlaceholders)[number]['token'];
  */
 export const shopperHistoryPlaceholders = ['{shopper_status}', '{order_count}', '{last_order_date}', '{last_purchase}', '{viewed_products}'] as const satisfies readonly PromptPlaceholder[];
 export const klaviyoPredictivePlaceholders = ['{expected_next_order}', '{predicted_clv}', '{historic_clv}', '{churn_risk}'] as const satisfies readonly PromptPlaceholder[];
-const shopperContextTokens: readonly PromptPlaceholder[] = [...shopperHistoryPlaceholders, ...klaviyoPredictivePlaceholders];
+/** Recommendations from the owner's shop, less what the shopper has in the cart or bought already. */
+export const shopRecommendationPlaceholders = ['{recommendations}'] as const satisfies readonly PromptPlaceholder[];
+/** Everything known of the shopper beyond the event: what an experiment arm can leave out. */
+export const shopperContextPlaceholders: readonly PromptPlaceholder[] = [...shopperHistoryPlaceholders, ...klaviyoPredictivePlaceholders, ...shopRecommendationPlaceholders];
+const shopperContextTokens = shopperContextPlaceholders;
 
 /** An example of what a placeholder becomes, for the form's list; none for the event's own fields. */
 export function placeholderExample(token: PromptPlaceholder): string | null {
@@ -49,7 +56,7 @@ export const promptPlaceholderTokens: readonly string[] = promptPlaceholders.map
 
 /**
  * The placeholders each flow's events can fill, from what the engine's normaliser reads
- * of the sources that feed the flow (PRODUCT.md section 2):
+ * of the sources that feed the flow (docs/product/product-rules.md §2):
  * - Browser abandonment: one viewed product (the sample's product and page_url, or a
  *   pixel's product_viewed whose name, description, price, currency and page come from
  *   the shop) and the shopper. A view has no total, list of products or checkout.

@@ -16,6 +16,7 @@ export const sandboxMessages = {
   profilesDescription: 'The profiles of the sandbox Klaviyo, with the properties your flows wrote. Only you can see them.',
   noProfiles: 'No sandbox profiles yet.',
   noProperties: 'No properties written yet.',
+  noRecommendations: 'No recommended products for this shopper.',
   flowBanner: 'This flow runs in the sandbox: its events use the sample shop, sandbox Klaviyo and sample writer.',
   useRealServices: 'Use my real services',
   useRealServicesHint: 'Events from now on go to your own OpenAI, Klaviyo and Shopify accounts. Sandbox events stay in the sandbox.',

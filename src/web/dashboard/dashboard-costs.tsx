@@ -1,11 +1,9 @@
-import { useQuery } from '@tanstack/react-query';
-import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { stackedTable } from '../ui/stacked-table.ts';
 import { flowTypeDetails } from '../../shared/flows/flow-types.ts';
 import { estimatedCostNote, formatCost, type Spend } from '../../shared/flows/flow-costs.ts';
-import { endpoints } from '../../shared/api/endpoints.ts';
+import { useFlowCosts } from './use-flow-costs.ts';
 
 /** The share of input tokens OpenAI's prompt cache served, as the owner reads it. */
 function cachedShare(spend: Spend): string {
@@ -16,13 +14,7 @@ const columns = ['Today (UTC)', 'Last 7 days', 'OpenAI calls', 'Input from cache
 
 /** What each flow spent on OpenAI today (UTC) and over the last 7 days. */
 export function DashboardCosts() {
-  const costs = useQuery({
-    queryKey: ['flows', 'costs'],
-    queryFn: () => callEndpoint(endpoints.flows.costs),
-    refetchInterval: 60_000,
-    // A rate limit or busy server is waited out (with the busy note), not shown as an error.
-    retry: retryWhenBusy,
-  });
+  const costs = useFlowCosts();
   const nothingSpent = costs.data?.flows.every((flow) => flow.last7Days.calls === 0) ?? false;
   const anyEstimated = costs.data?.flows.some((flow) => flow.last7Days.estimatedCalls > 0) ?? false;
   return (

@@ -15,6 +15,16 @@ import { SandboxBadge } from '../sandbox/sandbox-badge.tsx';
 import { estimatedCostReason } from '../../shared/flows/flow-costs.ts';
 import { experimentGroupLabel, experimentMessages } from '../../shared/experiments/experiment-messages.ts';
 import { TextCheckResults } from '../text-checks/text-check-results.tsx';
+import { recommendationMessages } from '../../shared/flows/flow-messages.ts';
+import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';
+
+/** A recommendations list written to a profile property, in one line: "3 recommended products: A (24.00 EUR), B (…)". */
+function describeRecommendedProducts(products: readonly RecommendedProduct[]): string {
+  const summary = recommendationMessages.listSummary(products.length);
+  if (products.length === 0) return summary;
+  const items = products.map((product) => `${product.title} (${product.currency ? `${product.price} ${product.currency}` : product.price})`);
+  return `${summary}: ${items.join(', ')}`;
+}
 
 /**
  * One event in full, in a panel over the page: what arrived, how it was read, what each
@@ -215,6 +225,14 @@ function EventDetailBody({ event }: { event: EventDetail }) {
                     Event &ldquo;{delivery.klaviyoEventName}&rdquo; {delivery.eventSentAt ? 'sent' : 'not sent'}
                   </p>
                 ) : null}
+                {/* The texts are shown with their assistants above; a list (the shop's recommendations) is only here. */}
+                {Object.entries(delivery.properties).map(([property, value]) =>
+                  Array.isArray(value) ? (
+                    <p key={property} className="text-slate-700" data-testid="delivery-recommendations">
+                      <span className="font-mono text-xs text-slate-600">{property}</span>: {describeRecommendedProducts(value)}
+                    </p>
+                  ) : null,
+                )}
                 {sandbox && delivery.profileId ? <TextLink to={sandboxProfilesPath(event.shopperEmail)}>Open the sandbox profile</TextLink> : null}
                 {delivery.error ? <p className="text-red-700">{delivery.error}</p> : null}
               </li>

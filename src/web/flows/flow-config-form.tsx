@@ -14,6 +14,7 @@ import { flowCapMessages, flowMessages, textRuleMessages } from '../../shared/fl
 import { waitUnits } from '../../shared/flows/flow-wait.ts';
 import { textLanguages } from '../../shared/text-checks/text-languages.ts';
 import { AssistantFields } from './assistant-fields.tsx';
+import { RecommendationFields } from './recommendation-fields.tsx';
 import { emptyAssistant, flowFormSchema, formErrorFor, toFormValues, toUpdateInput, type FlowFormOutput, type FlowFormValues } from './flow-form.ts';
 import { useSaveFlow } from './use-flows.ts';
 import { Alert } from '../ui/alert.tsx';
@@ -29,7 +30,7 @@ async function copyToClipboard(text: string) {
   }
 }
 
-/** SPEC.md's configuration form, the same for every flow; abandonment flows add their wait. */
+/** The configuration form (docs/product/specification.md §2), the same for every flow; abandonment flows add their wait. */
 export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSaved: () => void; onCancel?: (() => void) | undefined }) {
   const hasWait = flowHasWait(flow.flowType);
   const form = useForm<FlowFormValues, unknown, FlowFormOutput>({
@@ -315,6 +316,9 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
             />
           </div>
         </fieldset>
+
+        {/* Before the assistants, whose prompts may use {recommendations}. */}
+        <RecommendationFields />
 
         <section className="space-y-4" aria-labelledby={`${ids.active}-assistants`}>
           <div className="flex items-center justify-between">

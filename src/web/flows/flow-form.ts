@@ -4,7 +4,9 @@ import {
   dailyBudgetUsdSchema,
   dailyGenerationCapSchema,
   klaviyoEventNameSchema,
+  klaviyoPropertySchema,
   placeholderProblemsOf,
+  recommendationSettingsSchema,
   reuseWindowHoursSchema,
   shopperCooldownHoursSchema,
   type Flow,
@@ -14,6 +16,7 @@ import { flowValidationMessages as m } from '../../shared/flows/flow-messages.ts
 import { linesOf, onFailedChecksSchema, textLanguageSettingSchema, textRulesSchema } from '../../shared/flows/text-rules-schemas.ts';
 import { MAX_WAIT_MINUTES, splitWait, waitToMinutes, waitUnits } from '../../shared/flows/flow-wait.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
+import { MAX_RECOMMENDATIONS } from '../../shared/flows/recommendation-schemas.ts';
 
 export const emptyAssistant = { name: '', klaviyo_property: '', prompt_template: '', model: '', instructions: '', fallback_text: '', max_length: '' };
 
@@ -27,7 +30,7 @@ export const listLineProblem = (line: string, problem: string) => `"${line}": ${
  * A whole number typed into a text box, judged by the API's own schema so the form shows
  * the server's messages: blanks and fractions are "not a whole number", the rest its range.
  */
-function typedWholeNumber(schema: z.ZodNumber, notWhole: string) {
+function typedWholeNumber(schema: z.ZodType<number, number>, notWhole: string) {
   return z.string().superRefine((typed, context) => {
     const text = typed.trim();
     const value = /^-?\d+$/.test(text) ? Number(text) : Number.NaN;
@@ -110,6 +113,19 @@ const formTextRulesSchema = z.object({
   }),
 });
 
+/**
+ * The recommendation settings as the form holds them: the count typed, the property blank
+ * for "prompts only". Each part is judged by the API's schema, so the messages are its own.
+ */
+const formRecommendationsSchema = z.object({
+  intent: recommendationSettingsSchema.shape.intent.unwrap(),
+  count: typedWholeNumber(recommendationSettingsSchema.shape.count.unwrap(), m.recommendationCount(MAX_RECOMMENDATIONS)),
+  profileProperty: z
+    .string()
+    .transform((typed) => (typed.trim() === '' ? null : typed))
+    .pipe(klaviyoPropertySchema.nullable()),
+});
+
 /** The API's rules (shared schemas, same messages) plus the wait and the caps as the form holds them. */
 export function flowFormSchema(hasWait: boolean, flowType: FlowType) {
   return z
@@ -126,8 +142,14 @@ export function flowFormSchema(hasWait: boolean, flowType: FlowType) {
       dailyBudgetUsd: typedBudget,
       overBudget: z.enum(['wait', 'skip']),
       textRules: formTextRulesSchema,
+      recommendations: formRecommendationsSchema,
     })
     .superRefine((values, context) => {
+      // The API's own cross-check (updateFlowSchema), with its path and message: two writers of one property would overwrite each other.
+      const property = values.recommendations.profileProperty;
+      if (property && values.assistants.some((assistant) => assistant.klaviyo_property === property)) {
+        context.addIssue({ code: 'custom', path: ['recommendations', 'profileProperty'], message: m.recommendationPropertyTaken(property) });
+      }
       for (const problem of placeholderProblemsOf(flowType, values.assistants)) {
         context.addIssue({ code: 'custom', path: ['assistants', problem.index, problem.field], message: problem.message });
       }
@@ -179,6 +201,11 @@ export function toFormValues(flow: Flow): FlowFormValues {
       requireApproval: flow.textRules.requireApproval,
       autoApproveAfter: flow.textRules.autoApproveAfter === null ? '' : String(flow.textRules.autoApproveAfter),
     },
+    recommendations: {
+      intent: flow.recommendations.intent,
+      count: String(flow.recommendations.count),
+      profileProperty: flow.recommendations.profileProperty ?? '',
+    },
   };
 }
 
@@ -202,6 +229,11 @@ export function toUpdateInput(values: FlowFormOutput, hasWait: boolean): UpdateF
       onFailedChecks: values.textRules.onFailedChecks,
       requireApproval: values.textRules.requireApproval,
       autoApproveAfter: typedOptionalNumber(values.textRules.autoApproveAfter),
+    },
+    recommendations: {
+      intent: values.recommendations.intent,
+      count: Number(values.recommendations.count.trim()),
+      profileProperty: values.recommendations.profileProperty,
     },
   };
 }

@@ -1,7 +1,7 @@
 import { CreditCard, Globe, PackageCheck, ShoppingCart, type LucideIcon } from 'lucide-react';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 
-/** SPEC.md "Flow page": blue browser, amber cart, red checkout, green post purchase. */
+/** docs/product/specification.md §2 "Flow page": blue browser, amber cart, red checkout, green post purchase. */
 const flowIcons: Record<FlowType, { Icon: LucideIcon; colours: string }> = {
   browser_abandonment: { Icon: Globe, colours: 'bg-blue-100 text-blue-700' },
   abandoned_cart: { Icon: ShoppingCart, colours: 'bg-amber-100 text-amber-700' },

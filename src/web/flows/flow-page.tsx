@@ -15,6 +15,7 @@ import { WebhookConsoleWhenOpen } from '../webhooks/webhook-console.tsx';
 import { EventLog } from '../events/event-log.tsx';
 import { RevenuePanel } from '../attribution/revenue-panel.tsx';
 import { FlowPreviewCard } from '../flow-preview/flow-preview-card.tsx';
+import { ContextCostCard } from './context-cost-card.tsx';
 import { ExperimentCard } from '../experiments/experiment-card.tsx';
 import { FlowAlerts, useFlowAlerts } from '../alerts/flow-alerts.tsx';
 import { ServiceConditions, useServiceConditions } from '../service-conditions/service-conditions.tsx';
@@ -25,7 +26,7 @@ import { flowWebhookTopics } from '../../shared/shopify-connect/shopify-connect-
 type Mode = 'status' | 'form';
 
 /**
- * One page per flow (SPEC.md "Flow page"): the form first while the flow has no webhook
+ * One page per flow (docs/product/specification.md §2 "Flow page"): the form first while the flow has no webhook
  * URL, the status view after saving, and Configure Flow back to the form.
  */
 export function FlowPage({ flowType }: { flowType: FlowType }) {
@@ -82,6 +83,8 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
       {flow?.webhookUrl ? <ConnectStoreCard flowType={flowType} /> : null}
       {flow ? <FlowPreviewCard flow={flow} /> : null}
       {flow ? <ExperimentCard flow={flow} /> : null}
+      {/* Only a saved flow has events whose prompts the context could have added to. */}
+      {flow?.webhookUrl ? <ContextCostCard flowType={flowType} /> : null}
       {flow?.webhookUrl ? <RevenuePanel flowType={flowType} /> : null}
       {flow?.webhookUrl ? (
         <Card>

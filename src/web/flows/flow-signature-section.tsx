@@ -20,7 +20,7 @@ async function copySecret(secret: string) {
 const doneToasts: Record<FlowSignatureAction, string> = { turnOn: m.turnedOn, generateNew: m.rotated, turnOff: m.turnedOff };
 
 /**
- * "Require a signature" on the flow's status view (PRODUCT.md section 2, decision 0012).
+ * "Require a signature" on the flow's status view (docs/product/product-rules.md §2, decision 0012).
  * The secret of the answer that created it is kept in this component's state only: it is
  * shown until the page is left or reloaded, and masked from then on. Generating a new
  * secret and turning the requirement off ask first, since senders can lose events.

@@ -39,7 +39,7 @@ export function textRulesSummary(rules: TextRules): string {
 /** The search parameter that opens the Webhook Test Console on a flow page. */
 export const webhookConsoleParam = 'console';
 
-/** SPEC.md's status view of a flow: status, webhook URL, assistants, Configure Flow. */
+/** The status view of a flow (docs/product/specification.md §2): status, webhook URL, assistants, Configure Flow. */
 export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure: () => void }) {
   const [searchParams] = useSearchParams();
   const consoleOpen = searchParams.get(webhookConsoleParam) === '1';

@@ -8,9 +8,10 @@ const COPIED_MS = 2_000;
 
 /**
  * The Klaviyo template tag that reads an assistant's property, ready to copy into a
- * Klaviyo email, with a warning when the name is awkward to use there.
+ * Klaviyo email, with a warning when the name is awkward to use there. A property that
+ * holds a list (the recommendations) passes its own `tag`, a loop, and the `label` for it.
  */
-export function KlaviyoTag({ property }: { property: string }) {
+export function KlaviyoTag({ property, tag: givenTag, label = m.tagLabel }: { property: string; tag?: string | undefined; label?: string | undefined }) {
   const [copy, setCopy] = useState<'idle' | 'copied' | 'failed'>('idle');
   const reset = useRef<number | null>(null);
   useEffect(() => () => {
@@ -19,7 +20,7 @@ export function KlaviyoTag({ property }: { property: string }) {
 
   const name = property.trim();
   if (!name) return null;
-  const tag = klaviyoLookupTag(name);
+  const tag = givenTag ?? klaviyoLookupTag(name);
   const warnings = klaviyoPropertyWarnings(name);
 
   const copyTag = async () => {
@@ -35,7 +36,7 @@ export function KlaviyoTag({ property }: { property: string }) {
 
   return (
     <div className="space-y-1" data-testid="klaviyo-tag">
-      <p className="text-xs font-medium text-slate-700">{m.tagLabel}</p>
+      <p className="text-xs font-medium text-slate-700">{label}</p>
       <div className="flex flex-wrap items-center gap-2">
         <code className="break-all rounded bg-slate-100 px-2 py-1 font-mono text-xs text-slate-900" data-testid="klaviyo-tag-text">
           {tag}

@@ -9,7 +9,7 @@ import { endpoints } from '../../shared/api/endpoints.ts';
 
 export const flowsQueryKey = ['flows'] as const;
 
-/** How long SPEC.md shows the "URLs need updating" info toast. */
+/** How long the "URLs need updating" info toast shows (docs/product/specification.md §9). */
 const WEBHOOK_FORMAT_TOAST_MS = 5_000;
 
 /** The toasts loading may raise; tests and other callers can pass their own. */
@@ -25,7 +25,7 @@ const toastNotifier: FlowNotifier = {
   error: (message) => toast.error(message),
 };
 
-/** A load failure whose message is already the one SPEC.md shows. */
+/** A load failure whose message is already the one docs/product/specification.md §8 shows. */
 export class FlowLoadError extends Error {}
 
 function reason(error: unknown): string | null {
@@ -33,9 +33,9 @@ function reason(error: unknown): string | null {
 }
 
 /**
- * SPEC.md section 4, "Flow configurations": load the owner's flows; if some do not exist
+ * docs/product/specification.md §4, "Flow configurations": load the owner's flows; if some do not exist
  * yet, initialise the defaults; if stored webhook URLs are outdated, say so and run the
- * fix-up. Each step fails with its own SPEC.md message.
+ * fix-up. Each step fails with its own specified message (docs/product/specification.md §8).
  */
 export async function loadFlows(notify: FlowNotifier = toastNotifier): Promise<Flow[]> {
   let flows: Flow[];

@@ -8,6 +8,8 @@ import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
 import type { SandboxProfile } from '../../shared/sandbox/sandbox-schemas.ts';
 import { SandboxBadge } from './sandbox-badge.tsx';
 import { useSandboxProfiles, useSandboxStatus, useSendSampleActivity } from './use-sandbox.ts';
+import { z } from 'zod';
+import { recommendedProductSchema } from '../../shared/flows/recommendation-schemas.ts';
 
 /** The sandbox Klaviyo's profiles with the properties the owner's flows wrote; `?email=` puts one first. */
 export function SandboxProfilesPage() {
@@ -66,12 +68,33 @@ function ProfileCard({ profile, highlighted }: { profile: SandboxProfile; highli
             {properties.map(([property, value]) => (
               <div key={property}>
                 <dt className="font-mono text-sm font-semibold text-slate-900">{property}</dt>
-                <dd className="mt-1 whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 text-sm text-slate-800">{typeof value === 'string' ? value : JSON.stringify(value)}</dd>
+                <dd className="mt-1 whitespace-pre-wrap break-words rounded-md bg-slate-50 p-3 text-sm text-slate-800">
+                  <PropertyValue value={value} />
+                </dd>
               </div>
             ))}
           </dl>
         )}
       </article>
     </Card>
+  );
+}
+
+/** A text as written; a list of recommended products one per line, as a template would loop over it; anything else as JSON. */
+function PropertyValue({ value }: { value: unknown }) {
+  if (typeof value === 'string') return <>{value}</>;
+  // The sandbox keeps profiles without null fields (jsonb_strip_nulls), so a product without an image has no `image`.
+  const products = z.array(recommendedProductSchema.extend({ image: z.string().nullish() })).safeParse(value);
+  if (!products.success) return <>{JSON.stringify(value)}</>;
+  if (products.data.length === 0) return <>{sandboxMessages.noRecommendations}</>;
+  return (
+    <ul className="list-disc space-y-1 pl-5">
+      {products.data.map((product) => (
+        <li key={product.url}>
+          {product.title} · {product.price}
+          {product.currency ? ` ${product.currency}` : ''}
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -4,11 +4,12 @@ import { vendorLimitMessages } from '../../../shared/flows/flow-messages.ts';
 import { KLAVIYO_MAX_PROFILE_WRITE_BYTES } from '../../../shared/flows/text-rules-schemas.ts';
 import { ServiceError, withoutSecret } from '../service-error.ts';
 import { callService, type ServiceAnswer, type ServiceRequest } from '../service-http.ts';
+import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-schemas.ts';
 
 /**
- * The two Klaviyo writes the engine makes (INTEGRATIONS.md, revision 2026-07-15):
- * one profile import carrying all of an event's texts, and optionally one event that can
- * start a Klaviyo flow, de-duplicated by `unique_id`.
+ * The two Klaviyo writes the engine makes (docs/product/service-contracts.md §3, revision
+ * 2026-07-15): one profile import carrying all of an event's texts, and optionally one
+ * event that can start a Klaviyo flow, de-duplicated by `unique_id`.
  */
 export const KLAVIYO_REVISION = '2026-07-15';
 
@@ -30,7 +31,7 @@ export interface ProfileImport {
   email: string;
   firstName: string | null;
   lastName: string | null;
-  properties: Record<string, string>;
+  properties: Record<string, ProfilePropertyValue>;
   /** Properties to remove from the profile in the same write (`meta.patch_properties.unset`). */
   unset?: string[];
 }
@@ -44,7 +45,7 @@ export interface ProfileImportResult {
 export interface KlaviyoEvent {
   metricName: string;
   email: string;
-  properties: Record<string, string>;
+  properties: Record<string, ProfilePropertyValue>;
   uniqueId: string;
   time: string;
 }
@@ -240,13 +241,14 @@ function errorFromAnswer(answer: ServiceAnswer, bodyText: string, apiKey: string
 }
 
 /**
- * Klaviyo's bulk writes (INTEGRATIONS.md): a profile import job of up to 10,000 profiles
- * (5 MB), whose outcome is read from the job and its import errors, and an event bulk
- * create job of up to 1,000 events, de-duplicated by `unique_id` like single events.
- * The limits are Klaviyo's (OpenAPI, revision 2026-07-15, as the klaviyo-api SDK carries
- * it): POST /api/profile-bulk-import-jobs (bulkImportProfiles) "Accepts up to 10,000
- * profiles per request. The maximum allowed payload size is 5MB"; POST
- * /api/event-bulk-create-jobs (bulkCreateEvents) "Accepts up to 1,000 events per request".
+ * Klaviyo's bulk writes (docs/product/service-contracts.md §3): a profile import job of
+ * up to 10,000 profiles (5 MB), whose outcome is read from the job and its import errors,
+ * and an event bulk create job of up to 1,000 events, de-duplicated by `unique_id` like
+ * single events. The limits are Klaviyo's (OpenAPI, revision 2026-07-15, as the
+ * klaviyo-api SDK carries it): POST /api/profile-bulk-import-jobs (bulkImportProfiles)
+ * "Accepts up to 10,000 profiles per request. The maximum allowed payload size is 5MB";
+ * POST /api/event-bulk-create-jobs (bulkCreateEvents) "Accepts up to 1,000 events per
+ * request".
  */
 export const MAX_PROFILES_PER_IMPORT_JOB = 10_000;
 export const MAX_IMPORT_JOB_BYTES = 5 * 1024 * 1024;
