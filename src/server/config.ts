@@ -3,9 +3,9 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 
 /**
- * The whole configuration contract (PRODUCT.md section 5): one variable per concern,
- * unset means the embedded default. Parsed once at start so that a bad value stops the
- * app with a clear message instead of failing later in some request.
+ * The whole configuration contract (docs/product/product-rules.md §5): one variable per
+ * concern, unset means the embedded default. Parsed once at start so that a bad value
+ * stops the app with a clear message instead of failing later in some request.
  */
 const urlWithoutTrailingSlash = (name: string) =>
   z

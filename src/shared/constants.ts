@@ -1,4 +1,4 @@
-/** Business constants of SPEC.md section 9. */
+/** Business constants of docs/product/specification.md §9. */
 export const LOGIN_LOCKOUT_ATTEMPTS = 5;
 export const LOGIN_LOCKOUT_SECONDS = 60;
 export const IDLE_SIGN_OUT_MS = 3_600_000;

@@ -1,7 +1,7 @@
 /**
  * Every user-facing text that both the browser and the server produce, worded exactly
- * as SPEC.md section 5 and 8 give them. One place, so that a server-side validation
- * error reads the same as the browser's.
+ * as docs/product/specification.md §5 and §8 give them. One place, so that a server-side
+ * validation error reads the same as the browser's.
  */
 export const validationMessages = {
   fullNameMin: 'Full name must be at least 2 characters',

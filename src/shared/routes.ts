@@ -1,4 +1,7 @@
-/** Page routes of SPEC.md's route table; the server serves the web app for exactly these. */
+/**
+ * Page routes of the route table of docs/product/specification.md §2; the server serves
+ * the web app for exactly these.
+ */
 export const pageRoutes = {
   dashboard: '/dashboard',
   login: '/auth/login',

@@ -82,7 +82,7 @@ describe('sign-up, email verification, sign-out and sign-in', () => {
     expectNoBrowserErrors(errors);
   });
 
-  it('shows the dashboard of SPEC.md: greeting, four flow cards and getting started', async () => {
+  it('shows the dashboard of docs/product/specification.md §2: greeting, four flow cards and getting started', async () => {
     await createSignedInUser(server, context, { fullName: 'Katherine Johnson' });
     await page.goto('/dashboard');
     await heading('Welcome, Katherine Johnson').waitFor();
@@ -190,7 +190,7 @@ describe('password reset', () => {
     expectNoBrowserErrors(errors);
   });
 
-  it("shows SPEC.md's fallback on each account page when Flowsmith cannot be reached", async () => {
+  it("shows the specified fallback on each account page when Flowsmith cannot be reached", async () => {
     await page.route('**/api/account/{sign-up,sign-in,forgot-password,reset-password}', (route) => route.abort('connectionrefused'));
     const unreachable = 'Could not reach Flowsmith';
 
@@ -232,7 +232,7 @@ describe('password reset', () => {
   });
 });
 
-describe('validation messages of SPEC.md section 5', () => {
+describe('validation messages of docs/product/specification.md §5', () => {
   it('shows each message under its field on the register page', async () => {
     await page.goto('/auth/register');
     await page.getByRole('button', { name: 'Create Account' }).click();

@@ -64,7 +64,7 @@ describe('the webhook test console', () => {
     await page.getByText(m.statusInactive).waitFor();
     await page.getByText(m.emptyInactive).waitFor();
     expect(await page.getByRole('button', { name: 'Clear' }).isDisabled()).toBe(true);
-    // The default payload is SPEC.md's sample event of this flow.
+    // The default payload is this flow's sample event (docs/product/specification.md §3).
     const defaultPayload = JSON.parse(await page.getByLabel('Test Payload (JSON)').inputValue());
     expect(defaultPayload).toMatchObject({ event_type: 'cart_abandoned', properties: { currency: 'USD', customer: { email: expect.any(String) } } });
     expect(Object.keys(defaultPayload.properties).sort()).toEqual(['abandoned_at', 'cart_id', 'currency', 'customer', 'products', 'total']);
@@ -248,7 +248,8 @@ describe('the webhook test console', () => {
     await page.goto(webhookUrl);
     await page.getByRole('heading', { name: webhookHandlerMessages.processing }).waitFor();
     await page.getByRole('heading', { name: webhookHandlerMessages.processed }).waitFor();
-    // SPEC.md: the result shows after about 2 seconds of "Processing Webhook".
+    // docs/product/specification.md §2: the result shows after about 2 seconds of
+    // "Processing Webhook".
     expect(Date.now() - opened).toBeGreaterThanOrEqual(1_900);
     const result = page.getByTestId('webhook-result');
     expect(await result.textContent()).toContain(webhookHandlerMessages.active);

@@ -70,7 +70,8 @@ describe('connecting the three services', () => {
     await page.getByRole('button', { name: 'Save and Continue' }).click();
     await expect.poll(() => fieldError('OpenAI Model')).toBe(credentialValidationMessages.assistantIdRetired);
 
-    // A key OpenAI refuses: its field says so, with SPEC.md's toast, and nothing is saved.
+    // A key OpenAI refuses: its field says so, with the specified toast, and nothing is
+    // saved.
     await field('OpenAI Model').fill('gpt-5-mini');
     await page.getByRole('button', { name: 'Save and Continue' }).click();
     await toast(credentialMessages.invalidKeys).waitFor();

@@ -159,7 +159,8 @@ describe('at 390 × 844', () => {
     await context.close();
   });
 
-  // A second owner: every page makes reads of the owner's 60 a minute (SPEC.md section 9).
+  // A second owner: every page makes reads of the owner's 60 a minute
+  // (docs/product/specification.md §9).
   it('fits the flow pages with their forms, the event log and its drawer, the console, a signature and the handler page', async () => {
     const { context, page, errors } = await openPhonePage();
     const user = await createSignedInUser(server, context);

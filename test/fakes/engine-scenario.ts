@@ -16,8 +16,8 @@ import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
 
 /**
  * The engine's tests and benchmarks share this: the app on real HTTP with fake OpenAI and
- * Klaviyo, owners with configured flows, SPEC.md's sample events, and waiting on the
- * database for events to settle.
+ * Klaviyo, owners with configured flows, the sample events of
+ * docs/product/specification.md §3, and waiting on the database for events to settle.
  */
 export const validOpenAIKey = 'sk-test-valid';
 export const validKlaviyoKey = 'pk_test_valid';
@@ -221,7 +221,7 @@ const sampleEventTypes: Record<FlowType, string> = {
   post_purchase: 'order_completed',
 };
 
-/** SPEC.md section 3's sample test event for a flow type, for one shopper. */
+/** The sample test event of a flow type (docs/product/specification.md §3), for one shopper. */
 export function sampleEvent(flowType: FlowType, customer: { email?: string | null; first_name?: string; last_name?: string } = {}) {
   const shopper = { email: 'shopper@example.com', first_name: 'Sam', last_name: 'Shopper', ...customer };
   const products = [

@@ -95,11 +95,14 @@ export interface FakeKlaviyoOptions {
   scopesForKey?: Record<string, string[]>;
   /** Valid keys that have every scope but accounts:read: GET /api/accounts answers 403. */
   keysWithoutAccountsScope?: string[];
-  /** What an unknown key gets: 401 (default) or 400, as INTEGRATIONS.md leaves it open. */
+  /**
+   * What an unknown key gets: 401 (default) or 400, as docs/product/service-contracts.md
+   * §3 leaves it open.
+   */
   invalidKeyStatus?: 400 | 401;
   /** Enforce the per-account limits (default off). */
   enforceRateLimits?: boolean;
-  /** Override the per-account limits (defaults: INTEGRATIONS.md). */
+  /** Override the per-account limits (defaults: docs/product/service-contracts.md §3). */
   limits?: Partial<Record<KlaviyoEndpoint, RateLimit>>;
   latencyMs?: number;
   /** Time in milliseconds used for the rate windows (default Date.now). */
@@ -178,7 +181,7 @@ const defaultLimits: Record<KlaviyoEndpoint, RateLimit> = {
   profiles: { burstPerSecond: 75, steadyPerMinute: 700 },
   'profile-import': { burstPerSecond: 75, steadyPerMinute: 700 },
   events: { burstPerSecond: 350, steadyPerMinute: 3500 },
-  // The bulk endpoints are Klaviyo's "M" tier (INTEGRATIONS.md).
+  // The bulk endpoints are Klaviyo's "M" tier (docs/product/service-contracts.md §3).
   'profile-bulk-import-jobs': { burstPerSecond: 10, steadyPerMinute: 150 },
   'profile-bulk-import-job': { burstPerSecond: 10, steadyPerMinute: 150 },
   'profile-bulk-import-errors': { burstPerSecond: 10, steadyPerMinute: 150 },
@@ -281,7 +284,10 @@ function mergeProperties(target: Record<string, unknown>, changes: Record<string
   }
 }
 
-/** A local Klaviyo: accounts check, profile import and events per INTEGRATIONS.md. */
+/**
+ * A local Klaviyo: accounts check, profile import and events per
+ * docs/product/service-contracts.md §3.
+ */
 export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
   const validKeys = new Set(options.validKeys ?? ['pk_test_valid']);
   const keysWithoutAccountsScope = new Set(options.keysWithoutAccountsScope ?? []);

@@ -174,7 +174,10 @@ function responseBody(
 
 const tokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
 
-/** OpenAI caches prompt prefixes of 1,024 tokens or more, in steps of 128 (INTEGRATIONS.md); here a token is 4 characters. */
+/**
+ * OpenAI caches prompt prefixes of 1,024 tokens or more, in steps of 128
+ * (docs/product/service-contracts.md §2); here a token is 4 characters.
+ */
 const CACHE_MIN_TOKENS = 1_024;
 const CACHE_STEP_TOKENS = 128;
 
@@ -186,10 +189,11 @@ function cacheBoundaries(prompt: string): number[] {
 }
 
 /**
- * A local OpenAI: `/v1/models`, `/v1/models/{id}` and `/v1/responses` per INTEGRATIONS.md,
- * held to OpenAI's definition (test/contracts/openai-contract.ts): what OpenAI would refuse
- * for any key is refused as OpenAI refuses it and fails the test on close; a key's
- * validity and its models are this stand-in's state.
+ * A local OpenAI: `/v1/models`, `/v1/models/{id}` and `/v1/responses` per
+ * docs/product/service-contracts.md §2, held to OpenAI's definition
+ * (test/contracts/openai-contract.ts): what OpenAI would refuse for any key is refused as
+ * OpenAI refuses it and fails the test on close; a key's validity and its models are this
+ * stand-in's state.
  */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
   const validKeys = new Set(options.validKeys ?? ['sk-test-valid']);

@@ -35,7 +35,7 @@ async function sessionRow(email: string) {
   return rows[0]!;
 }
 
-describe('sign-up validation (the server enforces SPEC.md section 5 with the same messages)', () => {
+describe('sign-up validation (the server enforces docs/product/specification.md §5 with the same messages)', () => {
   it.each([
     [{ fullName: 'A' }, 'fullName', validationMessages.fullNameMin],
     [{ email: 'not-an-email' }, 'email', validationMessages.emailInvalid],
@@ -56,7 +56,7 @@ describe('sign-up validation (the server enforces SPEC.md section 5 with the sam
     ['/api/account/sign-in', { password: strongPassword }],
     ['/api/account/sign-up', { fullName: 'Ada Owner', password: strongPassword, confirmPassword: strongPassword }],
     ['/api/account/sign-up', { fullName: 'Ada Owner', email: uniqueEmail(), confirmPassword: strongPassword }],
-  ])("answers %s without an email or a password with SPEC.md's message (%o)", async (path, body) => {
+  ])("answers %s without an email or a password with the specified message (%o)", async (path, body) => {
     const response = await client().post(path, body);
     expect(response.status).toBe(400);
     expect(response.json.message).toBe(validationMessages.emailOrPhoneRequired);
@@ -198,7 +198,8 @@ describe('login lockout behind a proxy: per account and per client address', () 
     // Bob is not locked out: not from his own address, nor from the one Ada's guesses came from.
     expect((await signIn(bob.email, strongPassword, address2)).status).toBe(200);
     expect((await signIn(bob.email, strongPassword, address1)).status).toBe(200);
-    // Ada's account is locked wherever she tries from, as SPEC.md's lock is the account's.
+    // Ada's account is locked wherever she tries from, as the specified lock is the
+    // account's (docs/product/specification.md §4).
     const adaElsewhere = await signIn(ada.email, strongPassword, address2);
     expect(adaElsewhere.status).toBe(429);
     expect(adaElsewhere.json.message).toBe(authMessages.lockout);

@@ -137,7 +137,7 @@ describe('setup and saving', () => {
     });
   });
 
-  it("answers SPEC.md's required-field messages, and a clear one for a malformed domain", async () => {
+  it("answers the specified required-field messages (docs/product/specification.md §5), and a clear one for a malformed domain", async () => {
     const { client } = await owner();
     const empty = await client.put('/api/credentials', { shopifyAuthMethod: 'access_token', klaviyoApiKey: '', openaiApiKey: ' ', openaiModel: '', shopifyDomain: '' });
     expect(empty.status).toBe(400);

@@ -11,8 +11,9 @@ import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
 import { flowTypes } from '../../src/shared/flows/flow-types.ts';
 
 /**
- * The browser's loading sequence (SPEC.md section 4, "Flow configurations") run against
- * the real server: the web code's relative fetches go to the test app as the owner.
+ * The browser's loading sequence (docs/product/specification.md §4, "Flow
+ * configurations") run against the real server: the web code's relative fetches go to the
+ * test app as the owner.
  */
 let testApp: TestApp;
 beforeAll(async () => {

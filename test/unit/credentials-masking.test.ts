@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isUnchangedMask, maskSecret } from '../../src/server/credentials/credential-masking.ts';
 
-describe('SPEC.md masking for display', () => {
+describe('masking for display (docs/product/specification.md §3)', () => {
   it('gives nothing for an empty value, so the screen shows "Not set"', () => {
     expect(maskSecret('')).toBeNull();
     expect(maskSecret(null)).toBeNull();

@@ -28,7 +28,7 @@ describe('the credentials form schema (shared by browser and server)', () => {
     expect(fieldErrors(input({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifySigningSecret: '', shopifyClientId: 'id', shopifyClientSecret: 'secret' }))).toEqual({});
   });
 
-  it("words the required fields as SPEC.md does", () => {
+  it("words the required fields as docs/product/specification.md §5 does", () => {
     expect(fieldErrors({ shopifyAuthMethod: 'access_token', klaviyoApiKey: '', openaiApiKey: '', openaiModel: '', shopifyDomain: '' })).toEqual({
       klaviyoApiKey: 'Klaviyo API Key is required',
       openaiApiKey: 'OpenAI API Key is required',

@@ -4,7 +4,7 @@ import { parseJsonText } from '../../src/server/platform/json-text.ts';
 
 const receivedAt = new Date('2026-11-20T10:00:00.000Z');
 
-describe('generic events (SPEC.md sample shape)', () => {
+describe('generic events (the sample shape of docs/product/specification.md §3)', () => {
   it('reads a browse event: one product, its page as the product URL', () => {
     const result = normalizeEvent(
       'generic',

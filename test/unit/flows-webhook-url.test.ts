@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isOldFormatWebhookUrl, newFlowId, normaliseWebhookUrl, webhookUrlFor } from '../../src/server/flows/webhook-url.ts';
 
-describe('normaliseWebhookUrl (SPEC.md section 4)', () => {
+describe('normaliseWebhookUrl (docs/product/specification.md §4)', () => {
   it.each([
     ['https://shop.example/api/api/webhooks/abandoned_cart/abc', 'https://shop.example/api/webhooks/abandoned_cart/abc'],
     ['https://shop.example/api/api/api/webhooks/abandoned_cart/abc', 'https://shop.example/api/webhooks/abandoned_cart/abc'],

@@ -40,7 +40,8 @@ export function createAuthLibrary(options: {
     secret: options.secret,
     database: options.pool,
     telemetry: { enabled: false },
-    // Limits live in our own routes, where they can answer with SPEC.md's messages.
+    // Limits live in our own routes, where they can answer with the specified messages
+    // (docs/product/specification.md §8).
     rateLimit: { enabled: false },
     logger: {
       level: 'error',

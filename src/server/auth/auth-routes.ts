@@ -143,8 +143,9 @@ export const authRoutes: FastifyPluginAsyncZod<AuthRoutesOptions> = async (app, 
       }
       throw translateAuthError(error, authMessages.passwordUpdateFallback);
     }
-    // Following the mailed link proves the address; then sign the owner in, as SPEC.md
-    // sends them to the dashboard after a password update.
+    // Following the mailed link proves the address; then sign the owner in, as the
+    // specification sends them to the dashboard after a password update
+    // (docs/product/specification.md §2).
     await markEmailVerified(pool, user.id);
     await clearAccountFailures(pool, user.email);
     const result = await auth.api.signInEmail({

@@ -8,16 +8,17 @@ import { countFailedAttempt, forgetFailedAttempts, latestLockEnd } from './login
  * The login lockout, enforced by the server and counted in the database so every server
  * process sees the same lock (docs/decisions/0016-client-address-and-lockout.md):
  *
- * - per account, SPEC.md's rule: 5 consecutive failed sign-ins lock that account for 60
- *   seconds, from every address; the lock's end, or a success, resets the count.
+ * - per account, the specified rule (docs/product/specification.md §4): 5 consecutive
+ *   failed sign-ins lock that account for 60 seconds, from every address; the lock's end,
+ *   or a success, resets the count.
  * - per client address, across accounts: 10 failures from one address, each within 15
  *   minutes of the one before, lock that address for 60 seconds, for every account. A
  *   success does not reset this count, or signing in to one's own account between
  *   guesses would undo the limit. Other addresses are never affected, and one owner's
  *   five mistakes lock their account without locking colleagues behind the same address.
  *
- * Both locks last SPEC.md's 60 seconds, so its message ("try again in 1 minute") is true
- * whichever lock holds.
+ * Both locks last the specified 60 seconds, so its message ("try again in 1 minute") is
+ * true whichever lock holds.
  */
 export const ADDRESS_LOCKOUT_ATTEMPTS = 10;
 export const ADDRESS_FAILURE_WINDOW_MS = 15 * 60_000;
@@ -56,8 +57,8 @@ export async function recordFailedSignIn(db: Queryable, counters: LockoutCounter
   const lockUntil = new Date(now.getTime() + LOGIN_LOCKOUT_SECONDS * 1000);
   let locked = false;
   for (const counter of counters) {
-    // An expired lock starts a fresh count, as SPEC.md's "unlocks and the counter resets";
-    // so does a failure after a quiet window, for counters that have one.
+    // An expired lock starts a fresh count, as specified: it unlocks and the counter
+    // resets; so does a failure after a quiet window, for counters that have one.
     const countsFrom = counter.windowMs === null ? null : new Date(now.getTime() - counter.windowMs);
     // Every counter counts the failure, also once an earlier one has locked.
     const setLock = await countFailedAttempt(db, counter.key, { at: now, lockUntil, attempts: counter.attempts, countsFrom });

@@ -1,7 +1,8 @@
 /**
- * SPEC.md section 3, "Masking for display": nothing for an empty value (the screen says
- * "Not set"), all asterisks up to 8 characters, else the first 4 and last 4 characters
- * with asterisks between. Done on the server only: a secret never leaves it unmasked.
+ * docs/product/specification.md §3, "Masking for display": nothing for an empty value
+ * (the screen says "Not set"), all asterisks up to 8 characters, else the first 4 and
+ * last 4 characters with asterisks between. Done on the server only: a secret never
+ * leaves it unmasked.
  */
 export function maskSecret(value: string | null | undefined): string | null {
   if (!value) return null;

@@ -75,7 +75,10 @@ export async function findStoredCredentials(db: Queryable, userId: string, optio
   return rows[0] ?? null;
 }
 
-/** SPEC.md: setup is complete once a credentials record exists for the user. */
+/**
+ * docs/product/specification.md §4: setup is complete once a credentials record exists
+ * for the user.
+ */
 export async function hasStoredCredentials(db: Queryable, userId: string): Promise<boolean> {
   const { rows } = await db.query('SELECT 1 FROM api_credentials WHERE user_id = $1', [userId]);
   return rows.length > 0;

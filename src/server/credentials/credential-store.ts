@@ -232,9 +232,10 @@ const encryptionFailure = {
 } as const;
 
 /**
- * The real self-check behind SPEC.md's Encryption Warning: a fresh value must encrypt
- * to something else, decrypt back, and refuse to decrypt in another context; and every
- * value the owner has stored must decrypt with the current key.
+ * The real self-check behind the Encryption Warning (docs/product/specification.md §2): a
+ * fresh value must encrypt to something else, decrypt back, and refuse to decrypt in
+ * another context; and every value the owner has stored must decrypt with the current
+ * key.
  */
 export async function checkEncryption(
   db: Queryable,

@@ -4,9 +4,10 @@ import { pixelEventNames } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { checkoutMoney, orderMoney } from '../integrations/shopify/shopify-payload-money.ts';
 
 /**
- * Turns each source's payload into the one event shape the assistants read (PRODUCT.md
- * section 2): SPEC.md's sample events (generic and test console), Shopify checkout,
- * order and cart webhooks, and Web Pixel events. Unknown fields are ignored; a known
+ * Turns each source's payload into the one event shape the assistants read
+ * (docs/product/product-rules.md §2): the sample events of docs/product/specification.md §3
+ * (generic and test console), Shopify checkout, order and cart webhooks, and Web Pixel
+ * events. Unknown fields are ignored; a known
  * field of the wrong type fails the event with a reason naming the field, because
  * guessing would put wrong content on a shopper's profile.
  */

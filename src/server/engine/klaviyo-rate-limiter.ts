@@ -28,7 +28,7 @@ export type KlaviyoEndpoint =
 export type KlaviyoRateLimits = Record<KlaviyoEndpoint, RateWindow[]>;
 
 /**
- * INTEGRATIONS.md: profile writes 75/s burst, 700/min steady; events 350/s, 3,500/min;
+ * docs/product/service-contracts.md §3: profile writes 75/s burst, 700/min steady; events 350/s, 3,500/min;
  * each bulk endpoint 10/s, 150/min.
  * Profile lookups (GET /api/profiles) are Klaviyo's "L" tier, like profile writes.
  */

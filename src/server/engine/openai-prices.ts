@@ -10,7 +10,7 @@ import type { OpenAiModel } from '../integrations/openai/openai-models.ts';
  * 2026-11-26. The entries added that day (gpt-5.1, gpt-5-pro, o1, o3-mini, o3-pro) were
  * taken from copies of that page and are to be confirmed against it at the next price
  * change. `flexDiscount` is the share the flex tier takes off on the models that
- * offer it (about half, INTEGRATIONS.md).
+ * offer it (about half, docs/product/service-contracts.md §2).
  *
  * Every model listed serves Structured Outputs (`text.format` json_schema, strict), which
  * the engine uses whenever assistants share a model (docs/decisions/0021): OpenAI's

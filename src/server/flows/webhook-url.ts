@@ -17,14 +17,18 @@ export function newWebhookKey(): string {
 }
 
 /**
- * SPEC.md section 4: a doubled /api/api/webhooks/ becomes /api/webhooks/, and /webhooks/
- * without /api in front becomes /api/webhooks/. Anything else is left as it is.
+ * docs/product/specification.md §4: a doubled /api/api/webhooks/ becomes /api/webhooks/,
+ * and /webhooks/ without /api in front becomes /api/webhooks/. Anything else is left as
+ * it is.
  */
 export function normaliseWebhookUrl(url: string): string {
   return url.replace(/(?:\/api)*\/webhooks\//, '/api/webhooks/');
 }
 
-/** True when the URL is in one of the formats SPEC.md's normalisation rewrites. */
+/**
+ * True when the URL is in one of the formats the normalisation of
+ * docs/product/specification.md §4 rewrites.
+ */
 export function isOldFormatWebhookUrl(url: string): boolean {
   return normaliseWebhookUrl(url) !== url;
 }

@@ -2,13 +2,13 @@ import { LRUCache } from 'lru-cache';
 import type { Clock } from '../platform/clock.ts';
 
 /**
- * The browsing pixel's endpoint is public (INTEGRATIONS.md: treat it as untrusted), so
- * each client address (request.ip: behind a proxy, what TRUST_PROXY lets it name; an
- * IPv6 client as its /64) gets a budget of events per minute. Counted in this process's
- * memory, not the database: the point is to turn a flood away before it costs a query,
- * and a real shopper's browser sends a few events a minute, far below any budget
- * (docs/decisions/0011-shopper-timers.md). A sliding window over two fixed minutes keeps
- * the count per address at two numbers; the table is a bounded LRU so a spray of
+ * The browsing pixel's endpoint is public (docs/product/service-contracts.md §4: treat it
+ * as untrusted), so each client address (request.ip: behind a proxy, what TRUST_PROXY
+ * lets it name; an IPv6 client as its /64) gets a budget of events per minute. Counted in
+ * this process's memory, not the database: the point is to turn a flood away before it
+ * costs a query, and a real shopper's browser sends a few events a minute, far below any
+ * budget (docs/decisions/0011-shopper-timers.md). A sliding window over two fixed minutes
+ * keeps the count per address at two numbers; the table is a bounded LRU so a spray of
  * addresses cannot grow it without end. Why not @fastify/rate-limit: docs/decisions/0019.
  */
 const WINDOW_MS = 60_000;

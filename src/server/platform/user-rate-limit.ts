@@ -8,11 +8,12 @@ import { countUses, forgetUsesUpTo, lockUserRateLimit, recordUse } from './user-
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**
- * Uses per owner per 60 seconds (docs/decisions/0025-per-owner-rate-limits.md). SPEC.md
- * had 30 writes and 60 reads and checks, which an owner clicking through the app with a
- * few tabs open reached within a minute. The limits are there to stop abuse, not use:
- * reads and writes are sized well above what a fast person with several tabs makes;
- * checks, which call OpenAI, Klaviyo and Shopify with typed keys, keep SPEC.md's 60.
+ * Uses per owner per 60 seconds (docs/decisions/0025-per-owner-rate-limits.md). The
+ * specification had 30 writes and 60 reads and checks, which an owner clicking through
+ * the app with a few tabs open reached within a minute. The limits are there to stop
+ * abuse, not use: reads and writes are sized well above what a fast person with several
+ * tabs makes; checks, which call OpenAI, Klaviyo and Shopify with typed keys, keep its 60
+ * (docs/product/specification.md §9).
  */
 export const userRateLimits = { read: 600, write: 120, check: 60 } as const;
 const windowMs = 60_000;

@@ -12,8 +12,9 @@ import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 const assetsPrefix = '/assets/';
 
 /**
- * Serves the built web app (docs/decisions/0024-serving-pages.md): SPEC.md's pages as
- * index.html, its hashed assets, and the redirects for everything else.
+ * Serves the built web app (docs/decisions/0024-serving-pages.md): the pages of
+ * docs/product/specification.md §2 as index.html, its hashed assets, and the redirects
+ * for everything else.
  *
  * - index.html is revalidated on every use (`no-cache` with an ETag), so a deploy shows at
  *   once, while the back/forward cache keeps working (browsers skip it for `no-store`).

@@ -12,7 +12,7 @@ import { webhookMessages } from '../../shared/events/event-messages.ts';
 import { webhookAcceptedSchema } from '../../shared/events/event-schemas.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
-/** SPEC.md's limit on a webhook body. */
+/** The limit on a webhook body (docs/product/specification.md §9). */
 export const MAX_WEBHOOK_BODY_BYTES = 1_048_576;
 
 const webhookParamsSchema = z.object({ flowType: z.string().max(100), flowId: z.string().max(200) });
@@ -30,12 +30,13 @@ export interface WebhookRouteOptions {
 }
 
 /**
- * The public intake addresses: `POST /api/webhooks/{flowType}/{flowKey}` (SPEC.md's route;
- * a browser GET of it is the handler page) and the pixel's `POST /api/pixel/{pixelKey}`.
- * They find the flow an address names and hand the raw request to the intake module,
- * which verifies, stores and answers (src/server/intake/intake.ts). The plugin is
- * encapsulated with its own content-type parsers that keep the raw bytes (signatures are
- * over them), so the rest of the API keeps JSON parsing.
+ * The public intake addresses: `POST /api/webhooks/{flowType}/{flowKey}`
+ * (docs/product/specification.md §2; a browser GET of it is the handler page) and the
+ * pixel's `POST /api/pixel/{pixelKey}`. They find the flow an address names and hand the
+ * raw request to the intake module, which verifies, stores and answers
+ * (src/server/intake/intake.ts). The plugin is encapsulated with its own content-type
+ * parsers that keep the raw bytes (signatures are over them), so the rest of the API
+ * keeps JSON parsing.
  */
 export async function webhookRoutes(scope: FastifyInstance, options: WebhookRouteOptions): Promise<void> {
   const app = scope.withTypeProvider<ZodTypeProvider>();

@@ -11,8 +11,9 @@ const passwordTooLong = 'Password must be at most 256 characters';
 export const emailSchema = z.string().trim().toLowerCase().max(254, m.emailInvalid).pipe(z.email(m.emailInvalid));
 
 /**
- * Sign-up and sign-in without an email or a password (left out, or not text) get SPEC.md's
- * message rather than the validator's own wording; a form always sends both.
+ * Sign-up and sign-in without an email or a password (left out, or not text) get the
+ * specified message (docs/product/specification.md §5) rather than the validator's own
+ * wording; a form always sends both.
  */
 const credentialText = () => z.string({ error: m.emailOrPhoneRequired });
 const accountEmailSchema = credentialText().trim().toLowerCase().max(254, m.emailInvalid).pipe(z.email(m.emailInvalid));

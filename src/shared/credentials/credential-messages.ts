@@ -6,9 +6,9 @@ const klaviyoKeyAccess = `Read access to Accounts and Full access to Events, Lis
 const klaviyoWriteScopes = klaviyoKeyScopes.filter((scope) => scope.endsWith(':write'));
 
 /**
- * The credentials' user-facing texts, worded as SPEC.md sections 2, 5 and 8 give them;
- * the ones SPEC.md does not have (the model, the Shopify domain and app, the live checks)
- * are ours, after PRODUCT.md section 1.
+ * The credentials' user-facing texts, worded as docs/product/specification.md §2, §5
+ * and §8 give them; the ones the screens do not have (the model, the Shopify domain and
+ * app, the live checks) are ours, after docs/product/product-rules.md §1.
  */
 export const credentialMessages = {
   invalidKeys: 'One or more API keys are invalid',
@@ -52,7 +52,10 @@ export const credentialValidationMessages = {
   unresolvableMasked: 'The stored value cannot be decrypted; please enter it again',
 } as const;
 
-/** What the live check says under a field (PRODUCT.md: each credential is checked against its service). */
+/**
+ * What the live check says under a field (docs/product/product-rules.md §1: each
+ * credential is checked against its service).
+ */
 export const credentialCheckMessages = {
   klaviyoKeyInvalid: 'Klaviyo did not accept this API key. Create a private API key under Settings → API keys in Klaviyo.',
   /** The read scopes the check found missing; the write scopes cannot be checked without writing, so they are named. */

@@ -95,8 +95,9 @@ export type Credentials = z.output<typeof credentialsInputSchema>;
 export type CredentialField = keyof Credentials;
 
 /**
- * The stored record as the browser may see it: secrets masked on the server (SPEC.md
- * section 3), null when not set. The model and the shop domain are not secrets.
+ * The stored record as the browser may see it: secrets masked on the server
+ * (docs/product/specification.md §3), null when not set. The model and the shop domain
+ * are not secrets.
  */
 export const maskedCredentialsSchema = z.object({
   klaviyoAuthMethod: klaviyoAuthMethodSchema,

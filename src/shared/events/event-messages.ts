@@ -9,8 +9,9 @@ const contentTopics: Record<FlowType, string> = {
 };
 
 /**
- * What the webhook endpoint answers and what the event log says about each event. SPEC.md
- * has no words for the server side of webhooks (it was "not shown"), so these are ours:
+ * What the webhook endpoint answers and what the event log says about each event. The
+ * screens (docs/product/specification.md) have no words for the server side of webhooks,
+ * so these are ours:
  * each says what happened and, where the owner can do something, what.
  */
 export const webhookMessages = {

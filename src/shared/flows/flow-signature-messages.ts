@@ -1,8 +1,9 @@
 import { FLOW_SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from './flow-signature-schemas.ts';
 
 /**
- * Texts of "Require a signature" (PRODUCT.md section 2). SPEC.md has none for this, so
- * they are ours: each says what happens and, where the owner or a sender can act, how.
+ * Texts of "Require a signature" (docs/product/product-rules.md §2). The screens of
+ * docs/product/specification.md have none for this, so they are ours: each says what
+ * happens and, where the owner or a sender can act, how.
  */
 export const flowSignatureMessages = {
   title: 'Signature',

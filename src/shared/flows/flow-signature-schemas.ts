@@ -14,7 +14,10 @@ export const SIGNING_SECRET_PREFIX = 'whsec_';
 
 export const flowSignatureSchema = z.object({
   required: z.boolean(),
-  /** The current secret masked (SPEC.md's masking); null while no signature is required. */
+  /**
+   * The current secret masked (docs/product/specification.md §3); null while no signature
+   * is required.
+   */
   maskedSecret: z.string().nullable(),
   createdAt: z.string().nullable(),
   /** Until when the secret replaced last is still accepted; null when none is. */

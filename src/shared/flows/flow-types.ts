@@ -1,7 +1,10 @@
 import { z } from 'zod';
 import { pageRoutes } from '../routes.ts';
 
-/** SPEC.md section 1: the four flows, one per shopper event, in the order pages list them. */
+/**
+ * docs/product/specification.md §1: the four flows, one per shopper event, in the order
+ * pages list them.
+ */
 export const flowTypes = ['browser_abandonment', 'abandoned_cart', 'abandoned_checkout', 'post_purchase'] as const;
 export type FlowType = (typeof flowTypes)[number];
 export const flowTypeSchema = z.enum(flowTypes);
@@ -9,9 +12,9 @@ export const flowTypeSchema = z.enum(flowTypes);
 export interface FlowTypeDetails {
   title: string;
   tagline: string;
-  /** The flow page (SPEC.md route table). */
+  /** The flow page (the route table of docs/product/specification.md §2). */
   path: string;
-  /** The event type of SPEC.md's sample events for this flow. */
+  /** The event type of this flow's sample events (docs/product/specification.md §1, §3). */
   eventType: string;
   /** Abandonment flows wait for the shopper to go quiet before content is generated. */
   hasWait: boolean;

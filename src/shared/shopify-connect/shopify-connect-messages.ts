@@ -9,7 +9,10 @@ const topicWords: Record<string, string> = {
   ORDERS_PAID: 'Orders (paid)',
 };
 
-/** The "Connect store" texts (PRODUCT.md, issue 7); SPEC.md has no such feature. */
+/**
+ * The "Connect store" texts (docs/product/product-rules.md §1, issue 7); the specified
+ * screens have no such feature.
+ */
 export const shopifyConnectMessages = {
   title: 'Connect store',
   description: "Registers your store's webhooks for your active flows, so Shopify sends their events here. Flows you switch off are removed the next time you connect.",

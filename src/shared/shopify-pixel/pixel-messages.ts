@@ -1,4 +1,7 @@
-/** The browsing pixel card's texts (PRODUCT.md section 2, issue 7); SPEC.md has no such feature. */
+/**
+ * The browsing pixel card's texts (docs/product/product-rules.md §2, issue 7); the
+ * specified screens have no such feature.
+ */
 export const pixelMessages = {
   title: 'Shopify browsing pixel',
   description: "Shopify sends no webhook for product views. This custom pixel sends them to this flow, with the shopper's add-to-carts and started checkouts.",

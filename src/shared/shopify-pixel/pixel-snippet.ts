@@ -1,7 +1,8 @@
 /**
  * The custom pixel an owner pastes into Shopify (Settings → Customer events → Add custom
  * pixel) so that product views reach the Browser Abandonment flow. It runs in Shopify's
- * pixel sandbox, where `analytics`, `browser` and `init` are given (INTEGRATIONS.md):
+ * pixel sandbox, where `analytics`, `browser` and `init` are given
+ * (docs/product/service-contracts.md §4):
  * - it sends to the pixel's own public address (pixelUrlOf), never the flow's webhook URL,
  *   which is a secret and has no place in a storefront's code;
  * - it sends only what the endpoint keeps (trustedPixelEvent in pixel-schemas.ts): ids,

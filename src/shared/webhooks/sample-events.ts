@@ -9,8 +9,9 @@ export function newTestEventId(now: Date = new Date()): string {
 }
 
 /**
- * SPEC.md section 3's sample test event per flow, the console's default payload. A fresh
- * event_id each time, so sending it twice is two events rather than one duplicate.
+ * The sample test event per flow (docs/product/specification.md §3), the console's
+ * default payload. A fresh event_id each time, so sending it twice is two events rather
+ * than one duplicate.
  */
 export function sampleTestEvent(flowType: FlowType, now: Date = new Date(), eventId: string = newTestEventId(now)) {
   const timestamp = now.toISOString();

@@ -1,6 +1,7 @@
 /**
- * The Webhook Test Console's and the handler page's words: SPEC.md sections 2 and 8 as
- * written, plus ours for what SPEC.md did not have (dry run, the stream, the status check).
+ * The Webhook Test Console's and the handler page's words: docs/product/specification.md
+ * §2 and §8 as written, plus ours for what it does not have (dry run, the stream, the
+ * status check).
  */
 export const webhookConsoleMessages = {
   webhookFailed: 'Webhook failed',

@@ -74,7 +74,10 @@ export function preloadPage(pathname: string): void {
   for (const load of chunksOfPage[pathname] ?? []) load().catch(() => undefined);
 }
 
-/** SPEC.md's route table. The server serves index.html for exactly these paths. */
+/**
+ * The route table of docs/product/specification.md §2. The server serves index.html for
+ * exactly these paths.
+ */
 export function AppRoutes() {
   return (
     <PageFrame>

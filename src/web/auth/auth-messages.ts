@@ -2,7 +2,8 @@ import { PASSWORD_RESET_LINK_VALID_SECONDS, VERIFICATION_LINK_VALID_HOURS } from
 
 /**
  * Texts that only the account pages show, beside the shared ones of
- * src/shared/messages.ts (which SPEC.md words and the server also sends).
+ * src/shared/messages.ts (worded as docs/product/specification.md §8; the server sends
+ * them too).
  */
 export const accountPageMessages = {
   verificationSent: `We've sent a verification link to your email address. Click the link in that email to activate your account. The link expires in ${VERIFICATION_LINK_VALID_HOURS} hours.`,

@@ -32,10 +32,10 @@ function writeSharedActivity(at: number): void {
 }
 
 /**
- * SPEC.md section 4: a signed-in session ends after 1 hour without mouse, keyboard,
- * scroll or touch activity. The deadline is re-checked when a timer fires rather than
- * re-armed on every event, and also when the tab becomes visible again, since timers
- * are throttled in background tabs and stop while the computer sleeps.
+ * docs/product/specification.md §4: a signed-in session ends after 1 hour without mouse,
+ * keyboard, scroll or touch activity. The deadline is re-checked when a timer fires
+ * rather than re-armed on every event, and also when the tab becomes visible again, since
+ * timers are throttled in background tabs and stop while the computer sleeps.
  */
 export function IdleSignOut() {
   const { user, signOut } = useAuth();

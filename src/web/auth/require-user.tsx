@@ -5,15 +5,18 @@ import { Spinner } from '../ui/spinner.tsx';
 import { useFlows } from '../flows/use-flows.ts';
 import { pageRoutes } from '../../shared/routes.ts';
 
-/** SPEC.md section 4: flow configurations are loaded at login, whichever page opens first. */
+/**
+ * docs/product/specification.md §4: flow configurations are loaded at login, whichever
+ * page opens first.
+ */
 function LoadFlowsAtSignIn() {
   useFlows();
   return null;
 }
 
 /**
- * SPEC.md: protected pages redirect to /auth/login when there is no user. Every signed-in
- * page, /setup included, gets the idle sign-out.
+ * docs/product/specification.md §2: protected pages redirect to /auth/login when there is
+ * no user. Every signed-in page, /setup included, gets the idle sign-out.
  */
 export function RequireUser() {
   const { user, loading } = useAuth();

@@ -19,9 +19,9 @@ export function showServerFieldErrors<T extends FieldValues>(error: unknown, set
 }
 
 /**
- * The server's message when it said what went wrong, otherwise the page's SPEC.md
- * fallback ("An error occurred during sign in"…): also when the server could not be
- * reached or answered with no explanation of its own.
+ * The server's message when it said what went wrong, otherwise the page's specified
+ * fallback ("An error occurred during sign in"…, docs/product/specification.md §8): also
+ * when the server could not be reached or answered with no explanation of its own.
  */
 export function errorMessage(error: unknown, fallback: string): string {
   if (!(error instanceof ApiRequestError) || !error.message) return fallback;

@@ -56,9 +56,9 @@ function rowsOf(credentials: MaskedCredentials | null): Row[] {
 }
 
 /**
- * SPEC.md "API Settings": the stored credentials masked, Update Credentials opening the
- * form, a spinner while loading, an error state with Retry, the Encryption Warning
- * banner when the self-check fails, and the footer.
+ * docs/product/specification.md §2 "API Settings": the stored credentials masked, Update
+ * Credentials opening the form, a spinner while loading, an error state with Retry, the
+ * Encryption Warning banner when the self-check fails, and the footer.
  */
 export function ApiSettingsPage() {
   const credentials = useMaskedCredentials();

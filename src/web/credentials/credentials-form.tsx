@@ -121,9 +121,10 @@ interface CredentialsFormProps {
 }
 
 /**
- * The four credentials of SPEC.md, as PRODUCT.md changes them: Klaviyo key, OpenAI key
- * and model, and the Shopify store with a token or a Dev Dashboard app. The server
- * checks every value live before saving; its per-field answers appear under the fields.
+ * The credentials of docs/product/specification.md §3, as docs/product/product-rules.md
+ * §1 changes them: Klaviyo key, OpenAI key and model, and the Shopify store with a token
+ * or a Dev Dashboard app. The server checks every value live before saving; its per-field
+ * answers appear under the fields.
  *
  * Where the deployment connects Shopify or Klaviyo in one click
  * (docs/decisions/0048-connect-by-oauth.md), that service leads with "Connect Shopify" or

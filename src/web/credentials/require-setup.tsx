@@ -12,8 +12,8 @@ import { SandboxFlowBanner } from '../sandbox/sandbox-flow-banner.tsx';
 import { TrySandboxCard } from '../sandbox/try-sandbox-card.tsx';
 
 /**
- * SPEC.md: pages that need completed setup show the setup screen instead until
- * credentials are saved; then the page itself appears in its place.
+ * docs/product/specification.md §2: pages that need completed setup show the setup screen
+ * instead until credentials are saved; then the page itself appears in its place.
  */
 export function RequireSetup() {
   const status = useSetupStatus();

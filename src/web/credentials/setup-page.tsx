@@ -15,7 +15,10 @@ import { ConnectionOutcome } from '../connections/connection-outcome.tsx';
 
 export const setupIntro = 'Connect Klaviyo, OpenAI and Shopify. Each key is checked with its service before it is saved.';
 
-/** SPEC.md "Setup screen" at /setup: no user → login; setup complete → dashboard. */
+/**
+ * docs/product/specification.md §2 "Setup screen" at /setup: no user → login; setup
+ * complete → dashboard.
+ */
 export function SetupPage() {
   const { user, loading, signOut } = useAuth();
   const navigate = useNavigate();

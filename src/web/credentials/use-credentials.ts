@@ -15,7 +15,10 @@ export const credentialsQueryKeys = {
   encryption: ['credentials', 'encryption'],
 } as const;
 
-/** SPEC.md "Setup": complete once a credentials record exists for the user. */
+/**
+ * docs/product/specification.md §4 "Setup": complete once a credentials record exists for
+ * the user.
+ */
 export function useSetupStatus() {
   return useQuery({
     queryKey: credentialsQueryKeys.status,
@@ -24,10 +27,10 @@ export function useSetupStatus() {
   });
 }
 
-/** A load failure whose message is already the one SPEC.md shows. */
+/** A load failure whose message is already the one docs/product/specification.md §8 shows. */
 export class CredentialsLoadError extends Error {}
 
-/** The stored record, masked by the server; a failed load raises SPEC.md's toast once. */
+/** The stored record, masked by the server; a failed load raises the specified toast once. */
 export function useMaskedCredentials() {
   return useQuery({
     queryKey: credentialsQueryKeys.record,

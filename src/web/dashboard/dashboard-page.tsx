@@ -28,9 +28,9 @@ const gettingStartedSteps = [
 ];
 
 /**
- * SPEC.md "Dashboard": a greeting by full name (or "User"), the four flows, and getting
- * started; with what is left to set up, how each flow is doing, whether processing keeps
- * up, and what it cost.
+ * docs/product/specification.md §2 "Dashboard": a greeting by full name (or "User"), the
+ * four flows, and getting started; with what is left to set up, how each flow is doing,
+ * whether processing keeps up, and what it cost.
  */
 export function DashboardPage() {
   const { user } = useAuth();

@@ -16,8 +16,9 @@ const healthClasses: Record<FlowHealth, string> = {
 const badge = 'inline-flex rounded-full px-2.5 py-0.5 text-xs font-semibold';
 
 /**
- * One of SPEC.md's four flow cards (title, tagline, the whole card a link to the flow),
- * with how the flow is doing once the dashboard's figures are in.
+ * One of the four flow cards of docs/product/specification.md §2 (title, tagline, the
+ * whole card a link to the flow), with how the flow is doing once the dashboard's figures
+ * are in.
  */
 export function FlowCard({ flowType, state }: { flowType: FlowType; state: DashboardFlow | undefined }) {
   const details = flowTypeDetails[flowType];

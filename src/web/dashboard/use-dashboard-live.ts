@@ -6,8 +6,8 @@ import { dashboardQueryKey } from './use-dashboard.ts';
 /**
  * At most one refresh per this long: a sale-day burst moves hundreds of events a second,
  * and the dashboard's figures need not follow each of them. Each refresh is two reads of
- * the owner's 60 a minute (SPEC.md section 9), shared with every other open page, so a
- * busy day costs the dashboard at most 12 of them.
+ * the owner's 60 a minute (docs/product/specification.md §9), shared with every other
+ * open page, so a busy day costs the dashboard at most 12 of them.
  */
 export const DASHBOARD_REFRESH_THROTTLE_MS = 10_000;
 

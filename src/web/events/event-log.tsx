@@ -22,9 +22,10 @@ import { pageRoutes } from '../../shared/routes.ts';
 const columns = ['Received', 'Source', 'Shopper', 'Status'];
 
 /**
- * The event log of one flow (PRODUCT.md: the server keeps every event, its steps and its
- * results): newest first, filtered by status, older pages on demand; a row opens the
- * event's details, where failed and delivered events can be replayed.
+ * The event log of one flow (docs/product/product-rules.md §1: the server keeps every
+ * event, its steps and its results): newest first, filtered by status, older pages on
+ * demand; a row opens the event's details, where failed and delivered events can be
+ * replayed.
  */
 export function EventLog({ flowType }: { flowType: FlowType }) {
   const [status, setStatus] = useState<EventStatus | null>(null);

@@ -1,7 +1,10 @@
 import type { ReactNode } from 'react';
 import { Workflow } from 'lucide-react';
 
-/** SPEC.md: auth screens are a centred card of medium maximum width under a generic brand title and icon. */
+/**
+ * docs/product/specification.md §2: auth screens are a centred card of medium maximum
+ * width under a generic brand title and icon.
+ */
 export function AuthShell({ title, description, children }: { title: string; description?: string; children: ReactNode }) {
   return (
     <main className="flex min-h-screen items-center justify-center bg-gradient-to-b from-indigo-50 to-slate-50 px-4 py-12">

@@ -20,9 +20,9 @@ async function copySnippet(snippet: string) {
 }
 
 /**
- * The Browser Abandonment flow's event source (PRODUCT.md section 2): product views have
- * no Shopify webhook, so the owner pastes this custom pixel, built for the pixel's own
- * public address (never the flow's secret webhook URL).
+ * The Browser Abandonment flow's event source (docs/product/product-rules.md §2): product
+ * views have no Shopify webhook, so the owner pastes this custom pixel, built for the
+ * pixel's own public address (never the flow's secret webhook URL).
  */
 export function PixelSnippetCard({ waitMinutes }: { waitMinutes: number | null }) {
   const pixelAddress = usePixelAddress();

@@ -57,9 +57,9 @@ function isValidUrl(value: string): boolean {
 }
 
 /**
- * SPEC.md's Webhook Test Console, live through the app's own server-sent events
- * (docs/decisions/0009-live-stream.md): events are captured only while listening, newest
- * first, and the 10 newest are kept in this browser.
+ * The Webhook Test Console of docs/product/specification.md §2, live through the app's
+ * own server-sent events (docs/decisions/0009-live-stream.md): events are captured only
+ * while listening, newest first, and the 10 newest are kept in this browser.
  */
 export function WebhookConsole({ flow }: { flow: Flow }) {
   const { user } = useAuth();

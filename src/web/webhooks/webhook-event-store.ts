@@ -3,8 +3,9 @@ import type { EventSource, EventStatus } from '../../shared/events/event-schemas
 import type { GeneratedText, StreamChange } from '../../shared/webhooks/webhook-schemas.ts';
 
 /**
- * SPEC.md's webhook event record as the console keeps it: the newest 10 per flow type,
- * in this browser's localStorage, per signed-in user, reloaded when the page opens.
+ * The webhook event record (docs/product/specification.md §3) as the console keeps it:
+ * the newest 10 per flow type, in this browser's localStorage, per signed-in user,
+ * reloaded when the page opens.
  */
 export const MAX_STORED_EVENTS = 10;
 

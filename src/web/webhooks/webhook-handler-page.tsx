@@ -12,7 +12,10 @@ import type { WebhookStatusResponse } from '../../shared/webhooks/webhook-schema
 import { webhookHandlerMessages as m } from '../../shared/webhooks/webhook-messages.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
-/** SPEC.md section 9: the page shows its result after 2 s; its toasts stay 3 s (success) or 5 s (error). */
+/**
+ * docs/product/specification.md §9: the page shows its result after 2 s; its toasts stay
+ * 3 s (success) or 5 s (error).
+ */
 const HANDLER_RESULT_DELAY_MS = 2_000;
 const HANDLER_SUCCESS_TOAST_MS = 3_000;
 const HANDLER_ERROR_TOAST_MS = 5_000;
@@ -20,8 +23,9 @@ const HANDLER_ERROR_TOAST_MS = 5_000;
 type Outcome = { state: 'processing' } | { state: 'processed'; result: WebhookStatusResponse } | { state: 'error'; message: string };
 
 /**
- * SPEC.md's webhook handler page, what a browser shows for a webhook URL: a real check
- * of that endpoint (PRODUCT.md) instead of a locally made-up result.
+ * The webhook handler page of docs/product/specification.md §2, what a browser shows for
+ * a webhook URL: a real check of that endpoint (docs/product/product-rules.md §1) instead
+ * of a locally made-up result.
  */
 export function WebhookHandlerPage() {
   const { flowType = '', flowId = '' } = useParams();

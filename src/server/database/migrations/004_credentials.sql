@@ -1,6 +1,6 @@
--- One record per owner: the three services' credentials (SPEC.md section 3, changed by
--- PRODUCT.md section 1). Columns marked (enc) hold only ciphertext, "v1:" +
--- base64(nonce | ciphertext | tag), bound to this owner and column
+-- One record per owner: the three services' credentials (docs/product/specification.md
+-- §3, changed by docs/product/product-rules.md §1). Columns marked (enc) hold only
+-- ciphertext, "v1:" + base64(nonce | ciphertext | tag), bound to this owner and column
 -- (docs/decisions/0007-credential-encryption.md). The model and the shop domain are not
 -- secrets and stay readable.
 CREATE TABLE api_credentials (

@@ -24,7 +24,8 @@ async function probe(baseUrl: string, apiKey: string, path: string, signal: Abor
     signal,
   };
   return callService('klaviyo', request, async (answer) => {
-    // Klaviyo answers an unknown key with 401 or 400 (INTEGRATIONS.md leaves it open).
+    // Klaviyo answers an unknown key with 401 or 400 (docs/product/service-contracts.md
+    // §3 leaves it open).
     if (answer.status === 400) throw new ServiceError('klaviyo', 'unauthorized', 'the API key was refused', { status: 400 });
     if (answer.status === 403) return 'forbidden';
     if (!answer.ok) throw answer.error();
@@ -35,11 +36,11 @@ async function probe(baseUrl: string, apiKey: string, path: string, signal: Abor
 }
 
 /**
- * The key check of INTEGRATIONS.md: `GET /api/accounts` (1/s and 15/min per account, so
- * callers cache a positive answer), with a profile and a list read beside it, all at once.
- * Resolves with the read scopes the key lacks (none: every probed scope is there); throws
- * ServiceError when the key is refused (400/401 → unauthorized) or Klaviyo cannot be asked
- * (no answer, 429 or 5xx → unreachable).
+ * The key check of docs/product/service-contracts.md §3: `GET /api/accounts` (1/s and
+ * 15/min per account, so callers cache a positive answer), with a profile and a list read
+ * beside it, all at once. Resolves with the read scopes the key lacks (none: every probed
+ * scope is there); throws ServiceError when the key is refused (400/401 → unauthorized)
+ * or Klaviyo cannot be asked (no answer, 429 or 5xx → unreachable).
  */
 export async function checkKlaviyoKey(baseUrl: string, apiKey: string, signal: AbortSignal): Promise<{ missingScopes: KlaviyoScope[] }> {
   const answers = await Promise.allSettled(klaviyoProbedScopes.map((scope) => probe(baseUrl, apiKey, probes[scope], signal)));

@@ -3,8 +3,8 @@ import { ServiceError } from '../service-error.ts';
 import { callService } from '../service-http.ts';
 
 /**
- * The key and model checks of INTEGRATIONS.md: `GET {base}/models` (200 for a valid
- * key, 401 otherwise; no tokens spent) and `GET {base}/models/{id}`.
+ * The key and model checks of docs/product/service-contracts.md §2: `GET {base}/models`
+ * (200 for a valid key, 401 otherwise; no tokens spent) and `GET {base}/models/{id}`.
  */
 const modelSchema = z.looseObject({ id: z.string(), shutdown_date: z.string().nullish() });
 const modelListSchema = z.looseObject({ data: z.array(modelSchema) });

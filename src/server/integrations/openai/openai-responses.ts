@@ -3,12 +3,13 @@ import { ServiceError, withoutSecret, type ServiceErrorCode, type ServiceErrorKi
 import { callService, type ServiceAnswer } from '../service-http.ts';
 
 /**
- * One call of OpenAI's Responses API (INTEGRATIONS.md): `POST {base}/responses` with
- * `store: false` and a bounded output. The text is collected from every `message` item's
- * `output_text` parts, wherever they sit in `output[]` (reasoning items may come first).
- * Only a `completed` answer gives text: an `incomplete` one may carry the start of a text
- * (cut off at `max_output_tokens` or by the content filter), which is never passed on as
- * if it were whole; any other status fails the call with its reason.
+ * One call of OpenAI's Responses API (docs/product/service-contracts.md §2):
+ * `POST {base}/responses` with `store: false` and a bounded output. The text is collected from
+ * every `message` item's `output_text` parts, wherever they sit in `output[]` (reasoning
+ * items may come first). Only a `completed` answer gives text: an `incomplete` one may
+ * carry the start of a text (cut off at `max_output_tokens` or by the content filter),
+ * which is never passed on as if it were whole; any other status fails the call with its
+ * reason.
  */
 export interface ResponsesRequest {
   model: string;

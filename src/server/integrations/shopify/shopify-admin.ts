@@ -67,7 +67,7 @@ export async function shopifyAdminGraphql<T>(
 
 const shopSchema = z.looseObject({ shop: z.looseObject({ name: z.string(), myshopifyDomain: z.string() }) });
 
-/** The cheap check of INTEGRATIONS.md: the token may read the shop. */
+/** The cheap check of docs/product/service-contracts.md §4: the token may read the shop. */
 export async function fetchShop(connection: ShopifyAdminConnection, signal: AbortSignal): Promise<{ name: string; myshopifyDomain: string }> {
   const data = await shopifyAdminGraphql(connection, '{ shop { name myshopifyDomain } }', {}, shopSchema, signal);
   return data.shop;

@@ -3,8 +3,8 @@ import { ServiceError } from '../service-error.ts';
 import { callService } from '../service-http.ts';
 
 /**
- * The client-credentials grant of a Dev Dashboard app (INTEGRATIONS.md): the app's id
- * and secret buy an Admin API token that lives about 24 hours.
+ * The client-credentials grant of a Dev Dashboard app (docs/product/service-contracts.md
+ * §4): the app's id and secret buy an Admin API token that lives about 24 hours.
  */
 export interface ObtainedShopifyToken {
   accessToken: string;

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 
 /**
- * Which currency a Shopify webhook's amounts are in (INTEGRATIONS.md, and the Order and
- * Checkout REST resources of @shopify/shopify-api):
+ * Which currency a Shopify webhook's amounts are in (docs/product/service-contracts.md
+ * §4, and the Order and Checkout REST resources of @shopify/shopify-api):
  * - an order's `total_price` and line `price` are in the shop's currency (`currency`);
  *   `total_price_set` / `price_set` hold both the shop's money and the buyer's
  *   (`presentment_money`, in `presentment_currency`);

@@ -16,7 +16,10 @@ import { Button } from '../../ui/button.tsx';
 import { TextLink } from '../../ui/text-link.tsx';
 import { endpoints } from '../../../shared/api/endpoints.ts';
 
-/** SPEC.md "Forgot password": request the mail, then a "Check your email" state. */
+/**
+ * docs/product/specification.md §2 "Forgot password": request the mail, then a "Check
+ * your email" state.
+ */
 export function ForgotPasswordPage() {
   const [sentTo, setSentTo] = useState<string | null>(null);
   const form = useForm<ForgotPasswordInput, unknown, z.output<typeof forgotPasswordSchema>>({

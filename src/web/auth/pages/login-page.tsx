@@ -26,7 +26,10 @@ import { apiErrorCodes } from '../../../shared/api/error-codes.ts';
  */
 const signInChecks = deferredResolver<SignInInput>(async () => (await import('../sign-in-checks.ts')).signInResolver);
 
-/** SPEC.md "Login": Welcome Back, Remember me, the lockout after 5 failures, then /dashboard. */
+/**
+ * docs/product/specification.md §2 "Login": Welcome Back, Remember me, the lockout after
+ * 5 failures, then /dashboard.
+ */
 export function LoginPage() {
   return (
     <SignedOutOnly>

@@ -17,8 +17,9 @@ import { TextLink } from '../../ui/text-link.tsx';
 import { endpoints } from '../../../shared/api/endpoints.ts';
 
 /**
- * SPEC.md "Register". The server answers the same for a new and a known address (no
- * account enumeration), so every successful sign-up goes on to "check your email".
+ * docs/product/specification.md §2 "Register". The server answers the same for a new and
+ * a known address (no account enumeration), so every successful sign-up goes on to "check
+ * your email".
  */
 export function RegisterPage() {
   return (

@@ -19,7 +19,10 @@ import { Alert } from '../../ui/alert.tsx';
 import { ButtonLink, TextLink } from '../../ui/text-link.tsx';
 import { endpoints } from '../../../shared/api/endpoints.ts';
 
-/** SPEC.md "Reset Password": the landing page of the reset mail; a new password signs the owner in. */
+/**
+ * docs/product/specification.md §2 "Reset Password": the landing page of the reset mail;
+ * a new password signs the owner in.
+ */
 export function ResetPasswordPage() {
   // Read once: the fragment is cleared from the address bar right after.
   const [token] = useState(() => readAuthLinkFragment().accessToken);

@@ -26,7 +26,10 @@ function emailFromState(state: unknown): string {
   return typeof email === 'string' ? email : '';
 }
 
-/** SPEC.md "Verification sent": a link went out and expires in 24 hours; a new one can be requested. */
+/**
+ * docs/product/specification.md §2 "Verification sent": a link went out and expires in 24
+ * hours; a new one can be requested.
+ */
 export function VerificationSentPage() {
   const location = useLocation();
   const form = useForm<z.input<typeof resendVerificationSchema>, unknown, z.output<typeof resendVerificationSchema>>({

@@ -20,8 +20,9 @@ function failureMessage(error: unknown): string {
 }
 
 /**
- * SPEC.md "Email verification callback": the landing page of the confirmation mail.
- * Loading, then "Email Verified!" (dashboard after 3 seconds) or "Verification Failed".
+ * docs/product/specification.md §2 "Email verification callback": the landing page of the
+ * confirmation mail. Loading, then "Email Verified!" (dashboard after 3 seconds) or
+ * "Verification Failed".
  */
 export function VerifyEmailPage() {
   const [link] = useState(() => readAuthLinkFragment());
@@ -53,8 +54,8 @@ export function VerifyEmailPage() {
     return () => window.clearTimeout(timer);
   }, [outcome.state, navigate]);
 
-  // SPEC.md names the case of neither token nor type; a type without its token cannot
-  // be verified either, and the same advice applies.
+  // docs/product/specification.md §5 names the case of neither token nor type; a type
+  // without its token cannot be verified either, and the same advice applies.
   if (!link.accessToken) return <Failed message={authMessages.invalidVerificationLink} />;
   if (outcome.state === 'failed') return <Failed message={outcome.message} />;
   if (outcome.state === 'loading') {
