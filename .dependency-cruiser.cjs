@@ -56,6 +56,58 @@ module.exports = {
       from: { path: '^src/server/' },
       to: { path: '^src/server/', circular: true },
     },
+    // Two-way folder dependencies. Folders of src/server that import each other both ways
+    // cannot be understood, tested or moved apart one at a time; each was a helper living in
+    // the wrong folder or a list of features kept below them. The rules below keep the pairs
+    // made one-way (docs/architecture.md, "Module rules") from coming back, one direction each;
+    // test/unit/module-rules-folders.test.ts counts the pairs that are left.
+    {
+      name: 'database-imports-no-feature',
+      severity: 'error',
+      comment:
+        'Every feature imports the database, so the database imports none: what it needs of them (the stored ' +
+        'functions the migration runner applies) is listed at the top, in src/server/stored-functions.ts, and handed ' +
+        'to openDatabase and runMigrations. It may use the background loop, config.ts and logger.ts.',
+      from: { path: '^src/server/database/' },
+      to: { path: '^src/server/', pathNot: '^src/server/(database/|background/|config\\.ts$|logger\\.ts$)' },
+    },
+    {
+      name: 'background-imports-no-feature',
+      severity: 'error',
+      comment:
+        'The features run their loops on src/server/background/, so it imports none of them: the list of every part ' +
+        'is src/server/background-parts.ts, beside app.ts, which hands the parts to createBackground.',
+      from: { path: '^src/server/background/' },
+      to: { path: '^src/server/', pathNot: '^src/server/(background/|config\\.ts$|logger\\.ts$)' },
+    },
+    {
+      name: 'experiments-import-no-engine',
+      severity: 'error',
+      comment:
+        'The engine assigns shoppers to experiments (event-pipeline.ts → experiments/), so experiments take nothing ' +
+        'from the engine; what both need (the shopper key, platform/shopper-key.ts) lives below both.',
+      from: { path: '^src/server/experiments/' },
+      to: { path: '^src/server/engine/' },
+    },
+    {
+      name: 'credentials-import-no-engine',
+      severity: 'error',
+      comment:
+        "The engine asks credentials for tokens (shopify-token-provider.ts), so credentials take nothing from the " +
+        "engine: the prices live with OpenAI's client (integrations/openai/openai-prices.ts), and the engine's view " +
+        'of the credentials is built in engine/engine-credentials-loader.ts.',
+      from: { path: '^src/server/credentials/' },
+      to: { path: '^src/server/engine/' },
+    },
+    {
+      name: 'flows-import-no-credentials',
+      severity: 'error',
+      comment:
+        "Credentials' key rotation re-encrypts the flows' signing secrets (flows/flow-signature-queries.ts), so " +
+        'flows take nothing from credentials: the cipher and the masking they share live in platform/.',
+      from: { path: '^src/server/flows/' },
+      to: { path: '^src/server/credentials/' },
+    },
     {
       name: 'tests-not-imported-by-src',
       severity: 'error',

@@ -5,13 +5,14 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import pg from 'pg';
 import { openDatabase, type Database, type Queryable } from '../src/server/database/database.ts';
+import { storedFunctions } from '../src/server/stored-functions.ts';
 import { buildApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { createMailer } from '../src/server/mail/mailer.ts';
 import type { EngineOptions } from '../src/server/engine/engine.ts';
 import type { RecordedRequest } from '../test/fakes/fake-server.ts';
-import { createCredentialCipher, parseCredentialsKey } from '../src/server/credentials/credential-cipher.ts';
+import { createCredentialCipher, parseCredentialsKey } from '../src/server/platform/credential-cipher.ts';
 import { saveCredentials } from '../src/server/credentials/credential-store.ts';
 import { credentialsInputSchema } from '../src/shared/credentials/credential-schemas.ts';
 import type { FlowType } from '../src/shared/flows/flow-types.ts';
@@ -144,7 +145,7 @@ export async function startBenchApp(options: {
   shopperCooldown?: boolean;
 }): Promise<BenchApp> {
   const database = await createBenchDatabase();
-  const db = await openDatabase({ databaseUrl: database.url, dataDir: null, poolSize: 30 });
+  const db = await openDatabase({ databaseUrl: database.url, dataDir: null, poolSize: 30, storedFunctions });
   const port = await freePort();
   const config = loadConfig({
     PORT: String(port),

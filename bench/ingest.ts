@@ -26,6 +26,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { openDatabase } from '../src/server/database/database.ts';
+import { storedFunctions } from '../src/server/stored-functions.ts';
 import { signShopifyBody } from '../src/server/intake/shopify-signature.ts';
 import { startFakeOpenAI } from '../test/fakes/fake-openai.ts';
 import { startFakeKlaviyo } from '../test/fakes/fake-klaviyo.ts';
@@ -195,7 +196,7 @@ const countSql = {
 /** The embedded default: seed a fresh data directory, then run `main.ts` on it as `npm start` does. */
 async function embeddedRun(): Promise<{ row: Row; check: string; processed: string }> {
   const dataDir = path.resolve(`.tmp/bench-embedded-${randomUUID().slice(0, 8)}`);
-  const seeded = await openDatabase({ databaseUrl: undefined, dataDir });
+  const seeded = await openDatabase({ databaseUrl: undefined, dataDir, storedFunctions });
   const { flowId } = await seedOwnerWithFlow(seeded.pool, { flowType: 'post_purchase', assistants: postPurchaseAssistants });
   await seeded.close();
   const openai = await startFakeOpenAI({ validKeys: [benchKeys.openai], latencyMs: 1_000 });
@@ -227,7 +228,7 @@ async function embeddedRun(): Promise<{ row: Row; check: string; processed: stri
     );
     let processed = '';
     const measured = await measureFlowsmith('Embedded', port, flowId, flowsmith.stop, async () => {
-      const reopened = await openDatabase({ databaseUrl: undefined, dataDir });
+      const reopened = await openDatabase({ databaseUrl: undefined, dataDir, storedFunctions });
       try {
         const stored = await countRows(reopened.pool, countSql.stored, [flowId]);
         const delivered = await countRows(reopened.pool, `SELECT count(*) FROM events WHERE flow_id = $1 AND status = 'delivered'`, [flowId]);
@@ -257,7 +258,7 @@ async function embeddedRun(): Promise<{ row: Row; check: string; processed: stri
  */
 async function serverRuns(): Promise<{ flowsmith: { row: Row; check: string }; baseline: Row }> {
   const database = await createBenchDatabase();
-  const migrated = await openDatabase({ databaseUrl: database.url, dataDir: null });
+  const migrated = await openDatabase({ databaseUrl: database.url, dataDir: null, storedFunctions });
   const { flowId } = await seedOwnerWithFlow(migrated.pool, { flowType: 'post_purchase', assistants: postPurchaseAssistants });
   await migrated.close();
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });

@@ -26,6 +26,7 @@ import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { openDatabase } from '../src/server/database/database.ts';
+import { storedFunctions } from '../src/server/stored-functions.ts';
 import { startFakeOpenAI } from '../test/fakes/fake-openai.ts';
 import { startFakeKlaviyo } from '../test/fakes/fake-klaviyo.ts';
 import { benchKeys, createBenchDatabase, formatNumber, freePort, seedOwnerWithFlow, startProcess } from './bench-support.ts';
@@ -200,7 +201,7 @@ async function soak(kind: 'embedded' | 'server'): Promise<void> {
   const klaviyo = await startFakeKlaviyo({ validKeys: [benchKeys.klaviyo], enforceRateLimits: true });
   const dataDir = path.resolve(`.tmp/soak-${kind}-${randomUUID().slice(0, 8)}`);
   const serverDatabase = kind === 'server' ? await createBenchDatabase() : null;
-  const seeded = await openDatabase({ databaseUrl: serverDatabase?.url, dataDir: serverDatabase ? null : dataDir });
+  const seeded = await openDatabase({ databaseUrl: serverDatabase?.url, dataDir: serverDatabase ? null : dataDir, storedFunctions });
   const { flowId } = await seedOwnerWithFlow(seeded.pool, { flowType: 'abandoned_checkout', assistants });
   await seeded.pool.query('UPDATE flows SET daily_generation_cap = 1000000 WHERE id = $1', [flowId]);
   await seeded.close();

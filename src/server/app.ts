@@ -31,8 +31,8 @@ import { createKlaviyoConnections } from './connections/klaviyo-connections.ts';
 import { connectionCallbackRoutes, connectionRoutes, type ConnectionServices } from './connections/connection-routes.ts';
 import { shopifyAppWebhookRoutes } from './connections/shopify-app-webhook-routes.ts';
 import { connectionTokensDecrypt } from './connections/connection-key-rotation.ts';
-import { loadCredentialCipher, type CredentialCipher } from './credentials/credential-cipher.ts';
-import { createEngineCredentialsLoader, type OAuthCredentialSources } from './credentials/engine-credentials-loader.ts';
+import { loadCredentialCipher, type CredentialCipher } from './platform/credential-cipher.ts';
+import { createEngineCredentialsLoader, type OAuthCredentialSources } from './engine/engine-credentials-loader.ts';
 import { connectionWords } from './connections/connection-words.ts';
 import { createShopifyAccessTokenProvider, type ShopifyAccessTokenProvider } from './credentials/shopify-token-provider.ts';
 import { createEngine, type Engine, type EngineOptions } from './engine/engine.ts';
@@ -65,7 +65,7 @@ import { createRetentionJob, type RetentionJob } from './retention/retention.ts'
 import { PrivacyWork } from './privacy/privacy-work.ts';
 import { ChangeFeed } from './realtime/change-feed.ts';
 import { createBackground, type Background } from './background/background.ts';
-import { appBackgroundParts } from './background/background-parts.ts';
+import { appBackgroundParts } from './background-parts.ts';
 import { createDatabaseUpkeep, type DatabaseUpkeep, type DatabaseUpkeepOptions } from './database/database-upkeep.ts';
 import { accountDeletionRoutes } from './account/account-deletion-routes.ts';
 import { apiErrorCodes } from '../shared/api/error-codes.ts';
@@ -107,7 +107,7 @@ declare module 'fastify' {
     retention: RetentionJob;
     database: Database;
     appConfig: AppConfig;
-    /** The one cipher of stored credentials (src/server/credentials/credential-cipher.ts). */
+    /** The one cipher of stored credentials (src/server/platform/credential-cipher.ts). */
     credentialCipher: CredentialCipher;
     /** Admin API tokens per owner, obtained and renewed by the client-credentials grant where needed. */
     shopifyTokens: ShopifyAccessTokenProvider;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { loadConfig, ConfigError } from './config.ts';
 import { openDatabase, type Database } from './database/database.ts';
+import { storedFunctions } from './stored-functions.ts';
 import { isDatabaseUnavailable } from './database/database-errors.ts';
 import type { Logger } from 'pino';
 import type { AppConfig } from './config.ts';
@@ -9,7 +10,7 @@ import { systemClock } from './platform/clock.ts';
 import { createLogger } from './logger.ts';
 import { createMailer } from './mail/mailer.ts';
 import { loadOrCreateSecret } from './platform/secrets.ts';
-import { loadCredentialCipher } from './credentials/credential-cipher.ts';
+import { loadCredentialCipher } from './platform/credential-cipher.ts';
 import { buildApp } from './app.ts';
 
 /** Starts Flowsmith: configuration, database (embedded unless DATABASE_URL), migrations, HTTP. */
@@ -84,7 +85,7 @@ async function openDatabaseWhenReachable(config: AppConfig, logger: Logger): Pro
     try {
       // Event jobs run concurrently (up to 100 per worker process) and each holds a connection
       // only for a query at a time; this leaves room for them beside the web requests.
-      return await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.role === 'web' ? 20 : 30, logger });
+      return await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.role === 'web' ? 20 : 30, logger, storedFunctions });
     } catch (error) {
       if (!config.databaseUrl || !isDatabaseUnavailable(error) || Date.now() + pauseMs > giveUpAt) throw error;
       logger.warn({ err: { message: (error as Error).message }, retryInMs: pauseMs }, 'the database is not reachable yet; trying again');

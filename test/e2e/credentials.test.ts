@@ -6,7 +6,7 @@ import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserError
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { FakeOpenAI } from '../fakes/fake-openai.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
+import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import { credentialCheckMessages, credentialMessages, credentialValidationMessages } from '../../src/shared/credentials/credential-messages.ts';
 
 const keys = {

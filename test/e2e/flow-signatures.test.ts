@@ -5,7 +5,7 @@ import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserError
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, postEvent, postSignedEvent, sampleEvent } from '../fakes/engine-scenario.ts';
 import { curlSignatureComment, curlSignatureNote, flowSignatureMessages as m } from '../../src/shared/flows/flow-signature-messages.ts';
-import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
+import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 
 let server: E2EServer;

@@ -8,7 +8,7 @@ import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
-import { CredentialDecryptionError, createCredentialCipher, parseCredentialsKey } from '../../src/server/credentials/credential-cipher.ts';
+import { CredentialDecryptionError, createCredentialCipher, parseCredentialsKey } from '../../src/server/platform/credential-cipher.ts';
 import { loadServiceCredentials } from '../../src/server/credentials/credential-store.ts';
 import { rotateCredentialsKey } from '../../src/server/credentials/credential-key-rotation.ts';
 import { createMissingFlows } from '../../src/server/flows/flow-queries.ts';

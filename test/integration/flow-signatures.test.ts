@@ -15,7 +15,7 @@ import {
   signingExample,
 } from '../../src/shared/flows/flow-signature-messages.ts';
 import { notRequiredSignature } from '../../src/shared/flows/flow-signature-schemas.ts';
-import { maskSecret } from '../../src/server/credentials/credential-masking.ts';
+import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
 

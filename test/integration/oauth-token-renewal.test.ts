@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../support/test-database.ts';
 import { ManualClock } from '../support/manual-clock.ts';
-import { createCredentialCipher } from '../../src/server/credentials/credential-cipher.ts';
+import { createCredentialCipher } from '../../src/server/platform/credential-cipher.ts';
 import {
   ConnectionUnavailable,
   createTokenRenewal,

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { shopperKey } from '../../src/server/engine/generation-cap-queries.ts';
+import { shopperKey } from '../../src/server/platform/shopper-key.ts';
 
 // Shoppers' privacy (docs/decisions/0028-shopper-privacy.md): Shopify's compliance
 // webhooks, the audit list, Find a shopper. Whether an erasure left anything is asked of

@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/server/database/database.ts';
-import { runMigrations, storedFunctions } from '../../src/server/database/migrate.ts';
+import { runMigrations } from '../../src/server/database/migrate.ts';
+import { storedFunctions } from '../../src/server/stored-functions.ts';
 import type { StoredFunction } from '../../src/server/database/stored-function.ts';
 import { recordEventArrivalsFunction } from '../../src/server/realtime/event-change-functions.ts';
 import { createTestDatabase } from '../support/test-database.ts';
@@ -62,7 +63,7 @@ describe('the stored functions', () => {
     await db().query("DELETE FROM schema_migrations WHERE name LIKE '035\\_%'");
     expect((await storedBodies()).record_event_arrivals).not.toBe(bodyOf(recordEventArrivalsFunction.definition));
 
-    expect(await runMigrations(database.clientConfig)).toEqual(['035_stored_function_hashes.sql']);
+    expect(await runMigrations(database.clientConfig, storedFunctions)).toEqual(['035_stored_function_hashes.sql']);
 
     expect(await storedBodies()).toEqual(moduleBodies());
     expect(Object.keys(await appliedAt()).sort()).toEqual(storedFunctions.map((stored) => stored.name).sort());
@@ -85,7 +86,7 @@ describe('the stored functions', () => {
     for (const stored of others) expect(after[stored.name], stored.name).toBe(before[stored.name]);
 
     // And back to the module's text, as the next start with the module's text does.
-    await runMigrations(database.clientConfig);
+    await runMigrations(database.clientConfig, storedFunctions);
     expect(await storedBodies()).toEqual(moduleBodies());
   });
 

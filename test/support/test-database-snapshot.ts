@@ -7,6 +7,7 @@ import pg from 'pg';
 import { PgBoss } from 'pg-boss';
 import { serveEmbeddedDatabase } from '../../src/server/database/embedded-wire-server.ts';
 import { runMigrations } from '../../src/server/database/migrate.ts';
+import { storedFunctions } from '../../src/server/stored-functions.ts';
 
 /**
  * One migrated database per test run, which every test database then starts from.
@@ -30,7 +31,7 @@ async function migrateEmbedded(database: PGlite): Promise<void> {
   const server = await serveEmbeddedDatabase(database, { port: 0 });
   const connectionString = `postgres://postgres@127.0.0.1:${server.port}/postgres`;
   try {
-    await runMigrations({ connectionString });
+    await runMigrations({ connectionString }, storedFunctions);
     await createJobSchema(connectionString);
   } finally {
     await server.close();
@@ -73,7 +74,7 @@ export async function createServerTemplate(adminUrl: string): Promise<{ name: st
   }
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  await runMigrations({ connectionString: url.toString() });
+  await runMigrations({ connectionString: url.toString() }, storedFunctions);
   await createJobSchema(url.toString());
   return {
     name,

@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { providedOrNull } from './provided.ts';
 import { openDatabase, type Database } from '../../src/server/database/database.ts';
+import { storedFunctions } from '../../src/server/stored-functions.ts';
 import { newEvent, type NewEvent } from '../../src/server/events/event-queries.ts';
 
 /**
@@ -18,7 +19,7 @@ export function testDatabaseKind(): 'embedded' | 'server' {
 export async function createTestDatabase(): Promise<Database & { kind: 'embedded' | 'server' }> {
   const snapshot = providedOrNull('testDatabaseSnapshot');
   if (testDatabaseKind() === 'embedded') {
-    const database = await openDatabase({ databaseUrl: undefined, dataDir: null, ...(snapshot?.embeddedFile ? { embeddedSnapshotFile: snapshot.embeddedFile } : {}) });
+    const database = await openDatabase({ databaseUrl: undefined, dataDir: null, storedFunctions, ...(snapshot?.embeddedFile ? { embeddedSnapshotFile: snapshot.embeddedFile } : {}) });
     return { ...database, kind: 'embedded' };
   }
   const adminUrl = process.env.TEST_DATABASE_URL;
@@ -30,7 +31,7 @@ export async function createTestDatabase(): Promise<Database & { kind: 'embedded
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: null });
+  const database = await openDatabase({ databaseUrl: url.toString(), dataDir: null, storedFunctions });
   return {
     ...database,
     kind: 'server',

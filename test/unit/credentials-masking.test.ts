@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isUnchangedMask, maskSecret } from '../../src/server/credentials/credential-masking.ts';
+import { isUnchangedMask, maskSecret } from '../../src/server/platform/credential-masking.ts';
 
 describe('masking for display (docs/product/specification.md §3)', () => {
   it('gives nothing for an empty value, so the screen shows "Not set"', () => {

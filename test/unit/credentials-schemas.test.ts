@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { credentialsInputSchema, normalizeShopDomain } from '../../src/shared/credentials/credential-schemas.ts';
 import { credentialValidationMessages as v } from '../../src/shared/credentials/credential-messages.ts';
-import { isShutDown, offeredModels, openAiPrices, priceOf } from '../../src/server/engine/openai-prices.ts';
+import { isShutDown, offeredModels, openAiPrices, priceOf } from '../../src/server/integrations/openai/openai-prices.ts';
 
 const input = (overrides: Record<string, unknown> = {}) => ({
   klaviyoApiKey: 'pk_live_123',

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { CredentialDecryptionError, createCredentialCipher, parseCredentialsKey } from '../../src/server/credentials/credential-cipher.ts';
+import { CredentialDecryptionError, createCredentialCipher, parseCredentialsKey } from '../../src/server/platform/credential-cipher.ts';
 
 const key = () => randomBytes(32);
 

@@ -9,7 +9,7 @@ import { shopperPartsNamedIn } from '../../src/server/engine/shopper-context.ts'
 import { updateFlowSchema, defaultAssistant, recommendationSettingsSchema } from '../../src/shared/flows/flow-schemas.ts';
 import { flowValidationMessages } from '../../src/shared/flows/flow-messages.ts';
 import { MAX_RECOMMENDATIONS, type RecommendedProduct } from '../../src/shared/flows/recommendation-schemas.ts';
-import { priceOf } from '../../src/server/engine/openai-prices.ts';
+import { priceOf } from '../../src/server/integrations/openai/openai-prices.ts';
 import { profilePropertiesWritten } from '../../src/server/flows/flow-properties.ts';
 
 const beanie: RecommendedProduct = { title: 'Alpine Merino Beanie', url: 'https://shop.example/products/alpine-merino-beanie', image: null, price: '34.00', currency: 'EUR' };

@@ -5,7 +5,7 @@ import { parseJsonText } from '../platform/json-text.ts';
 import { orderMoney } from '../integrations/shopify/shopify-payload-money.ts';
 import { findAttributionWindowDays, findCreditedDelivery, recordAttribution } from './attribution-queries.ts';
 import { creditExperimentOrder } from '../experiments/experiment-queries.ts';
-import { shopperKey } from '../engine/generation-cap-queries.ts';
+import { shopperKey } from '../platform/shopper-key.ts';
 
 /**
  * A step of the event pipeline, run for every order event that reaches it (a post-purchase

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { CredentialDecryptionError, type CredentialCipher } from '../credentials/credential-cipher.ts';
+import { CredentialDecryptionError, type CredentialCipher } from '../platform/credential-cipher.ts';
 import type { Queryable } from '../database/database.ts';
 import { findStoredTokens, lockConnectionTokens, replaceConnectionTokens, type ConnectionTable } from './connection-token-queries.ts';
 import { forgetAllOAuthStates } from './oauth-state-queries.ts';

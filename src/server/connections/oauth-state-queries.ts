@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../database/database.ts';
-import type { CredentialCipher } from '../credentials/credential-cipher.ts';
+import type { CredentialCipher } from '../platform/credential-cipher.ts';
 
 /**
  * The one-time `state` of a connection begun by an owner (docs/decisions/0048-connect-by-oauth.md).

@@ -3,7 +3,7 @@ import { ApiVersion, LogSeverity, shopifyApi } from '@shopify/shopify-api';
 import type pg from 'pg';
 import { inTransaction } from '../database/database.ts';
 import type { Logger } from 'pino';
-import type { CredentialCipher } from '../credentials/credential-cipher.ts';
+import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
 import { ServiceError } from '../integrations/service-error.ts';

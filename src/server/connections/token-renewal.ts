@@ -1,5 +1,5 @@
 import type { Queryable } from '../database/database.ts';
-import type { CredentialCipher } from '../credentials/credential-cipher.ts';
+import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import type { Clock } from '../platform/clock.ts';
 import { ServiceError, type ServiceName } from '../integrations/service-error.ts';
 import { claimRenewal, findStoredTokens, markRenewalRefused, releaseRenewal, storeRenewedTokens, type ConnectionTable, type StoredTokenRow } from './connection-token-queries.ts';

@@ -4,7 +4,7 @@ import { cacheLifetime, type Clock } from '../platform/clock.ts';
 import { ServiceError, type ServiceErrorCode, type ServiceName } from '../integrations/service-error.ts';
 import { checkKlaviyoKey } from '../integrations/klaviyo/klaviyo-accounts.ts';
 import { findOpenAiModel, listOpenAiModels } from '../integrations/openai/openai-models.ts';
-import { isShutDown } from '../engine/openai-prices.ts';
+import { isShutDown } from '../integrations/openai/openai-prices.ts';
 import { fetchGrantedScopes, fetchShop, shopifyShopUrl } from '../integrations/shopify/shopify-admin.ts';
 import { describeShopifyScopes, shopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { obtainClientCredentialsToken, type ObtainedShopifyToken } from '../integrations/shopify/shopify-client-credentials.ts';

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from '../database/database.ts';
-import type { CredentialCipher } from './credential-cipher.ts';
+import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import { encryptedColumns, encryptionContext, lockAllEncryptedValues, replaceEncryptedValues, type EncryptedValues } from './credential-queries.ts';
 import { reencryptFlowSigningSecrets } from '../flows/flow-signature-queries.ts';
 

@@ -3,7 +3,7 @@ import type { KlaviyoAuthMethod, ShopifyAuthMethod } from '../../shared/credenti
 
 /**
  * The api_credentials table as stored: secret columns hold ciphertext
- * (credential-cipher.ts). Only the functions of credential-store.ts decrypt them.
+ * (platform/credential-cipher.ts). Only the functions of credential-store.ts decrypt them.
  */
 export interface StoredCredentialsRow {
   user_id: string;

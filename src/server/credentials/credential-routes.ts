@@ -8,7 +8,7 @@ import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { listOpenAiModels } from '../integrations/openai/openai-models.ts';
-import { offeredModels } from '../engine/openai-prices.ts';
+import { offeredModels } from '../integrations/openai/openai-prices.ts';
 import { checkCredentials, CREDENTIAL_CHECK_TIMEOUT_MS, KlaviyoKeyCache, type CredentialCheckReport, type CredentialCheckServices, type OAuthConnected } from './credential-checks.ts';
 import { hasStoredCredentials } from './credential-queries.ts';
 import { checkEncryption, readMaskedCredentials, resolveUnchangedSecrets, saveCredentials, toMaskedCredentials } from './credential-store.ts';

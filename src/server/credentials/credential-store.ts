@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../database/database.ts';
-import { CredentialDecryptionError, type CredentialCipher } from './credential-cipher.ts';
+import { CredentialDecryptionError, type CredentialCipher } from '../platform/credential-cipher.ts';
 import {
   encryptedColumns,
   encryptionContext,
@@ -10,7 +10,7 @@ import {
   type EncryptedColumn,
   type StoredCredentialsRow,
 } from './credential-queries.ts';
-import { isUnchangedMask, maskSecret } from './credential-masking.ts';
+import { isUnchangedMask, maskSecret } from '../platform/credential-masking.ts';
 import type { ObtainedShopifyToken } from '../integrations/shopify/shopify-client-credentials.ts';
 import { credentialMessages, credentialValidationMessages } from '../../shared/credentials/credential-messages.ts';
 import type { CredentialField, Credentials, EncryptionCheck, KlaviyoAuthMethod, MaskedCredentials, ShopifyAuthMethod } from '../../shared/credentials/credential-schemas.ts';

@@ -3,7 +3,8 @@ import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../database/database.ts';
-import { CREDENTIALS_KEY_FILE, createCredentialCipher, parseCredentialsKey } from './credential-cipher.ts';
+import { storedFunctions } from '../stored-functions.ts';
+import { CREDENTIALS_KEY_FILE, createCredentialCipher, parseCredentialsKey } from '../platform/credential-cipher.ts';
 import { rotateCredentialsKey } from './credential-key-rotation.ts';
 import { reencryptConnectionTokens } from '../connections/connection-key-rotation.ts';
 
@@ -39,7 +40,7 @@ async function main(): Promise<void> {
     await writeFile(pendingFile, `${newKeyText}\n`, { mode: 0o600 });
     await chmod(pendingFile, 0o600);
   }
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2 });
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 2, storedFunctions });
   let result;
   try {
     result = await rotateCredentialsKey(database.pool, createCredentialCipher(oldKey), createCredentialCipher(newKey), [reencryptConnectionTokens]);

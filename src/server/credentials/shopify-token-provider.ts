@@ -1,6 +1,6 @@
 import type { Queryable } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
-import type { CredentialCipher } from './credential-cipher.ts';
+import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import { clearObtainedShopifyToken, encryptionContext, findStoredCredentials, storeObtainedShopifyToken } from './credential-queries.ts';
 import { shopifyShopUrl, type ShopifyAdminConnection } from '../integrations/shopify/shopify-admin.ts';
 import { obtainClientCredentialsToken } from '../integrations/shopify/shopify-client-credentials.ts';

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { startEmbeddedPostgres } from './embedded-postgres.ts';
 import { PRIORITY_APPLICATION_NAME } from './embedded-wire-server.ts';
 import { runMigrations } from './migrate.ts';
+import type { StoredFunction } from './stored-function.ts';
 import { isDatabaseUnavailable } from './database-errors.ts';
 
 export interface Database {
@@ -127,6 +128,11 @@ export async function openDatabase(options: {
    * database from one migrated snapshot (test/support/test-database-snapshot.ts).
    */
   embeddedSnapshotFile?: string;
+  /**
+   * The stored functions the migration runner applies after the numbered files: the app's
+   * list, src/server/stored-functions.ts, handed down so the database imports no feature.
+   */
+  storedFunctions: readonly StoredFunction[];
 }): Promise<Database> {
   const embedded = options.databaseUrl
     ? undefined
@@ -151,7 +157,7 @@ export async function openDatabase(options: {
     });
   }
   try {
-    await runMigrations(clientConfig);
+    await runMigrations(clientConfig, options.storedFunctions);
   } catch (error) {
     await Promise.all([pool.end(), intakePool.end()]);
     await embedded?.stop();

@@ -3,29 +3,9 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { reserveGenerationCapsFunction } from '../engine/generation-cap-functions.ts';
-import { takeKlaviyoSlotFunction } from '../engine/klaviyo-rate-functions.ts';
-import { storeEventsOnceFunction } from '../events/event-storage-functions.ts';
-import { flowsDefaultWebhookKeyFunction } from '../flows/flow-key-functions.ts';
-import { recordEventArrivalsFunction, recordEventChangeFunction } from '../realtime/event-change-functions.ts';
 import type { StoredFunction } from './stored-function.ts';
 
 const migrationsDirectory = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
-
-/**
- * Every function the app stores in the database, each as its module holds it now
- * (docs/decisions/0034-stored-functions-in-modules.md). The numbered migrations that
- * first defined them (007, 011, 022–025, 031, 034) stay as they are: owners' databases
- * have applied them, and a fresh database replays them before these texts replace theirs.
- */
-export const storedFunctions: readonly StoredFunction[] = [
-  flowsDefaultWebhookKeyFunction,
-  recordEventChangeFunction,
-  recordEventArrivalsFunction,
-  storeEventsOnceFunction,
-  reserveGenerationCapsFunction,
-  takeKlaviyoSlotFunction,
-];
 
 const definitionHash = (definition: string) => createHash('sha256').update(definition).digest('hex');
 
@@ -37,9 +17,11 @@ const definitionHash = (definition: string) => createHash('sha256').update(defin
  *
  * On a connection of its own, without the statement timeouts of the app's pool: a
  * migration may rightly take long, and so may waiting for another process's migrations.
- * `functions` are the app's own unless a test hands others (a changed text, say).
+ * `functions` are the stored functions to apply: the app's own list
+ * (src/server/stored-functions.ts, handed down by whoever opens the database, so this
+ * module imports no feature), or others a test hands (a changed text, say).
  */
-export async function runMigrations(settings: pg.ClientConfig, functions: readonly StoredFunction[] = storedFunctions): Promise<string[]> {
+export async function runMigrations(settings: pg.ClientConfig, functions: readonly StoredFunction[]): Promise<string[]> {
   const client = new pg.Client({ ...settings, statement_timeout: undefined, query_timeout: undefined, idle_in_transaction_session_timeout: undefined });
   // Without a listener, a connection lost while migrating would end the process instead
   // of failing the start with the statement's error.

@@ -31,7 +31,7 @@ import {
   type Decision,
   type NormalizedBody,
 } from './pipeline-core.ts';
-import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
+import { CredentialDecryptionError } from '../platform/credential-cipher.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
 import { tellFlowStopped } from './flow-stops.ts';

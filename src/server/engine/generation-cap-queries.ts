@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import type { Queryable } from '../database/database.ts';
+import { shopperKey } from '../platform/shopper-key.ts';
 
 /**
  * The flow's cost and abuse caps (docs/decisions/0014-patient-retries-and-caps.md): one
@@ -24,11 +24,6 @@ export interface CapRequest {
 }
 
 export type CapRefusal = { rule: 'shopper'; hours: number } | { rule: 'daily'; cap: number };
-
-/** The shopper as the cooldown table keeps them: no address, only a stable digest of it. */
-export function shopperKey(email: string): string {
-  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex');
-}
 
 /** The UTC day of `now`, as PostgreSQL's date. */
 export function utcDay(now: Date): string {

@@ -3,7 +3,7 @@ import type { Clock } from '../platform/clock.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { fetchShopifyProduct, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
 import { searchShopifyProductTitles } from '../integrations/shopify/shopify-product-search.ts';
-import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
+import { CredentialDecryptionError } from '../platform/credential-cipher.ts';
 import type { ShopifyAccessTokenProvider, ShopifyConnection } from '../credentials/shopify-token-provider.ts';
 import type { NormalizedProduct } from '../../shared/events/event-schemas.ts';
 import { cacheProduct, findCachedProduct, reserveShopifyRequestSlot } from './shop-product-queries.ts';

@@ -1,7 +1,7 @@
 import { fetchShopifyRecommendations } from '../integrations/shopify/shopify-recommendations.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
 import { ServiceError } from '../integrations/service-error.ts';
-import { CredentialDecryptionError } from '../credentials/credential-cipher.ts';
+import { CredentialDecryptionError } from '../platform/credential-cipher.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { RecommendationSettings } from '../../shared/flows/flow-schemas.ts';
 import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';

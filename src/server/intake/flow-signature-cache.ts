@@ -1,7 +1,7 @@
 import type { Queryable } from '../database/database.ts';
 import { LRUCache } from 'lru-cache';
 import { cacheLifetime, type Clock } from '../platform/clock.ts';
-import type { CredentialCipher } from '../credentials/credential-cipher.ts';
+import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import { loadFlowSigningSecrets, type FlowSigningSecrets } from '../flows/flow-signature-queries.ts';
 import { FLOW_SIGNATURE_HEADER_NAME, verifyFlowSignature, type FlowSignatureOutcome } from './flow-signature.ts';
 

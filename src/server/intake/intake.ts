@@ -7,7 +7,7 @@ import { isDatabaseUnavailable, isForeignKeyViolation } from '../database/databa
 import { DATABASE_RETRY_AFTER_SECONDS, refused, type Refused } from '../platform/http-errors.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { FlowRecord } from '../flows/flow-queries.ts';
-import type { CredentialCipher } from '../credentials/credential-cipher.ts';
+import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import { findEventForUser, insertEventOnce, newEvent, startReplay, type EventRecord } from '../events/event-queries.ts';
 import { JsonTextError, parseJsonText, parseJsonTextBothWays, storableText, type ParsedJsonText } from '../platform/json-text.ts';
 import { IntakeBatcher, type JobSender, type StoredEvent } from './intake-batcher.ts';

@@ -5,7 +5,7 @@ import { eraseSandboxShopperData, findSandboxShopperData } from '../sandbox/sand
 import { erasePrivacyExports } from './privacy-queries.ts';
 import { eraseAttributions, findShopperAttributions } from '../attribution/attribution-queries.ts';
 import { eraseShopperKeys } from '../experiments/experiment-queries.ts';
-import { shopperKey } from '../engine/generation-cap-queries.ts';
+import { shopperKey } from '../platform/shopper-key.ts';
 
 /**
  * Everything Flowsmith keeps about a shopper, in one list (docs/decisions/0028-shopper-privacy.md).

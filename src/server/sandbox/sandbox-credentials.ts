@@ -1,5 +1,5 @@
 import type { CredentialsLoader, EngineCredentials } from '../engine/engine-credentials.ts';
-import { CredentialDecryptionError, type CredentialCipher } from '../credentials/credential-cipher.ts';
+import { CredentialDecryptionError, type CredentialCipher } from '../platform/credential-cipher.ts';
 import type { Clock } from '../platform/clock.ts';
 import { findSandboxAccount, isInSandboxPeriod, type SandboxAccount } from './sandbox-queries.ts';
 import type { SandboxAddresses } from './sandbox-listener.ts';

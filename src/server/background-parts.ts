@@ -1,13 +1,13 @@
 import type pg from 'pg';
-import type { Engine } from '../engine/engine.ts';
-import { RETENTION_SCHEDULE, type RetentionJob } from '../retention/retention.ts';
-import type { PrivacyWork } from '../privacy/privacy-work.ts';
-import { CHANGE_LOG_PRUNING_SCHEDULE, pruneChangeLog, type ChangeFeed } from '../realtime/change-feed.ts';
-import type { DatabaseUpkeep } from '../database/database-upkeep.ts';
-import type { BackgroundPart } from './background.ts';
-import type { Clock } from '../platform/clock.ts';
-import { EXPERIMENT_PROMOTION_SCHEDULE, promoteWinners } from '../experiments/experiment-changes.ts';
-import { STORE_RECHECK_SCHEDULE } from '../service-conditions/store-recheck.ts';
+import type { Engine } from './engine/engine.ts';
+import { RETENTION_SCHEDULE, type RetentionJob } from './retention/retention.ts';
+import type { PrivacyWork } from './privacy/privacy-work.ts';
+import { CHANGE_LOG_PRUNING_SCHEDULE, pruneChangeLog, type ChangeFeed } from './realtime/change-feed.ts';
+import type { DatabaseUpkeep } from './database/database-upkeep.ts';
+import type { BackgroundPart } from './background/background.ts';
+import type { Clock } from './platform/clock.ts';
+import { EXPERIMENT_PROMOTION_SCHEDULE, promoteWinners } from './experiments/experiment-changes.ts';
+import { STORE_RECHECK_SCHEDULE } from './service-conditions/store-recheck.ts';
 
 /**
  * Every part of the server's background work, in the order it starts (it stops in the

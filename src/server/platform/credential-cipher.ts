@@ -1,6 +1,6 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { AppConfig } from '../config.ts';
-import { loadOrCreateSecret } from '../platform/secrets.ts';
+import { loadOrCreateSecret } from './secrets.ts';
 
 /**
  * Encryption of stored credentials (docs/decisions/0007-credential-encryption.md):

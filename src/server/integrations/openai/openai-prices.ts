@@ -1,4 +1,4 @@
-import type { OpenAiModel } from '../integrations/openai/openai-models.ts';
+import type { OpenAiModel } from './openai-models.ts';
 
 /**
  * The OpenAI models Flowsmith offers and what they cost, in US dollars per million
