@@ -14,7 +14,7 @@
  * that every event was delivered exactly once. Figures are printed, not asserted.
  */
 import { randomUUID } from 'node:crypto';
-import { klaviyoAccountLimits } from '../src/server/engine/klaviyo-rate-limiter.ts';
+import { klaviyoAccountLimits } from '../src/server/engine/delivery/klaviyo-rate-limiter.ts';
 import type { EngineOptions } from '../src/server/engine/engine.ts';
 import { startFakeOpenAI } from '../test/fakes/fake-openai.ts';
 import { startFakeKlaviyo } from '../test/fakes/fake-klaviyo.ts';

@@ -1,6 +1,6 @@
 import type { StoredFunction } from './database/stored-function.ts';
 import { reserveGenerationCapsFunction } from './engine/generation-cap-functions.ts';
-import { takeKlaviyoSlotFunction } from './engine/klaviyo-rate-functions.ts';
+import { takeKlaviyoSlotFunction } from './engine/delivery/klaviyo-rate-functions.ts';
 import { storeEventsOnceFunction } from './events/event-storage-functions.ts';
 import { flowsDefaultWebhookKeyFunction } from './flows/flow-key-functions.ts';
 import { recordEventArrivalsFunction, recordEventChangeFunction } from './realtime/event-change-functions.ts';

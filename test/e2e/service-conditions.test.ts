@@ -5,7 +5,7 @@ import { copySessionCookies } from '../support/e2e-accounts.ts';
 import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
+import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
 import { serviceConditionMessages as m, STORE_RECHECK_MINUTES } from '../../src/shared/service-conditions/service-condition-schemas.ts';
 import { pageRoutes } from '../../src/shared/routes.ts';
 

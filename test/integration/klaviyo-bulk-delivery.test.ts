@@ -1,5 +1,5 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
+import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
 import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 

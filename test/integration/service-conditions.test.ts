@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { klaviyoAccountLimits } from '../../src/server/engine/klaviyo-rate-limiter.ts';
+import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
 import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { defaultOpenAIText } from '../fakes/fake-openai.ts';
 import { credentialsInput, ownerWithFlows, settleOnTheAppClock, settleWithClockRunning, postEvent, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';

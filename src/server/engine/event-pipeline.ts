@@ -4,7 +4,7 @@ import { endTimersEndedBy, findReasonTimerEnded, timerKindOf } from './shopper-t
 import { findCartShopper } from './shopper-timer-queries.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { normalizeEvent } from './event-normalizer.ts';
-import { failPendingDelivery, progressOf } from './delivery-queries.ts';
+import { failPendingDelivery, progressOf } from './delivery/delivery-queries.ts';
 import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
 import { withShopperContext } from './shopper-context.ts';
 import type { EventToWrite } from './prompt-rendering.ts';
@@ -41,7 +41,7 @@ import { HOLDOUT_ARM } from '../../shared/experiments/experiment-schemas.ts';
 import { requireApproval } from './text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from './known-shoppers.ts';
-import { deliver } from './klaviyo-delivery.ts';
+import { deliver } from './delivery/klaviyo-delivery.ts';
 import { requireRoomInBudget } from './generation-budget.ts';
 import { attributeOrder } from '../attribution/order-attribution.ts';
 import { profilePropertiesWritten } from '../flows/flow-properties.ts';

@@ -5,7 +5,7 @@ import { findProfilesByEmails, MAX_EMAILS_PER_LOOKUP, type KnownProfile } from '
 import { withQuickRetry } from './retry-policy.ts';
 import { klaviyoLimitKey, type EngineCredentials } from './engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
-import { klaviyoConnection, takeSlot } from './klaviyo-delivery.ts';
+import { klaviyoConnection, takeSlot } from './delivery/klaviyo-delivery.ts';
 import { decideKnownShopper } from './pipeline-core.ts';
 import { cacheLifetime } from '../platform/clock.ts';
 

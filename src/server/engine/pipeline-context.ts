@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.ts';
 import type { ServiceError } from '../integrations/service-error.ts';
-import type { KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
+import type { KlaviyoRateLimits } from './delivery/klaviyo-rate-limiter.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';

@@ -11,7 +11,7 @@ import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import type { PipelineContext } from './pipeline-context.ts';
 import type { EventToWrite, ShopperContextValues } from './prompt-rendering.ts';
-import { klaviyoConnection, takeSlot } from './klaviyo-delivery.ts';
+import { klaviyoConnection, takeSlot } from './delivery/klaviyo-delivery.ts';
 
 /**
  * The shopper in the prompt (docs/decisions/0049-the-shopper-in-the-prompt.md): their

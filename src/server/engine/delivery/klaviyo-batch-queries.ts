@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { inTransaction, type Queryable } from '../database/database.ts';
-import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
+import { inTransaction, type Queryable } from '../../database/database.ts';
+import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-schemas.ts';
 
 /** The queue of deliveries waiting for a bulk import job, and the jobs (klaviyo-batches.ts decides). */
 export interface BatchDelivery {

@@ -1,5 +1,5 @@
-import type { Queryable } from '../database/database.ts';
-import type { Clock } from '../platform/clock.ts';
+import type { Queryable } from '../../database/database.ts';
+import type { Clock } from '../../platform/clock.ts';
 
 export interface RateWindow {
   limit: number;

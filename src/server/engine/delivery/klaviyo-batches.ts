@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { createBackgroundLoop } from '../background/background-loop.ts';
+import { createBackgroundLoop } from '../../background/background-loop.ts';
 import type { Logger } from 'pino';
-import { setEventStatus, setEventsStatus } from '../events/event-queries.ts';
-import type { Clock } from '../platform/clock.ts';
+import { setEventStatus, setEventsStatus } from '../../events/event-queries.ts';
+import type { Clock } from '../../platform/clock.ts';
 import {
   createEvent,
   createEventBulkJob,
@@ -16,8 +16,8 @@ import {
   profileImportJobBody,
   type KlaviyoConnection,
   type ProfileImport,
-} from '../integrations/klaviyo/klaviyo-profiles.ts';
-import { ServiceError } from '../integrations/service-error.ts';
+} from '../../integrations/klaviyo/klaviyo-profiles.ts';
+import { ServiceError } from '../../integrations/service-error.ts';
 import { failPendingDelivery } from './delivery-queries.ts';
 import {
   claimBatch,
@@ -32,12 +32,12 @@ import {
   type BatchDelivery,
 } from './klaviyo-batch-queries.ts';
 import { takeKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
-import { RateLimitWait } from './rate-limit-wait.ts';
-import { defaultRetryPolicy, nextTryDelay, type RetryPolicy } from './retry-policy.ts';
-import { klaviyoAuthOf, klaviyoLimitKey, type CredentialsLoader, type EngineCredentials } from './engine-credentials.ts';
-import type { PipelineObserver } from './pipeline-context.ts';
-import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
-import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
+import { RateLimitWait } from '../rate-limit-wait.ts';
+import { defaultRetryPolicy, nextTryDelay, type RetryPolicy } from '../retry-policy.ts';
+import { klaviyoAuthOf, klaviyoLimitKey, type CredentialsLoader, type EngineCredentials } from '../engine-credentials.ts';
+import type { PipelineObserver } from '../pipeline-context.ts';
+import { eventOutcomeMessages as m } from '../../../shared/events/event-messages.ts';
+import type { ServiceConditions } from '../../service-conditions/service-conditions.ts';
 
 /**
  * The bulk side of Klaviyo delivery (docs/decisions/0020-klaviyo-batches.md). Each worker

@@ -1,15 +1,15 @@
-import type { FlowRecord } from '../flows/flow-queries.ts';
-import type { EventRecord } from '../events/event-queries.ts';
-import { createEvent, importProfile } from '../integrations/klaviyo/klaviyo-profiles.ts';
+import type { FlowRecord } from '../../flows/flow-queries.ts';
+import type { EventRecord } from '../../events/event-queries.ts';
+import { createEvent, importProfile } from '../../integrations/klaviyo/klaviyo-profiles.ts';
 import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
 import { takeKlaviyoSlot, type KlaviyoEndpoint } from './klaviyo-rate-limiter.ts';
-import { withQuickRetry } from './retry-policy.ts';
-import { klaviyoAuthOf, klaviyoLimitKey, type EngineCredentials } from './engine-credentials.ts';
-import { quickRetries, type PipelineContext } from './pipeline-context.ts';
+import { withQuickRetry } from '../retry-policy.ts';
+import { klaviyoAuthOf, klaviyoLimitKey, type EngineCredentials } from '../engine-credentials.ts';
+import { quickRetries, type PipelineContext } from '../pipeline-context.ts';
 import { hasQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';
-import { RateLimitWait } from './rate-limit-wait.ts';
-import { decideDeliveryMode, decideUnderBacklog } from './pipeline-core.ts';
-import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
+import { RateLimitWait } from '../rate-limit-wait.ts';
+import { decideDeliveryMode, decideUnderBacklog } from '../pipeline-core.ts';
+import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-schemas.ts';
 
 /**
  * One profile write with every text, then (when the flow names one) one Klaviyo event.

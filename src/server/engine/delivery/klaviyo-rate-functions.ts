@@ -1,4 +1,4 @@
-import type { StoredFunction } from '../database/stored-function.ts';
+import type { StoredFunction } from '../../database/stored-function.ts';
 
 /**
  * A Klaviyo request's slot taken in one statement, so in one round trip
