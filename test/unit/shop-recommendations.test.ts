@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ownedProducts, recommendationsInWords } from '../../src/server/engine/shop-recommendations.ts';
-import { withRecommendedProducts } from '../../src/server/engine/text-checking.ts';
+import { withRecommendedProducts } from '../../src/server/engine/checking/text-checking.ts';
 import { renderPrompt, type EventToWrite } from '../../src/server/engine/prompt-rendering.ts';
 import { checkText } from '../../src/server/text-checks/text-checks.ts';
 import { productNameCandidates } from '../../src/server/text-checks/product-names.ts';

@@ -38,7 +38,7 @@ import { tellFlowStopped } from './flow-stops.ts';
 import { generateTexts } from './text-generation.ts';
 import { experimentGroupFor } from '../experiments/experiment-assignment.ts';
 import { HOLDOUT_ARM } from '../../shared/experiments/experiment-schemas.ts';
-import { requireApproval } from './text-approval.ts';
+import { requireApproval } from './checking/text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from './known-shoppers.ts';
 import { deliver } from './delivery/klaviyo-delivery.ts';

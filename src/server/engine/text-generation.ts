@@ -7,7 +7,7 @@ import { createResponse, OpenAiBilledFailure, type ResponsesRequest, type Respon
 import { ServiceError } from '../integrations/service-error.ts';
 import { composeGroupInput, composeGroupInstructions, composeInstructions, fieldName, namesShopper, renderPrompt } from './prompt-rendering.ts';
 import { findCachedGenerations, findReusableGeneration, listGenerations, saveGenerationChecks, saveGenerations, type GenerationRecord } from './generation-queries.ts';
-import { judgeTexts, settleJudgement } from './text-checking.ts';
+import { judgeTexts, settleJudgement } from './checking/text-checking.ts';
 import { withLanguage } from './prompt-rendering.ts';
 import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
 import type { TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';

@@ -8,7 +8,7 @@ import { ServiceError } from '../integrations/service-error.ts';
 import { renderPrompt, withLanguage } from './prompt-rendering.ts';
 import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
 import { answerTexts, callOpenAi, groupRequest } from './text-generation.ts';
-import { judgeTexts, settleJudgement } from './text-checking.ts';
+import { judgeTexts, settleJudgement } from './checking/text-checking.ts';
 import { failedTextReason } from './pipeline-core.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import type { PipelineContext } from './pipeline-context.ts';

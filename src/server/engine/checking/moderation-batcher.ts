@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { moderateTexts, type ModerationVerdict } from '../integrations/openai/openai-moderations.ts';
-import type { OpenAiConnection } from '../integrations/openai/openai-responses.ts';
+import { moderateTexts, type ModerationVerdict } from '../../integrations/openai/openai-moderations.ts';
+import type { OpenAiConnection } from '../../integrations/openai/openai-responses.ts';
 
 /**
  * OpenAI's moderation of written texts, many texts to a call: texts asked for within a

@@ -1,21 +1,21 @@
-import type { EventRecord } from '../events/event-queries.ts';
-import type { FlowRecord } from '../flows/flow-queries.ts';
-import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { Assistant } from '../../shared/flows/flow-schemas.ts';
-import { MAX_TEXT_LENGTH } from '../../shared/flows/text-rules-schemas.ts';
-import { textCheckMessages, textCheckNames, type TextCheckName } from '../../shared/text-checks/text-check-messages.ts';
-import type { TextChecksRecord, TextCheckVerdict } from '../../shared/text-checks/text-check-schemas.ts';
-import type { TextRules } from '../../shared/flows/text-rules-schemas.ts';
-import { decideCheckedText } from './pipeline-core.ts';
-import { fillFallbackText, type EventToWrite } from './prompt-rendering.ts';
-import { checkText, type TextCheckFailure } from '../text-checks/text-checks.ts';
-import { checkLanguage, expectedLanguage } from '../text-checks/text-language.ts';
-import { checkProductNames, productNameCandidates } from '../text-checks/product-names.ts';
-import type { ModerationVerdict } from '../integrations/openai/openai-moderations.ts';
+import type { EventRecord } from '../../events/event-queries.ts';
+import type { FlowRecord } from '../../flows/flow-queries.ts';
+import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
+import type { Assistant } from '../../../shared/flows/flow-schemas.ts';
+import { MAX_TEXT_LENGTH } from '../../../shared/flows/text-rules-schemas.ts';
+import { textCheckMessages, textCheckNames, type TextCheckName } from '../../../shared/text-checks/text-check-messages.ts';
+import type { TextChecksRecord, TextCheckVerdict } from '../../../shared/text-checks/text-check-schemas.ts';
+import type { TextRules } from '../../../shared/flows/text-rules-schemas.ts';
+import { decideCheckedText } from '../pipeline-core.ts';
+import { fillFallbackText, type EventToWrite } from '../prompt-rendering.ts';
+import { checkText, type TextCheckFailure } from '../../text-checks/text-checks.ts';
+import { checkLanguage, expectedLanguage } from '../../text-checks/text-language.ts';
+import { checkProductNames, productNameCandidates } from '../../text-checks/product-names.ts';
+import type { ModerationVerdict } from '../../integrations/openai/openai-moderations.ts';
 import { ModerationBatcher } from './moderation-batcher.ts';
-import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from './shop-product-details.ts';
-import type { EngineCredentials } from './engine-credentials.ts';
-import type { PipelineContext } from './pipeline-context.ts';
+import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from '../shop-product-details.ts';
+import type { EngineCredentials } from '../engine-credentials.ts';
+import type { PipelineContext } from '../pipeline-context.ts';
 
 /**
  * Every check on written texts before delivery (docs/decisions/0040-texts-checked-before-delivery.md):

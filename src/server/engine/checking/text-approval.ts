@@ -1,10 +1,10 @@
-import type { EventRecord } from '../events/event-queries.ts';
-import { deferEvent } from '../events/event-queries.ts';
-import type { FlowRecord } from '../flows/flow-queries.ts';
-import { approvedInARow, expireReview, findReview, openReview } from '../reviews/review-queries.ts';
-import { reviewMessages } from '../../shared/reviews/review-schemas.ts';
-import { decideApproval } from './pipeline-core.ts';
-import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
+import type { EventRecord } from '../../events/event-queries.ts';
+import { deferEvent } from '../../events/event-queries.ts';
+import type { FlowRecord } from '../../flows/flow-queries.ts';
+import { approvedInARow, expireReview, findReview, openReview } from '../../reviews/review-queries.ts';
+import { reviewMessages } from '../../../shared/reviews/review-schemas.ts';
+import { decideApproval } from '../pipeline-core.ts';
+import { EventOutcome, type PipelineContext } from '../pipeline-context.ts';
 
 /**
  * How long texts wait in the review list: the moment they were written for. An abandonment
