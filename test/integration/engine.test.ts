@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
-import { untrustedDataInstruction } from '../../src/server/engine/prompt-rendering.ts';
+import { untrustedDataInstruction } from '../../src/server/engine/writing/prompt-rendering.ts';
 import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, waitForEvents } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 

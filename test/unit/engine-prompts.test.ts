@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanPromptValue, composeGroupInput, composeGroupInstructions, composeInstructions, MAX_VALUE_LENGTH, namesShopper, renderPrompt, untrustedDataInstruction } from '../../src/server/engine/prompt-rendering.ts';
+import { cleanPromptValue, composeGroupInput, composeGroupInstructions, composeInstructions, MAX_VALUE_LENGTH, namesShopper, renderPrompt, untrustedDataInstruction } from '../../src/server/engine/writing/prompt-rendering.ts';
 import type { NormalizedEvent } from '../../src/shared/events/event-schemas.ts';
 
 const event: NormalizedEvent = {

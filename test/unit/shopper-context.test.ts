@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { describePredictiveAnalytics, describeShopperHistory, shopperPartsNamedIn } from '../../src/server/engine/shopper-context.ts';
-import { renderPrompt } from '../../src/server/engine/prompt-rendering.ts';
+import { renderPrompt } from '../../src/server/engine/writing/prompt-rendering.ts';
 import type { ShopperHistoryEvent } from '../../src/server/events/shopper-history-queries.ts';
 import type { NormalizedEvent } from '../../src/shared/events/event-schemas.ts';
 

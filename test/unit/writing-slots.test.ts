@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WritingSlots } from '../../src/server/engine/writing-slots.ts';
+import { WritingSlots } from '../../src/server/engine/writing/writing-slots.ts';
 
 /** A call that settles when the test says so. */
 function heldCall() {

@@ -1,5 +1,5 @@
 import { MAX_OUTPUT_TOKENS_PER_TEXT } from '../../shared/flows/text-rules-schemas.ts';
-import { previewTexts, type PreviewedText } from './text-preview.ts';
+import { previewTexts, type PreviewedText } from './writing/text-preview.ts';
 import type { FlowAlerts } from '../alerts/flow-alerts.ts';
 import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
@@ -22,7 +22,7 @@ import { setEventStatus, type JobsForEvents } from '../events/event-queries.ts';
 import { eventOutcomeMessages } from '../../shared/events/event-messages.ts';
 import { createBatchDispatcher } from './delivery/klaviyo-batches.ts';
 import { createBackgroundLoop } from '../background/background-loop.ts';
-import { WritingSlots } from './writing-slots.ts';
+import { WritingSlots } from './writing/writing-slots.ts';
 import type { BackgroundPart } from '../background/background.ts';
 
 /**

@@ -9,7 +9,7 @@ import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-pr
 import type { EventRecord } from '../events/event-queries.ts';
 import type { FlowAlerts } from '../alerts/flow-alerts.ts';
 import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
-import type { WritingSlots } from './writing-slots.ts';
+import type { WritingSlots } from './writing/writing-slots.ts';
 import type { FlowAlertReason } from '../../shared/alerts/flow-alert-schemas.ts';
 
 /**

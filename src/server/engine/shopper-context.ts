@@ -10,7 +10,7 @@ import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../shared/flows/flow-schemas.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import type { PipelineContext } from './pipeline-context.ts';
-import type { EventToWrite, ShopperContextValues } from './prompt-rendering.ts';
+import type { EventToWrite, ShopperContextValues } from './writing/prompt-rendering.ts';
 import { klaviyoConnection, takeSlot } from './delivery/klaviyo-delivery.ts';
 
 /**

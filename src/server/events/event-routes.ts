@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import type { Intake } from '../intake/intake.ts';
-import { listGenerations } from '../engine/generation-queries.ts';
+import { listGenerations } from '../engine/writing/generation-queries.ts';
 import { listDeliveries } from '../engine/delivery/delivery-queries.ts';
 import { findEventGroups } from '../experiments/experiment-queries.ts';
 import { findEventForUser } from './event-queries.ts';

@@ -18,8 +18,8 @@ import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import { RateLimitWait } from '../engine/rate-limit-wait.ts';
 import { parseJsonText } from '../platform/json-text.ts';
-import { listRecentPrompts } from '../engine/generation-queries.ts';
-import { contextCharactersOf, contextCostOf } from '../engine/context-cost.ts';
+import { listRecentPrompts } from '../engine/writing/generation-queries.ts';
+import { contextCharactersOf, contextCostOf } from '../engine/writing/context-cost.ts';
 
 /** A preview writes up to twice per model; more than this and the owner is told it failed. */
 const PREVIEW_TIMEOUT_MS = 90_000;

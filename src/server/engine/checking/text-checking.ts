@@ -7,7 +7,7 @@ import { textCheckMessages, textCheckNames, type TextCheckName } from '../../../
 import type { TextChecksRecord, TextCheckVerdict } from '../../../shared/text-checks/text-check-schemas.ts';
 import type { TextRules } from '../../../shared/flows/text-rules-schemas.ts';
 import { decideCheckedText } from '../pipeline-core.ts';
-import { fillFallbackText, type EventToWrite } from '../prompt-rendering.ts';
+import { fillFallbackText, type EventToWrite } from '../writing/prompt-rendering.ts';
 import { checkText, type TextCheckFailure } from '../../text-checks/text-checks.ts';
 import { checkLanguage, expectedLanguage } from '../../text-checks/text-language.ts';
 import { checkProductNames, productNameCandidates } from '../../text-checks/product-names.ts';

@@ -1,23 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { FlowRecord } from '../flows/flow-queries.ts';
-import type { EventRecord } from '../events/event-queries.ts';
-import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { Assistant } from '../../shared/flows/flow-schemas.ts';
-import { createResponse, OpenAiBilledFailure, type ResponsesRequest, type ResponsesResult } from '../integrations/openai/openai-responses.ts';
-import { ServiceError } from '../integrations/service-error.ts';
+import type { FlowRecord } from '../../flows/flow-queries.ts';
+import type { EventRecord } from '../../events/event-queries.ts';
+import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
+import type { Assistant } from '../../../shared/flows/flow-schemas.ts';
+import { createResponse, OpenAiBilledFailure, type ResponsesRequest, type ResponsesResult } from '../../integrations/openai/openai-responses.ts';
+import { ServiceError } from '../../integrations/service-error.ts';
 import { composeGroupInput, composeGroupInstructions, composeInstructions, fieldName, namesShopper, renderPrompt } from './prompt-rendering.ts';
 import { findCachedGenerations, findReusableGeneration, listGenerations, saveGenerationChecks, saveGenerations, type GenerationRecord } from './generation-queries.ts';
-import { judgeTexts, settleJudgement } from './checking/text-checking.ts';
+import { judgeTexts, settleJudgement } from '../checking/text-checking.ts';
 import { withLanguage } from './prompt-rendering.ts';
-import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
-import type { TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
-import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-messages.ts';
-import { recordFlowSpend } from './flow-spend-queries.ts';
-import { callCost, priceOf } from '../integrations/openai/openai-prices.ts';
-import { withQuickRetry } from './retry-policy.ts';
-import type { EngineCredentials } from './engine-credentials.ts';
-import { EventOutcome, quickRetries, type PipelineContext } from './pipeline-context.ts';
-import { decideAfterChecks, decideAnswerText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from './pipeline-core.ts';
+import { expectedLanguage, languageName } from '../../text-checks/text-language.ts';
+import type { TextChecksRecord } from '../../../shared/text-checks/text-check-schemas.ts';
+import { textCheckOutcomeMessages } from '../../../shared/text-checks/text-check-messages.ts';
+import { recordFlowSpend } from '../flow-spend-queries.ts';
+import { callCost, priceOf } from '../../integrations/openai/openai-prices.ts';
+import { withQuickRetry } from '../retry-policy.ts';
+import type { EngineCredentials } from '../engine-credentials.ts';
+import { EventOutcome, quickRetries, type PipelineContext } from '../pipeline-context.ts';
+import { decideAfterChecks, decideAnswerText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from '../pipeline-core.ts';
 
 /**
  * The texts of all a flow's assistants for one event, at the least cost

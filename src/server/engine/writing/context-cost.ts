@@ -1,5 +1,5 @@
-import { placeholdersIn, shopperContextPlaceholders } from '../../shared/flows/prompt-placeholders.ts';
-import { priceOf } from '../integrations/openai/openai-prices.ts';
+import { placeholdersIn, shopperContextPlaceholders } from '../../../shared/flows/prompt-placeholders.ts';
+import { priceOf } from '../../integrations/openai/openai-prices.ts';
 import { SHOP_DATA_CLOSE, SHOP_DATA_OPEN } from './prompt-rendering.ts';
 
 /**

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import type { FlowRecord } from '../flows/flow-queries.ts';
-import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { Assistant } from '../../shared/flows/flow-schemas.ts';
-import type { TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
-import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-messages.ts';
-import { ServiceError } from '../integrations/service-error.ts';
+import type { FlowRecord } from '../../flows/flow-queries.ts';
+import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
+import type { Assistant } from '../../../shared/flows/flow-schemas.ts';
+import type { TextChecksRecord } from '../../../shared/text-checks/text-check-schemas.ts';
+import { textCheckOutcomeMessages } from '../../../shared/text-checks/text-check-messages.ts';
+import { ServiceError } from '../../integrations/service-error.ts';
 import { renderPrompt, withLanguage } from './prompt-rendering.ts';
-import { expectedLanguage, languageName } from '../text-checks/text-language.ts';
+import { expectedLanguage, languageName } from '../../text-checks/text-language.ts';
 import { answerTexts, callOpenAi, groupRequest } from './text-generation.ts';
-import { judgeTexts, settleJudgement } from './checking/text-checking.ts';
-import { failedTextReason } from './pipeline-core.ts';
-import type { EngineCredentials } from './engine-credentials.ts';
-import type { PipelineContext } from './pipeline-context.ts';
+import { judgeTexts, settleJudgement } from '../checking/text-checking.ts';
+import { failedTextReason } from '../pipeline-core.ts';
+import type { EngineCredentials } from '../engine-credentials.ts';
+import type { PipelineContext } from '../pipeline-context.ts';
 
 /**
  * Preview: the flow's assistants write for one event as they would in the pipeline

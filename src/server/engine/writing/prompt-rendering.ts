@@ -1,12 +1,12 @@
-import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { klaviyoPredictivePlaceholders, shopperHistoryPlaceholders, shopRecommendationPlaceholders } from '../../shared/flows/prompt-placeholders.ts';
+import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
+import type { klaviyoPredictivePlaceholders, shopperHistoryPlaceholders, shopRecommendationPlaceholders } from '../../../shared/flows/prompt-placeholders.ts';
 import {
   fillPromptTemplate,
   placeholdersIn,
   shopperContextPlaceholders,
   type PromptPlaceholder,
-} from '../../shared/flows/prompt-placeholders.ts';
-import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';
+} from '../../../shared/flows/prompt-placeholders.ts';
+import type { RecommendedProduct } from '../../../shared/flows/recommendation-schemas.ts';
 
 /**
  * Builds what an assistant asks the model. The owner's words are the instruction; the
