@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
-import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-product-queries.ts';
+import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-facts/shop-product-queries.ts';
 import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, useEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requireKnownShopper, UNKNOWN_FOR_MS, KNOWN_FOR_MS } from '../../src/server/engine/known-shoppers.ts';
+import { requireKnownShopper, UNKNOWN_FOR_MS, KNOWN_FOR_MS } from '../../src/server/engine/shop-facts/known-shoppers.ts';
 import { defaultEngineOptions } from '../../src/server/engine/engine.ts';
 import type { PipelineContext } from '../../src/server/engine/pipeline-context.ts';
 import type { EventRecord } from '../../src/server/events/event-queries.ts';

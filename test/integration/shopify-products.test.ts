@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { credentialsInput, ownerWithFlows, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-product-queries.ts';
+import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-facts/shop-product-queries.ts';
 
 let owner: Owner;
 const assistants = [{ name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'About {name}: {description} at {product_url}' }];

@@ -98,7 +98,7 @@ describe('the background scan', () => {
       { file: 'src/server/background/background-loop.ts', text: 'const timer = setTimeout(run, delayMs); while (!this.stopped) {}' },
       { file: 'src/server/background/other-loop.ts', text: 'setInterval(run, 1000);' },
       { file: 'src/server/platform/clock.ts', text: "import { setTimeout as delay } from 'node:timers/promises'; await delay(ms);" },
-      { file: 'src/server/engine/known-shoppers.ts', text: 'started.timer = setTimeout(() => send(), GATHER_MS);' },
+      { file: 'src/server/engine/shop-facts/known-shoppers.ts', text: 'started.timer = setTimeout(() => send(), GATHER_MS);' },
       { file: 'src/server/realtime/realtime-routes.ts', text: 'const heartbeat = setInterval(() => write(), HEARTBEAT_MS);' },
     ];
     expect(backgroundWorkOutsideItsHome(clean)).toEqual([]);

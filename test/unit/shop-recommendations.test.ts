@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { ownedProducts, recommendationsInWords } from '../../src/server/engine/shop-recommendations.ts';
+import { ownedProducts, recommendationsInWords } from '../../src/server/engine/shop-facts/shop-recommendations.ts';
 import { withRecommendedProducts } from '../../src/server/engine/checking/text-checking.ts';
 import { renderPrompt, type EventToWrite } from '../../src/server/engine/writing/prompt-rendering.ts';
 import { checkText } from '../../src/server/text-checks/text-checks.ts';
 import { productNameCandidates } from '../../src/server/text-checks/product-names.ts';
 import { contextCharactersOf, contextCostOf, CHARACTERS_PER_TOKEN } from '../../src/server/engine/writing/context-cost.ts';
-import { shopperPartsNamedIn } from '../../src/server/engine/shopper-context.ts';
+import { shopperPartsNamedIn } from '../../src/server/engine/shop-facts/shopper-context.ts';
 import { updateFlowSchema, defaultAssistant, recommendationSettingsSchema } from '../../src/shared/flows/flow-schemas.ts';
 import { flowValidationMessages } from '../../src/shared/flows/flow-messages.ts';
 import { MAX_RECOMMENDATIONS, type RecommendedProduct } from '../../src/shared/flows/recommendation-schemas.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describePredictiveAnalytics, describeShopperHistory, shopperPartsNamedIn } from '../../src/server/engine/shopper-context.ts';
+import { describePredictiveAnalytics, describeShopperHistory, shopperPartsNamedIn } from '../../src/server/engine/shop-facts/shopper-context.ts';
 import { renderPrompt } from '../../src/server/engine/writing/prompt-rendering.ts';
 import type { ShopperHistoryEvent } from '../../src/server/events/shopper-history-queries.ts';
 import type { NormalizedEvent } from '../../src/shared/events/event-schemas.ts';

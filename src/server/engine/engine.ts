@@ -15,7 +15,7 @@ import { processEvent, type PipelineObserver, type PipelineOptions } from './eve
 import { defaultRetryPolicy } from './retry-policy.ts';
 import { klaviyoAccountLimits } from './delivery/klaviyo-rate-limiter.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
-import { withShopperContext, type ShopperContextNeeds } from './shopper-context.ts';
+import { withShopperContext, type ShopperContextNeeds } from './shop-facts/shopper-context.ts';
 import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
 import { setEventStatus, type JobsForEvents } from '../events/event-queries.ts';

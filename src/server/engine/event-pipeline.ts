@@ -6,13 +6,13 @@ import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { normalizeEvent } from './event-normalizer.ts';
 import { failPendingDelivery, progressOf } from './delivery/delivery-queries.ts';
 import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
-import { withShopperContext } from './shopper-context.ts';
+import { withShopperContext } from './shop-facts/shopper-context.ts';
 import type { EventToWrite } from './writing/prompt-rendering.ts';
 import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
 import { reserveGenerationCaps } from './generation-cap-queries.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
-import { fillProductDetails, lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
+import { fillProductDetails, lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-facts/shop-product-details.ts';
 import {
   admissionLookUps,
   decideAdmission,
@@ -40,7 +40,7 @@ import { experimentGroupFor } from '../experiments/experiment-assignment.ts';
 import { HOLDOUT_ARM } from '../../shared/experiments/experiment-schemas.ts';
 import { requireApproval } from './checking/text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
-import { requireKnownShopper } from './known-shoppers.ts';
+import { requireKnownShopper } from './shop-facts/known-shoppers.ts';
 import { deliver } from './delivery/klaviyo-delivery.ts';
 import { requireRoomInBudget } from './generation-budget.ts';
 import { attributeOrder } from '../attribution/order-attribution.ts';

@@ -4,7 +4,7 @@ import type { FlowType } from '../../shared/flows/flow-types.ts';
 
 /**
  * One shopper's earlier events with one owner, as the shopper's placeholders read them
- * (engine/shopper-context.ts): only events Flowsmith keeps, so the owner's retention
+ * (engine/shop-facts/shopper-context.ts): only events Flowsmith keeps, so the owner's retention
  * period and every erasure bound what a prompt can say; only this owner's, found by the
  * shopper's address (events_shopper index).
  */

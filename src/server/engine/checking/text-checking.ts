@@ -13,7 +13,7 @@ import { checkLanguage, expectedLanguage } from '../../text-checks/text-language
 import { checkProductNames, productNameCandidates } from '../../text-checks/product-names.ts';
 import type { ModerationVerdict } from '../../integrations/openai/openai-moderations.ts';
 import { ModerationBatcher } from './moderation-batcher.ts';
-import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from '../shop-product-details.ts';
+import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from '../shop-facts/shop-product-details.ts';
 import type { EngineCredentials } from '../engine-credentials.ts';
 import type { PipelineContext } from '../pipeline-context.ts';
 

@@ -49,7 +49,7 @@ export function cleanPromptValue(value: string | null | undefined): string {
   return cleaned.length > MAX_VALUE_LENGTH ? cleaned.slice(0, MAX_VALUE_LENGTH).toWellFormed() : cleaned;
 }
 
-/** The shopper's placeholders' values (engine/shopper-context.ts); absent ones render empty. */
+/** The shopper's placeholders' values (engine/shop-facts/shopper-context.ts); absent ones render empty. */
 export type ShopperContextValues = Partial<
   Record<(typeof shopperHistoryPlaceholders)[number] | (typeof klaviyoPredictivePlaceholders)[number] | (typeof shopRecommendationPlaceholders)[number], string>
 >;
@@ -61,7 +61,7 @@ export type ShopperContextValues = Partial<
  */
 export type EventToWrite = NormalizedEvent & {
   shopperContext?: ShopperContextValues;
-  /** What the owner's shop would pair with the event's product, for this shopper (engine/shop-recommendations.ts). */
+  /** What the owner's shop would pair with the event's product, for this shopper (engine/shop-facts/shop-recommendations.ts). */
   recommendations?: RecommendedProduct[];
 };
 

@@ -1,17 +1,17 @@
-import type { EventRecord } from '../events/event-queries.ts';
-import { listShopperHistory, type ShopperHistoryEvent } from '../events/shopper-history-queries.ts';
-import { isOrder } from '../attribution/order-attribution.ts';
-import { findPredictiveAnalytics, type PredictiveAnalytics } from '../integrations/klaviyo/klaviyo-profiles.ts';
-import { ServiceError } from '../integrations/service-error.ts';
-import { klaviyoPredictivePlaceholders, shopperHistoryPlaceholders, shopRecommendationPlaceholders, placeholdersIn } from '../../shared/flows/prompt-placeholders.ts';
-import type { RecommendationSettings } from '../../shared/flows/flow-schemas.ts';
+import type { EventRecord } from '../../events/event-queries.ts';
+import { listShopperHistory, type ShopperHistoryEvent } from '../../events/shopper-history-queries.ts';
+import { isOrder } from '../../attribution/order-attribution.ts';
+import { findPredictiveAnalytics, type PredictiveAnalytics } from '../../integrations/klaviyo/klaviyo-profiles.ts';
+import { ServiceError } from '../../integrations/service-error.ts';
+import { klaviyoPredictivePlaceholders, shopperHistoryPlaceholders, shopRecommendationPlaceholders, placeholdersIn } from '../../../shared/flows/prompt-placeholders.ts';
+import type { RecommendationSettings } from '../../../shared/flows/flow-schemas.ts';
 import { ownedProducts, recommendationsFor, recommendationsInWords } from './shop-recommendations.ts';
-import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { Assistant } from '../../shared/flows/flow-schemas.ts';
-import type { EngineCredentials } from './engine-credentials.ts';
-import type { PipelineContext } from './pipeline-context.ts';
-import type { EventToWrite, ShopperContextValues } from './writing/prompt-rendering.ts';
-import { klaviyoConnection, takeSlot } from './delivery/klaviyo-delivery.ts';
+import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
+import type { Assistant } from '../../../shared/flows/flow-schemas.ts';
+import type { EngineCredentials } from '../engine-credentials.ts';
+import type { PipelineContext } from '../pipeline-context.ts';
+import type { EventToWrite, ShopperContextValues } from '../writing/prompt-rendering.ts';
+import { klaviyoConnection, takeSlot } from '../delivery/klaviyo-delivery.ts';
 
 /**
  * The shopper in the prompt (docs/decisions/0049-the-shopper-in-the-prompt.md): their

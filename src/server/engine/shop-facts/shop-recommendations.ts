@@ -1,15 +1,15 @@
-import { fetchShopifyRecommendations } from '../integrations/shopify/shopify-recommendations.ts';
-import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
-import { ServiceError } from '../integrations/service-error.ts';
-import { CredentialDecryptionError } from '../platform/credential-cipher.ts';
-import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { RecommendationSettings } from '../../shared/flows/flow-schemas.ts';
-import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';
+import { fetchShopifyRecommendations } from '../../integrations/shopify/shopify-recommendations.ts';
+import { shopifyProductGid, type ShopifyProductDetails } from '../../integrations/shopify/shopify-products.ts';
+import { ServiceError } from '../../integrations/service-error.ts';
+import { CredentialDecryptionError } from '../../platform/credential-cipher.ts';
+import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
+import type { RecommendationSettings } from '../../../shared/flows/flow-schemas.ts';
+import type { RecommendedProduct } from '../../../shared/flows/recommendation-schemas.ts';
 import { lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
 import { cacheRecommendations, findCachedRecommendations, type CachedRecommendation } from './shop-recommendation-queries.ts';
-import { RateLimitWait } from './rate-limit-wait.ts';
-import type { EngineCredentials } from './engine-credentials.ts';
-import type { PipelineContext } from './pipeline-context.ts';
+import { RateLimitWait } from '../rate-limit-wait.ts';
+import type { EngineCredentials } from '../engine-credentials.ts';
+import type { PipelineContext } from '../pipeline-context.ts';
 
 /**
  * What the owner's shop would pair with the event's product

@@ -1,19 +1,19 @@
-import type { Queryable } from '../database/database.ts';
-import type { Clock } from '../platform/clock.ts';
-import { ServiceError } from '../integrations/service-error.ts';
-import { fetchShopifyProduct, shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
-import { searchShopifyProductTitles } from '../integrations/shopify/shopify-product-search.ts';
-import { CredentialDecryptionError } from '../platform/credential-cipher.ts';
-import type { ShopifyAccessTokenProvider, ShopifyConnection } from '../credentials/shopify-token-provider.ts';
-import type { NormalizedProduct } from '../../shared/events/event-schemas.ts';
+import type { Queryable } from '../../database/database.ts';
+import type { Clock } from '../../platform/clock.ts';
+import { ServiceError } from '../../integrations/service-error.ts';
+import { fetchShopifyProduct, shopifyProductGid, type ShopifyProductDetails } from '../../integrations/shopify/shopify-products.ts';
+import { searchShopifyProductTitles } from '../../integrations/shopify/shopify-product-search.ts';
+import { CredentialDecryptionError } from '../../platform/credential-cipher.ts';
+import type { ShopifyAccessTokenProvider, ShopifyConnection } from '../../credentials/shopify-token-provider.ts';
+import type { NormalizedProduct } from '../../../shared/events/event-schemas.ts';
 import { cacheProduct, findCachedProduct, reserveShopifyRequestSlot } from './shop-product-queries.ts';
-import { RateLimitWait } from './rate-limit-wait.ts';
-import type { PipelineContext } from './pipeline-context.ts';
-import type { EngineCredentials } from './engine-credentials.ts';
-import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
-import { storeRefuses } from '../service-conditions/store-recheck.ts';
-import { STORE_RECHECK_MINUTES } from '../../shared/service-conditions/service-condition-schemas.ts';
-import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
+import { RateLimitWait } from '../rate-limit-wait.ts';
+import type { PipelineContext } from '../pipeline-context.ts';
+import type { EngineCredentials } from '../engine-credentials.ts';
+import type { ServiceConditions } from '../../service-conditions/service-conditions.ts';
+import { storeRefuses } from '../../service-conditions/store-recheck.ts';
+import { STORE_RECHECK_MINUTES } from '../../../shared/service-conditions/service-condition-schemas.ts';
+import { eventOutcomeMessages as m } from '../../../shared/events/event-messages.ts';
 
 export interface ProductDetailsDeps {
   db: Queryable;

@@ -1,5 +1,5 @@
-import type { Queryable } from '../database/database.ts';
-import { shopifyProductDetailsSchema, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
+import type { Queryable } from '../../database/database.ts';
+import { shopifyProductDetailsSchema, type ShopifyProductDetails } from '../../integrations/shopify/shopify-products.ts';
 
 /** Cached details are used this long before the shop is asked again. */
 export const PRODUCT_CACHE_FRESH_MS = 24 * 60 * 60_000;
