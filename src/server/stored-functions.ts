@@ -1,5 +1,5 @@
 import type { StoredFunction } from './database/stored-function.ts';
-import { reserveGenerationCapsFunction } from './engine/generation-cap-functions.ts';
+import { reserveGenerationCapsFunction } from './engine/limits/generation-cap-functions.ts';
 import { takeKlaviyoSlotFunction } from './engine/delivery/klaviyo-rate-functions.ts';
 import { storeEventsOnceFunction } from './events/event-storage-functions.ts';
 import { flowsDefaultWebhookKeyFunction } from './flows/flow-key-functions.ts';

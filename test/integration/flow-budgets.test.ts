@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { defaultAssistants, ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import { recordFlowSpend } from '../../src/server/engine/flow-spend-queries.ts';
+import { recordFlowSpend } from '../../src/server/engine/limits/flow-spend-queries.ts';
 import { openAiPrices, priceOf } from '../../src/server/integrations/openai/openai-prices.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import { findFlowSpend } from '../../src/server/engine/flow-spend-queries.ts';
+import { findFlowSpend } from '../../src/server/engine/limits/flow-spend-queries.ts';
 
 // What a text costs: one OpenAI call per model for all of a flow's assistants, the fixed
 // part of the prompt served from OpenAI's cache, the flex tier where the flow can wait,

@@ -10,7 +10,7 @@ import { withShopperContext } from './shop-facts/shopper-context.ts';
 import type { EventToWrite } from './writing/prompt-rendering.ts';
 import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
-import { reserveGenerationCaps } from './generation-cap-queries.ts';
+import { reserveGenerationCaps } from './limits/generation-cap-queries.ts';
 import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
 import { fillProductDetails, lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-facts/shop-product-details.ts';
 import {
@@ -42,7 +42,7 @@ import { requireApproval } from './checking/text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from './shop-facts/known-shoppers.ts';
 import { deliver } from './delivery/klaviyo-delivery.ts';
-import { requireRoomInBudget } from './generation-budget.ts';
+import { requireRoomInBudget } from './limits/generation-budget.ts';
 import { attributeOrder } from '../attribution/order-attribution.ts';
 import { profilePropertiesWritten } from '../flows/flow-properties.ts';
 

@@ -5,7 +5,7 @@ import { registerEndpoint } from '../platform/register-endpoint.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { HttpError, unlessRefused } from '../platform/http-errors.ts';
 import { findFlowForUser, listFlowsForUser, type FlowRecord } from './flow-queries.ts';
-import { listOwnerSpend, spendDay } from '../engine/flow-spend-queries.ts';
+import { listOwnerSpend, spendDay } from '../engine/limits/flow-spend-queries.ts';
 import { fixWebhookUrls, initializeFlows, rotateWebhookUrl, toApiFlow, updateFlow } from './flow-configurations.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 import { findEventForUser } from '../events/event-queries.ts';

@@ -1,6 +1,6 @@
 import type { Queryable } from '../database/database.ts';
 import { eraseShopperEvents, findShopperEvents } from '../events/shopper-event-queries.ts';
-import { eraseShopperCooldowns } from '../engine/generation-cap-queries.ts';
+import { eraseShopperCooldowns } from '../engine/limits/generation-cap-queries.ts';
 import { eraseSandboxShopperData, findSandboxShopperData } from '../sandbox/sandbox-queries.ts';
 import { erasePrivacyExports } from './privacy-queries.ts';
 import { eraseAttributions, findShopperAttributions } from '../attribution/attribution-queries.ts';

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../platform/clock.ts';
 import { deleteEventsReceivedBefore } from '../events/event-queries.ts';
 import { deleteFinishedBatchesBefore } from '../engine/delivery/klaviyo-batch-queries.ts';
-import { deleteSpentCooldowns } from '../engine/generation-cap-queries.ts';
+import { deleteSpentCooldowns } from '../engine/limits/generation-cap-queries.ts';
 import { forgetShoppersOfEndedExperiments } from '../experiments/experiment-queries.ts';
 import { listRetentionPeriods } from './retention-queries.ts';
 

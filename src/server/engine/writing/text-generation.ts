@@ -12,7 +12,7 @@ import { withLanguage } from './prompt-rendering.ts';
 import { expectedLanguage, languageName } from '../../text-checks/text-language.ts';
 import type { TextChecksRecord } from '../../../shared/text-checks/text-check-schemas.ts';
 import { textCheckOutcomeMessages } from '../../../shared/text-checks/text-check-messages.ts';
-import { recordFlowSpend } from '../flow-spend-queries.ts';
+import { recordFlowSpend } from '../limits/flow-spend-queries.ts';
 import { callCost, priceOf } from '../../integrations/openai/openai-prices.ts';
 import { withQuickRetry } from '../retry-policy.ts';
 import type { EngineCredentials } from '../engine-credentials.ts';

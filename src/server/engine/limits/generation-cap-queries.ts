@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import type { Queryable } from '../database/database.ts';
-import { shopperKey } from '../platform/shopper-key.ts';
+import type { Queryable } from '../../database/database.ts';
+import { shopperKey } from '../../platform/shopper-key.ts';
 
 /**
  * The flow's cost and abuse caps (docs/decisions/0014-patient-retries-and-caps.md): one

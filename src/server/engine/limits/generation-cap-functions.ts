@@ -1,4 +1,4 @@
-import type { StoredFunction } from '../database/stored-function.ts';
+import type { StoredFunction } from '../../database/stored-function.ts';
 
 /**
  * An event's place under its flow's caps taken in one statement, so in one round trip
