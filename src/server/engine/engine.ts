@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { Queryable } from '../database/database.ts';
 import type { AppRole } from '../config.ts';
 import { EventJobs, type EventJobOptions, type ProcessEventHandler, type ProcessEventJob } from './event-jobs.ts';
-import { fireDueTimers } from './shopper-timers.ts';
+import { fireDueTimers } from './timers/shopper-timers.ts';
 import { inTransaction } from '../database/database.ts';
 import type { Clock } from '../platform/clock.ts';
 import { processEvent, type PipelineObserver, type PipelineOptions } from './event-pipeline.ts';

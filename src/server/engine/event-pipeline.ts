@@ -1,7 +1,7 @@
 import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
 import { deferEvent, findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
-import { endTimersEndedBy, findReasonTimerEnded, timerKindOf } from './shopper-timers.ts';
-import { findCartShopper } from './shopper-timer-queries.ts';
+import { endTimersEndedBy, findReasonTimerEnded, timerKindOf } from './timers/shopper-timers.ts';
+import { findCartShopper } from './timers/shopper-timer-queries.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { normalizeEvent } from './event-normalizer.ts';
 import { failPendingDelivery, progressOf } from './delivery/delivery-queries.ts';

@@ -1,6 +1,6 @@
-import type { Queryable } from '../database/database.ts';
-import type { EventSource } from '../../shared/events/event-schemas.ts';
-import type { FlowType } from '../../shared/flows/flow-types.ts';
+import type { Queryable } from '../../database/database.ts';
+import type { EventSource } from '../../../shared/events/event-schemas.ts';
+import type { FlowType } from '../../../shared/flows/flow-types.ts';
 
 /** What the abandonment timers read of the owner's events (shopper-timers.ts decides). */
 

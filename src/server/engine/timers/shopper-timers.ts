@@ -1,11 +1,11 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Queryable } from '../database/database.ts';
-import type { EventSource } from '../../shared/events/event-schemas.ts';
-import type { FlowType } from '../../shared/flows/flow-types.ts';
-import { flowHasWait } from '../../shared/flows/flow-types.ts';
-import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
-import { endWaitingEvent, releaseWaitingEvent, type EventRecord } from '../events/event-queries.ts';
+import type { Queryable } from '../../database/database.ts';
+import type { EventSource } from '../../../shared/events/event-schemas.ts';
+import type { FlowType } from '../../../shared/flows/flow-types.ts';
+import { flowHasWait } from '../../../shared/flows/flow-types.ts';
+import { eventOutcomeMessages as m } from '../../../shared/events/event-messages.ts';
+import { endWaitingEvent, releaseWaitingEvent, type EventRecord } from '../../events/event-queries.ts';
 import { findDueWaitingEventIds, findRelatedEvents, findWaitingTimersSharingKeys, type TimerFacts } from './shopper-timer-queries.ts';
 
 export type { TimerFacts };
