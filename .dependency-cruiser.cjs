@@ -95,7 +95,7 @@ module.exports = {
       comment:
         "The engine asks credentials for tokens (shopify-token-provider.ts), so credentials take nothing from the " +
         "engine: the prices live with OpenAI's client (integrations/openai/openai-prices.ts), and the engine's view " +
-        'of the credentials is built in engine/engine-credentials-loader.ts.',
+        'of the credentials is built in engine/spine/engine-credentials-loader.ts.',
       from: { path: '^src/server/credentials/' },
       to: { path: '^src/server/engine/' },
     },

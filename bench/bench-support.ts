@@ -10,7 +10,7 @@ import { buildApp } from '../src/server/app.ts';
 import { loadConfig } from '../src/server/config.ts';
 import { createLogger } from '../src/server/logger.ts';
 import { createMailer } from '../src/server/mail/mailer.ts';
-import type { EngineOptions } from '../src/server/engine/engine.ts';
+import type { EngineOptions } from '../src/server/engine/spine/engine.ts';
 import type { RecordedRequest } from '../test/fakes/fake-server.ts';
 import { createCredentialCipher, parseCredentialsKey } from '../src/server/platform/credential-cipher.ts';
 import { saveCredentials } from '../src/server/credentials/credential-store.ts';

@@ -15,7 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { klaviyoAccountLimits } from '../src/server/engine/delivery/klaviyo-rate-limiter.ts';
-import type { EngineOptions } from '../src/server/engine/engine.ts';
+import type { EngineOptions } from '../src/server/engine/spine/engine.ts';
 import { startFakeOpenAI } from '../test/fakes/fake-openai.ts';
 import { startFakeKlaviyo } from '../test/fakes/fake-klaviyo.ts';
 import { benchKeys, busiestWindow, cartEvent, countRows, formatNumber, profileWrites, sendEvents, startBenchApp } from './bench-support.ts';

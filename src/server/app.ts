@@ -32,11 +32,11 @@ import { connectionCallbackRoutes, connectionRoutes, type ConnectionServices } f
 import { shopifyAppWebhookRoutes } from './connections/shopify-app-webhook-routes.ts';
 import { connectionTokensDecrypt } from './connections/connection-key-rotation.ts';
 import { loadCredentialCipher, type CredentialCipher } from './platform/credential-cipher.ts';
-import { createEngineCredentialsLoader, type OAuthCredentialSources } from './engine/engine-credentials-loader.ts';
+import { createEngineCredentialsLoader, type OAuthCredentialSources } from './engine/spine/engine-credentials-loader.ts';
 import { connectionWords } from './connections/connection-words.ts';
 import { createShopifyAccessTokenProvider, type ShopifyAccessTokenProvider } from './credentials/shopify-token-provider.ts';
-import { createEngine, type Engine, type EngineOptions } from './engine/engine.ts';
-import type { CredentialsLoader } from './engine/engine-credentials.ts';
+import { createEngine, type Engine, type EngineOptions } from './engine/spine/engine.ts';
+import type { CredentialsLoader } from './engine/spine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
 import { pixelAddressRoutes } from './webhooks/pixel-address-routes.ts';
 import { Intake } from './intake/intake.ts';

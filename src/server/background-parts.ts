@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Engine } from './engine/engine.ts';
+import type { Engine } from './engine/spine/engine.ts';
 import { RETENTION_SCHEDULE, type RetentionJob } from './retention/retention.ts';
 import type { PrivacyWork } from './privacy/privacy-work.ts';
 import { CHANGE_LOG_PRUNING_SCHEDULE, pruneChangeLog, type ChangeFeed } from './realtime/change-feed.ts';

@@ -9,8 +9,8 @@ import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake
 import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from './fake-klaviyo.ts';
 import { startFakeShopify, type FakeShopify, type FakeShopifyOptions } from './fake-shopify.ts';
 import type { Queryable } from '../../src/server/database/database.ts';
-import type { EngineOptions } from '../../src/server/engine/engine.ts';
-import type { CredentialsLoader } from '../../src/server/engine/engine-credentials.ts';
+import type { EngineOptions } from '../../src/server/engine/spine/engine.ts';
+import type { CredentialsLoader } from '../../src/server/engine/spine/engine-credentials.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
 

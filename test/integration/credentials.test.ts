@@ -7,7 +7,7 @@ import { defaultGrantedScopes, startFakeShopify, type FakeShopify } from '../fak
 import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import { loadServiceCredentials } from '../../src/server/credentials/credential-store.ts';
 import { encryptedColumns } from '../../src/server/credentials/credential-queries.ts';
-import { createEngineCredentialsLoader } from '../../src/server/engine/engine-credentials-loader.ts';
+import { createEngineCredentialsLoader } from '../../src/server/engine/spine/engine-credentials-loader.ts';
 import { credentialCheckMessages as check, credentialMessages, credentialValidationMessages as v } from '../../src/shared/credentials/credential-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';

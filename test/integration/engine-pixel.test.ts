@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
-import type { EngineCredentials } from '../../src/server/engine/engine-credentials.ts';
+import type { EngineCredentials } from '../../src/server/engine/spine/engine-credentials.ts';
 import { ownerWithFlows, settleOnTheAppClock, useEngineScenario, validKlaviyoKey, validOpenAIKey, type Owner } from '../fakes/engine-scenario.ts';
 import { inputText } from '../fakes/fake-openai.ts';
 import { uniqueEmail } from '../support/accounts.ts';

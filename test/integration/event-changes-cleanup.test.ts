@@ -4,7 +4,7 @@ import type { Database } from '../../src/server/database/database.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { CHANGE_LOG_PRUNING_SCHEDULE, pruneChangeLog } from '../../src/server/realtime/change-feed.ts';
 import { EventJobs } from '../../src/server/engine/event-jobs.ts';
-import { defaultEngineOptions } from '../../src/server/engine/engine.ts';
+import { defaultEngineOptions } from '../../src/server/engine/spine/engine.ts';
 import { scheduleOf, sendScheduledJob } from '../support/scheduled-jobs.ts';
 import { deleteOldChanges, listChangesAfter } from '../../src/server/realtime/event-change-queries.ts';
 import { insertEventOnce, setEventStatus } from '../../src/server/events/event-queries.ts';

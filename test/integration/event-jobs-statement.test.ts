@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/server/database/database.ts';
-import { defaultEngineOptions } from '../../src/server/engine/engine.ts';
+import { defaultEngineOptions } from '../../src/server/engine/spine/engine.ts';
 import { EventJobs } from '../../src/server/engine/event-jobs.ts';
 import { createTestDatabase } from '../support/test-database.ts';
 

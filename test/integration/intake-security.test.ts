@@ -6,7 +6,7 @@ import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../s
 import { requestMessages } from '../../src/shared/messages.ts';
 import { pixelSnippet } from '../../src/shared/shopify-pixel/pixel-snippet.ts';
 import { parseJsonText } from '../../src/server/platform/json-text.ts';
-import { normalizeEvent } from '../../src/server/engine/event-normalizer.ts';
+import { normalizeEvent } from '../../src/server/engine/spine/event-normalizer.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload, signShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { flowsmithSignature, ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
-import { defaultRetryPolicy } from '../../src/server/engine/retry-policy.ts';
+import { defaultRetryPolicy } from '../../src/server/engine/spine/retry-policy.ts';
 import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 

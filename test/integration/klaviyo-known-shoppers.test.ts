@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireKnownShopper, UNKNOWN_FOR_MS, KNOWN_FOR_MS } from '../../src/server/engine/shop-facts/known-shoppers.ts';
-import { defaultEngineOptions } from '../../src/server/engine/engine.ts';
-import type { PipelineContext } from '../../src/server/engine/pipeline-context.ts';
+import { defaultEngineOptions } from '../../src/server/engine/spine/engine.ts';
+import type { PipelineContext } from '../../src/server/engine/spine/pipeline-context.ts';
 import type { EventRecord } from '../../src/server/events/event-queries.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { createLogger } from '../../src/server/logger.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../src/server/database/database.ts';
 import { klaviyoAccountLimits, takeKlaviyoSlot, type KlaviyoRateLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
-import { RateLimitWait } from '../../src/server/engine/rate-limit-wait.ts';
+import { RateLimitWait } from '../../src/server/engine/spine/rate-limit-wait.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 import { createTestDatabase } from '../support/test-database.ts';
 

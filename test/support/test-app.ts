@@ -14,8 +14,8 @@ import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
 import type { Database } from '../../src/server/database/database.ts';
 import type { OverloadLimits } from '../../src/server/observability/overload.ts';
 import type { DatabaseUpkeepOptions } from '../../src/server/database/database-upkeep.ts';
-import type { EngineOptions } from '../../src/server/engine/engine.ts';
-import type { CredentialsLoader } from '../../src/server/engine/engine-credentials.ts';
+import type { EngineOptions } from '../../src/server/engine/spine/engine.ts';
+import type { CredentialsLoader } from '../../src/server/engine/spine/engine-credentials.ts';
 
 /**
  * Engine timings for tests: quick supervision of lost jobs, and three tries a second or

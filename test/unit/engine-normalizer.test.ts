@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizeEvent } from '../../src/server/engine/event-normalizer.ts';
+import { normalizeEvent } from '../../src/server/engine/spine/event-normalizer.ts';
 import { parseJsonText } from '../../src/server/platform/json-text.ts';
 
 const receivedAt = new Date('2026-11-20T10:00:00.000Z');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRetryPolicy, nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from '../../src/server/engine/retry-policy.ts';
+import { defaultRetryPolicy, nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from '../../src/server/engine/spine/retry-policy.ts';
 import { ServiceError } from '../../src/server/integrations/service-error.ts';
 import { signShopifyBody, verifyShopifySignature } from '../../src/server/intake/shopify-signature.ts';
 

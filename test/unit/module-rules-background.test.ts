@@ -81,13 +81,13 @@ describe('the background scan', () => {
   it('finds repeating timers, unlisted one-shot timers and loops until stopped outside src/server/background/', () => {
     const violating: Source[] = [
       { file: 'src/server/retention/retention.ts', text: 'timer = setInterval(tick, options.intervalMs);' },
-      { file: 'src/server/engine/engine.ts', text: 'const timer = setTimeout(() => sweep(), delayMs);' },
+      { file: 'src/server/engine/spine/engine.ts', text: 'const timer = setTimeout(() => sweep(), delayMs);' },
       { file: 'src/server/engine/event-jobs.ts', text: 'while (!this.stopping) {\n  await this.idle(1000);\n}' },
       { file: 'src/server/privacy/privacy-work.ts', text: 'while ( !stopped ) await drain();' },
     ];
     expect(backgroundWorkOutsideItsHome(violating)).toEqual([
       'src/server/retention/retention.ts: setInterval',
-      'src/server/engine/engine.ts: setTimeout',
+      'src/server/engine/spine/engine.ts: setTimeout',
       'src/server/engine/event-jobs.ts: a loop until stopped',
       'src/server/privacy/privacy-work.ts: a loop until stopped',
     ]);

@@ -72,7 +72,7 @@ describe('two-way folder dependencies in src/server', () => {
   it('see dynamic and side-effect imports', () => {
     const pairs = twoWayFolderPairs([
       { file: 'src/server/background/background.ts', text: "await import('../engine/engine.ts');" },
-      { file: 'src/server/engine/engine.ts', text: "import '../background/background-loop.ts';" },
+      { file: 'src/server/engine/spine/engine.ts', text: "import '../background/background-loop.ts';" },
     ]);
     expect(pairs).toHaveLength(1);
   });

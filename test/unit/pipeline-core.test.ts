@@ -28,8 +28,8 @@ import {
   type AdmissionFacts,
   type EventFacts,
   type GenerationOutcome,
-} from '../../src/server/engine/pipeline-core.ts';
-import type { RetryPolicy } from '../../src/server/engine/retry-policy.ts';
+} from '../../src/server/engine/spine/pipeline-core.ts';
+import type { RetryPolicy } from '../../src/server/engine/spine/retry-policy.ts';
 import { eventOutcomeMessages as m } from '../../src/shared/events/event-messages.ts';
 import { dryRunOutcome } from '../../src/shared/webhooks/webhook-messages.ts';
 import type { NormalizedEvent } from '../../src/shared/events/event-schemas.ts';

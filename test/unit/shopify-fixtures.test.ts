@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseJsonText } from '../../src/server/platform/json-text.ts';
-import { normalizeEvent } from '../../src/server/engine/event-normalizer.ts';
+import { normalizeEvent } from '../../src/server/engine/spine/event-normalizer.ts';
 import { orderMoney } from '../../src/server/integrations/shopify/shopify-payload-money.ts';
 import { packageFile } from '../contracts/type-schemas.ts';
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { normalizeEvent, type NormalizeResult } from '../../src/server/engine/event-normalizer.ts';
+import { normalizeEvent, type NormalizeResult } from '../../src/server/engine/spine/event-normalizer.ts';
 import { readIntakeDetails, readPixelIntakeDetails } from '../../src/server/intake/intake-details.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
 import { parseJsonText } from '../../src/server/platform/json-text.ts';
@@ -8,7 +8,7 @@ import { packageFile } from '../contracts/type-schemas.ts';
 
 /**
  * Which field names the shopper's email, per kind of payload, read in one order by the
- * normaliser and by intake alike (shopperEmailFields in src/server/engine/event-normalizer.ts):
+ * normaliser and by intake alike (shopperEmailFields in src/server/engine/spine/event-normalizer.ts):
  * the first field holding an address wins; absent, null, "" and whitespace hold none.
  *
  * - Shopify checkouts, orders and carts: `email`, `contact_email`, `customer.email`.

@@ -31,9 +31,9 @@ import {
 import { ServiceError } from '../../src/server/integrations/service-error.ts';
 import { SHOPIFY_API_VERSION } from '../../src/server/integrations/shopify/shopify-admin.ts';
 import { shopifyWebhookUrlFor } from '../../src/server/flows/webhook-url.ts';
-import { defaultEngineOptions } from '../../src/server/engine/engine.ts';
+import { defaultEngineOptions } from '../../src/server/engine/spine/engine.ts';
 import { groupRequest } from '../../src/server/engine/writing/text-generation.ts';
-import type { PipelineContext } from '../../src/server/engine/pipeline-context.ts';
+import type { PipelineContext } from '../../src/server/engine/spine/pipeline-context.ts';
 import { defaultAssistant } from '../../src/shared/flows/flow-schemas.ts';
 import { checkKlaviyoType, klaviyoDocumentedLimits, klaviyoOperation } from '../contracts/klaviyo-definition.ts';
 import { MIN_MAX_OUTPUT_TOKENS, openAiContract } from '../contracts/openai-contract.ts';

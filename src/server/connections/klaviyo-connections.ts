@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
-import type { KlaviyoOAuthAccess } from '../engine/engine-credentials.ts';
+import type { KlaviyoOAuthAccess } from '../engine/spine/engine-credentials.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import {
   exchangeKlaviyoCode,
@@ -39,7 +39,7 @@ export interface KlaviyoConnections {
   begin(userId: string, returnTo: string): Promise<string>;
   complete(query: Record<string, string>, sessionUserId: string | null): Promise<CallbackOutcome>;
   status(userId: string): Promise<KlaviyoConnectionStatus | null>;
-  /** The engine's access to the owner's connection (engine/engine-credentials-loader.ts). */
+  /** The engine's access to the owner's connection (engine/spine/engine-credentials-loader.ts). */
   access(userId: string): Promise<KlaviyoOAuthAccess>;
   /**
    * Revokes the tokens at Klaviyo (best effort) and deletes ours. An owner's disconnect

@@ -9,14 +9,14 @@ import { listOwnerSpend, spendDay } from '../engine/limits/flow-spend-queries.ts
 import { fixWebhookUrls, initializeFlows, rotateWebhookUrl, toApiFlow, updateFlow } from './flow-configurations.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 import { findEventForUser } from '../events/event-queries.ts';
-import { normalizeEvent } from '../engine/event-normalizer.ts';
+import { normalizeEvent } from '../engine/spine/event-normalizer.ts';
 import { sampleTestEvent } from '../../shared/webhooks/sample-events.ts';
 import { flowTypeDetails } from '../../shared/flows/flow-types.ts';
 import { flowMessages } from '../../shared/flows/flow-messages.ts';
 import { flowPreviewMessages } from '../../shared/flows/flow-preview-schemas.ts';
 import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { ServiceError } from '../integrations/service-error.ts';
-import { RateLimitWait } from '../engine/rate-limit-wait.ts';
+import { RateLimitWait } from '../engine/spine/rate-limit-wait.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 import { listRecentPrompts } from '../engine/writing/generation-queries.ts';
 import { contextCharactersOf, contextCostOf } from '../engine/writing/context-cost.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { HttpError } from '../platform/http-errors.ts';
-import type { CredentialsLoader } from '../engine/engine-credentials.ts';
+import type { CredentialsLoader } from '../engine/spine/engine-credentials.ts';
 import { privacyMessages } from '../../shared/privacy/privacy-messages.ts';
 import { ensurePrivacyEndpointKey, findPrivacyExport, listPrivacyRequests } from './privacy-queries.ts';
 import { exportShopper } from './shopper-data-registry.ts';

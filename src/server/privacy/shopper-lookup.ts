@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../database/database.ts';
 import { listFlowsForUser } from '../flows/flow-queries.ts';
-import { klaviyoAuthOf, type EngineCredentials } from '../engine/engine-credentials.ts';
+import { klaviyoAuthOf, type EngineCredentials } from '../engine/spine/engine-credentials.ts';
 import { unsetProfileProperties } from '../integrations/klaviyo/klaviyo-profiles.ts';
 import { ServiceError } from '../integrations/service-error.ts';
 import type { Clock } from '../platform/clock.ts';

@@ -1,4 +1,4 @@
-import type { CredentialsLoader, EngineCredentials } from '../engine/engine-credentials.ts';
+import type { CredentialsLoader, EngineCredentials } from '../engine/spine/engine-credentials.ts';
 import { CredentialDecryptionError, type CredentialCipher } from '../platform/credential-cipher.ts';
 import type { Clock } from '../platform/clock.ts';
 import { findSandboxAccount, isInSandboxPeriod, type SandboxAccount } from './sandbox-queries.ts';

@@ -3,8 +3,8 @@ import { deferEvent } from '../../events/event-queries.ts';
 import type { FlowRecord } from '../../flows/flow-queries.ts';
 import { approvedInARow, expireReview, findReview, openReview } from '../../reviews/review-queries.ts';
 import { reviewMessages } from '../../../shared/reviews/review-schemas.ts';
-import { decideApproval } from '../pipeline-core.ts';
-import { EventOutcome, type PipelineContext } from '../pipeline-context.ts';
+import { decideApproval } from '../spine/pipeline-core.ts';
+import { EventOutcome, type PipelineContext } from '../spine/pipeline-context.ts';
 
 /**
  * How long texts wait in the review list: the moment they were written for. An abandonment

@@ -6,7 +6,7 @@ import { MAX_TEXT_LENGTH } from '../../../shared/flows/text-rules-schemas.ts';
 import { textCheckMessages, textCheckNames, type TextCheckName } from '../../../shared/text-checks/text-check-messages.ts';
 import type { TextChecksRecord, TextCheckVerdict } from '../../../shared/text-checks/text-check-schemas.ts';
 import type { TextRules } from '../../../shared/flows/text-rules-schemas.ts';
-import { decideCheckedText } from '../pipeline-core.ts';
+import { decideCheckedText } from '../spine/pipeline-core.ts';
 import { fillFallbackText, type EventToWrite } from '../writing/prompt-rendering.ts';
 import { checkText, type TextCheckFailure } from '../../text-checks/text-checks.ts';
 import { checkLanguage, expectedLanguage } from '../../text-checks/text-language.ts';
@@ -14,8 +14,8 @@ import { checkProductNames, productNameCandidates } from '../../text-checks/prod
 import type { ModerationVerdict } from '../../integrations/openai/openai-moderations.ts';
 import { ModerationBatcher } from './moderation-batcher.ts';
 import { phrasesNotInCatalogue, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED, type ProductDetailsDeps } from '../shop-facts/shop-product-details.ts';
-import type { EngineCredentials } from '../engine-credentials.ts';
-import type { PipelineContext } from '../pipeline-context.ts';
+import type { EngineCredentials } from '../spine/engine-credentials.ts';
+import type { PipelineContext } from '../spine/pipeline-context.ts';
 
 /**
  * Every check on written texts before delivery (docs/decisions/0040-texts-checked-before-delivery.md):

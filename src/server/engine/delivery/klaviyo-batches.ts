@@ -32,10 +32,10 @@ import {
   type BatchDelivery,
 } from './klaviyo-batch-queries.ts';
 import { takeKlaviyoSlot, type KlaviyoEndpoint, type KlaviyoRateLimits } from './klaviyo-rate-limiter.ts';
-import { RateLimitWait } from '../rate-limit-wait.ts';
-import { defaultRetryPolicy, nextTryDelay, type RetryPolicy } from '../retry-policy.ts';
-import { klaviyoAuthOf, klaviyoLimitKey, type CredentialsLoader, type EngineCredentials } from '../engine-credentials.ts';
-import type { PipelineObserver } from '../pipeline-context.ts';
+import { RateLimitWait } from '../spine/rate-limit-wait.ts';
+import { defaultRetryPolicy, nextTryDelay, type RetryPolicy } from '../spine/retry-policy.ts';
+import { klaviyoAuthOf, klaviyoLimitKey, type CredentialsLoader, type EngineCredentials } from '../spine/engine-credentials.ts';
+import type { PipelineObserver } from '../spine/pipeline-context.ts';
 import { eventOutcomeMessages as m } from '../../../shared/events/event-messages.ts';
 import type { ServiceConditions } from '../../service-conditions/service-conditions.ts';
 

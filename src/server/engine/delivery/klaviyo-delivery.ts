@@ -3,12 +3,12 @@ import type { EventRecord } from '../../events/event-queries.ts';
 import { createEvent, importProfile } from '../../integrations/klaviyo/klaviyo-profiles.ts';
 import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
 import { takeKlaviyoSlot, type KlaviyoEndpoint } from './klaviyo-rate-limiter.ts';
-import { withQuickRetry } from '../retry-policy.ts';
-import { klaviyoAuthOf, klaviyoLimitKey, type EngineCredentials } from '../engine-credentials.ts';
-import { quickRetries, type PipelineContext } from '../pipeline-context.ts';
+import { withQuickRetry } from '../spine/retry-policy.ts';
+import { klaviyoAuthOf, klaviyoLimitKey, type EngineCredentials } from '../spine/engine-credentials.ts';
+import { quickRetries, type PipelineContext } from '../spine/pipeline-context.ts';
 import { hasQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';
-import { RateLimitWait } from '../rate-limit-wait.ts';
-import { decideDeliveryMode, decideUnderBacklog } from '../pipeline-core.ts';
+import { RateLimitWait } from '../spine/rate-limit-wait.ts';
+import { decideDeliveryMode, decideUnderBacklog } from '../spine/pipeline-core.ts';
 import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-schemas.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../../database/database.ts';
 import type { Clock } from '../../platform/clock.ts';
-import { RateLimitWait } from '../rate-limit-wait.ts';
+import { RateLimitWait } from '../spine/rate-limit-wait.ts';
 import { tryTakeSlot, type RateWindow } from './klaviyo-rate-queries.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { FlowRecord } from '../../flows/flow-queries.ts';
 import { deferEvent, type EventRecord } from '../../events/event-queries.ts';
 import { findFlowSpend } from './flow-spend-queries.ts';
-import { EventOutcome, type PipelineContext } from '../pipeline-context.ts';
-import { tellFlowStopped } from '../flow-stops.ts';
-import { decideBudget } from '../pipeline-core.ts';
+import { EventOutcome, type PipelineContext } from '../spine/pipeline-context.ts';
+import { tellFlowStopped } from '../spine/flow-stops.ts';
+import { decideBudget } from '../spine/pipeline-core.ts';
 
 /**
  * The flow's daily budget, checked before any OpenAI call (docs/decisions/0022-budgets.md;

@@ -7,9 +7,9 @@ import type { RecommendationSettings } from '../../../shared/flows/flow-schemas.
 import type { RecommendedProduct } from '../../../shared/flows/recommendation-schemas.ts';
 import { lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
 import { cacheRecommendations, findCachedRecommendations, type CachedRecommendation } from './shop-recommendation-queries.ts';
-import { RateLimitWait } from '../rate-limit-wait.ts';
-import type { EngineCredentials } from '../engine-credentials.ts';
-import type { PipelineContext } from '../pipeline-context.ts';
+import { RateLimitWait } from '../spine/rate-limit-wait.ts';
+import type { EngineCredentials } from '../spine/engine-credentials.ts';
+import type { PipelineContext } from '../spine/pipeline-context.ts';
 
 /**
  * What the owner's shop would pair with the event's product

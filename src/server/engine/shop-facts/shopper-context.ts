@@ -8,8 +8,8 @@ import type { RecommendationSettings } from '../../../shared/flows/flow-schemas.
 import { ownedProducts, recommendationsFor, recommendationsInWords } from './shop-recommendations.ts';
 import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../../shared/flows/flow-schemas.ts';
-import type { EngineCredentials } from '../engine-credentials.ts';
-import type { PipelineContext } from '../pipeline-context.ts';
+import type { EngineCredentials } from '../spine/engine-credentials.ts';
+import type { PipelineContext } from '../spine/pipeline-context.ts';
 import type { EventToWrite, ShopperContextValues } from '../writing/prompt-rendering.ts';
 import { klaviyoConnection, takeSlot } from '../delivery/klaviyo-delivery.ts';
 

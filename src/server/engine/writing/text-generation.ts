@@ -14,10 +14,10 @@ import type { TextChecksRecord } from '../../../shared/text-checks/text-check-sc
 import { textCheckOutcomeMessages } from '../../../shared/text-checks/text-check-messages.ts';
 import { recordFlowSpend } from '../limits/flow-spend-queries.ts';
 import { callCost, priceOf } from '../../integrations/openai/openai-prices.ts';
-import { withQuickRetry } from '../retry-policy.ts';
-import type { EngineCredentials } from '../engine-credentials.ts';
-import { EventOutcome, quickRetries, type PipelineContext } from '../pipeline-context.ts';
-import { decideAfterChecks, decideAnswerText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from '../pipeline-core.ts';
+import { withQuickRetry } from '../spine/retry-policy.ts';
+import type { EngineCredentials } from '../spine/engine-credentials.ts';
+import { EventOutcome, quickRetries, type PipelineContext } from '../spine/pipeline-context.ts';
+import { decideAfterChecks, decideAnswerText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from '../spine/pipeline-core.ts';
 
 /**
  * The texts of all a flow's assistants for one event, at the least cost

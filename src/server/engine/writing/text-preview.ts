@@ -9,9 +9,9 @@ import { renderPrompt, withLanguage } from './prompt-rendering.ts';
 import { expectedLanguage, languageName } from '../../text-checks/text-language.ts';
 import { answerTexts, callOpenAi, groupRequest } from './text-generation.ts';
 import { judgeTexts, settleJudgement } from '../checking/text-checking.ts';
-import { failedTextReason } from '../pipeline-core.ts';
-import type { EngineCredentials } from '../engine-credentials.ts';
-import type { PipelineContext } from '../pipeline-context.ts';
+import { failedTextReason } from '../spine/pipeline-core.ts';
+import type { EngineCredentials } from '../spine/engine-credentials.ts';
+import type { PipelineContext } from '../spine/pipeline-context.ts';
 
 /**
  * Preview: the flow's assistants write for one event as they would in the pipeline

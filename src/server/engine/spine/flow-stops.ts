@@ -1,4 +1,4 @@
-import type { EventRecord } from '../events/event-queries.ts';
+import type { EventRecord } from '../../events/event-queries.ts';
 import type { FlowStopReason, PipelineContext } from './pipeline-context.ts';
 
 /**

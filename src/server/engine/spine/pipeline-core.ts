@@ -1,12 +1,12 @@
-import type { EventSource, EventStatus, NormalizedEvent } from '../../shared/events/event-schemas.ts';
-import type { FlowType } from '../../shared/flows/flow-types.ts';
-import { eventOutcomeMessages as m } from '../../shared/events/event-messages.ts';
-import { dryRunOutcome } from '../../shared/webhooks/webhook-messages.ts';
-import { textCheckOutcomeMessages } from '../../shared/text-checks/text-check-messages.ts';
-import { reviewMessages } from '../../shared/reviews/review-schemas.ts';
-import { serviceTitles } from '../integrations/service-error.ts';
-import { isFinished } from '../events/event-lifecycle.ts';
-import { signalOnlyReason, type TimerKind } from './timers/shopper-timers.ts';
+import type { EventSource, EventStatus, NormalizedEvent } from '../../../shared/events/event-schemas.ts';
+import type { FlowType } from '../../../shared/flows/flow-types.ts';
+import { eventOutcomeMessages as m } from '../../../shared/events/event-messages.ts';
+import { dryRunOutcome } from '../../../shared/webhooks/webhook-messages.ts';
+import { textCheckOutcomeMessages } from '../../../shared/text-checks/text-check-messages.ts';
+import { reviewMessages } from '../../../shared/reviews/review-schemas.ts';
+import { serviceTitles } from '../../integrations/service-error.ts';
+import { isFinished } from '../../events/event-lifecycle.ts';
+import { signalOnlyReason, type TimerKind } from '../timers/shopper-timers.ts';
 import { nextTryDelay, retryRefusal, type RetryPolicy } from './retry-policy.ts';
 
 /**

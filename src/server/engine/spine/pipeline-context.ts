@@ -1,16 +1,16 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import type { Clock } from '../platform/clock.ts';
-import type { ServiceError } from '../integrations/service-error.ts';
-import type { KlaviyoRateLimits } from './delivery/klaviyo-rate-limiter.ts';
+import type { Clock } from '../../platform/clock.ts';
+import type { ServiceError } from '../../integrations/service-error.ts';
+import type { KlaviyoRateLimits } from '../delivery/klaviyo-rate-limiter.ts';
 import type { RetryPolicy } from './retry-policy.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
-import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
-import type { EventRecord } from '../events/event-queries.ts';
-import type { FlowAlerts } from '../alerts/flow-alerts.ts';
-import type { ServiceConditions } from '../service-conditions/service-conditions.ts';
-import type { WritingSlots } from './writing/writing-slots.ts';
-import type { FlowAlertReason } from '../../shared/alerts/flow-alert-schemas.ts';
+import type { ShopifyAccessTokenProvider } from '../../credentials/shopify-token-provider.ts';
+import type { EventRecord } from '../../events/event-queries.ts';
+import type { FlowAlerts } from '../../alerts/flow-alerts.ts';
+import type { ServiceConditions } from '../../service-conditions/service-conditions.ts';
+import type { WritingSlots } from '../writing/writing-slots.ts';
+import type { FlowAlertReason } from '../../../shared/alerts/flow-alert-schemas.ts';
 
 /**
  * What every step of the event pipeline is given (event-pipeline.ts runs the steps;

@@ -1,7 +1,7 @@
-import type { Clock } from '../platform/clock.ts';
+import type { Clock } from '../../platform/clock.ts';
 import type { CredentialsLoader, EngineCredentials, KlaviyoOAuthAccess } from './engine-credentials.ts';
-import type { CredentialCipher } from '../platform/credential-cipher.ts';
-import { loadServiceCredentials } from '../credentials/credential-store.ts';
+import type { CredentialCipher } from '../../platform/credential-cipher.ts';
+import { loadServiceCredentials } from '../../credentials/credential-store.ts';
 
 /**
  * What an owner connected by OAuth adds to their saved record (docs/decisions/0048-connect-by-oauth.md),

@@ -1,5 +1,5 @@
-import { ServiceError } from '../integrations/service-error.ts';
-import type { Clock } from '../platform/clock.ts';
+import { ServiceError } from '../../integrations/service-error.ts';
+import type { Clock } from '../../platform/clock.ts';
 
 /**
  * How patiently a failing call to OpenAI, Klaviyo or Shopify is tried again: like Shopify

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { EventSource, NormalizedEvent, NormalizedProduct } from '../../shared/events/event-schemas.ts';
-import { pixelEventNames } from '../../shared/shopify-pixel/pixel-schemas.ts';
-import { checkoutMoney, orderMoney } from '../integrations/shopify/shopify-payload-money.ts';
+import type { EventSource, NormalizedEvent, NormalizedProduct } from '../../../shared/events/event-schemas.ts';
+import { pixelEventNames } from '../../../shared/shopify-pixel/pixel-schemas.ts';
+import { checkoutMoney, orderMoney } from '../../integrations/shopify/shopify-payload-money.ts';
 
 /**
  * Turns each source's payload into the one event shape the assistants read

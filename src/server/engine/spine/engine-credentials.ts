@@ -1,4 +1,4 @@
-import type { Queryable } from '../database/database.ts';
+import type { Queryable } from '../../database/database.ts';
 
 /**
  * What the engine needs of an owner's saved credentials. The credentials feature stores

@@ -1,18 +1,18 @@
-import { findFlowById, type FlowRecord } from '../flows/flow-queries.ts';
-import { deferEvent, findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../events/event-queries.ts';
-import { endTimersEndedBy, findReasonTimerEnded, timerKindOf } from './timers/shopper-timers.ts';
-import { findCartShopper } from './timers/shopper-timer-queries.ts';
-import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import { findFlowById, type FlowRecord } from '../../flows/flow-queries.ts';
+import { deferEvent, findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../../events/event-queries.ts';
+import { endTimersEndedBy, findReasonTimerEnded, timerKindOf } from '../timers/shopper-timers.ts';
+import { findCartShopper } from '../timers/shopper-timer-queries.ts';
+import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
 import { normalizeEvent } from './event-normalizer.ts';
-import { failPendingDelivery, progressOf } from './delivery/delivery-queries.ts';
-import { ServiceError, serviceTitles } from '../integrations/service-error.ts';
-import { withShopperContext } from './shop-facts/shopper-context.ts';
-import type { EventToWrite } from './writing/prompt-rendering.ts';
-import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
+import { failPendingDelivery, progressOf } from '../delivery/delivery-queries.ts';
+import { ServiceError, serviceTitles } from '../../integrations/service-error.ts';
+import { withShopperContext } from '../shop-facts/shopper-context.ts';
+import type { EventToWrite } from '../writing/prompt-rendering.ts';
+import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-schemas.ts';
 import { RateLimitWait } from './rate-limit-wait.ts';
-import { reserveGenerationCaps } from './limits/generation-cap-queries.ts';
-import { shopifyProductGid, type ShopifyProductDetails } from '../integrations/shopify/shopify-products.ts';
-import { fillProductDetails, lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-facts/shop-product-details.ts';
+import { reserveGenerationCaps } from '../limits/generation-cap-queries.ts';
+import { shopifyProductGid, type ShopifyProductDetails } from '../../integrations/shopify/shopify-products.ts';
+import { fillProductDetails, lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from '../shop-facts/shop-product-details.ts';
 import {
   admissionLookUps,
   decideAdmission,
@@ -31,20 +31,20 @@ import {
   type Decision,
   type NormalizedBody,
 } from './pipeline-core.ts';
-import { CredentialDecryptionError } from '../platform/credential-cipher.ts';
-import { parseJsonText } from '../platform/json-text.ts';
+import { CredentialDecryptionError } from '../../platform/credential-cipher.ts';
+import { parseJsonText } from '../../platform/json-text.ts';
 import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
 import { tellFlowStopped } from './flow-stops.ts';
-import { generateTexts } from './writing/text-generation.ts';
-import { experimentGroupFor } from '../experiments/experiment-assignment.ts';
-import { HOLDOUT_ARM } from '../../shared/experiments/experiment-schemas.ts';
-import { requireApproval } from './checking/text-approval.ts';
+import { generateTexts } from '../writing/text-generation.ts';
+import { experimentGroupFor } from '../../experiments/experiment-assignment.ts';
+import { HOLDOUT_ARM } from '../../../shared/experiments/experiment-schemas.ts';
+import { requireApproval } from '../checking/text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
-import { requireKnownShopper } from './shop-facts/known-shoppers.ts';
-import { deliver } from './delivery/klaviyo-delivery.ts';
-import { requireRoomInBudget } from './limits/generation-budget.ts';
-import { attributeOrder } from '../attribution/order-attribution.ts';
-import { profilePropertiesWritten } from '../flows/flow-properties.ts';
+import { requireKnownShopper } from '../shop-facts/known-shoppers.ts';
+import { deliver } from '../delivery/klaviyo-delivery.ts';
+import { requireRoomInBudget } from '../limits/generation-budget.ts';
+import { attributeOrder } from '../../attribution/order-attribution.ts';
+import { profilePropertiesWritten } from '../../flows/flow-properties.ts';
 
 export type { PipelineContext, PipelineObserver, PipelineOptions } from './pipeline-context.ts';
 

@@ -1,4 +1,4 @@
-import { serviceTitles } from '../integrations/service-error.ts';
+import { serviceTitles } from '../../integrations/service-error.ts';
 
 /**
  * A rate limit of ours (Klaviyo's per account, Shopify's per shop) frees its next slot
