@@ -67,18 +67,20 @@ module.exports = {
       comment:
         'Every feature imports the database, so the database imports none: what it needs of them (the stored ' +
         'functions the migration runner applies) is listed at the top, in src/server/stored-functions.ts, and handed ' +
-        'to openDatabase and runMigrations. It may use the background loop, config.ts and logger.ts.',
+        'to openDatabase and runMigrations. It may use config.ts and logger.ts; its upkeep, which runs on a loop, ' +
+        'is background work (background/database-upkeep.ts).',
       from: { path: '^src/server/database/' },
-      to: { path: '^src/server/', pathNot: '^src/server/(database/|background/|config\\.ts$|logger\\.ts$)' },
+      to: { path: '^src/server/', pathNot: '^src/server/(database/|config\\.ts$|logger\\.ts$)' },
     },
     {
       name: 'background-imports-no-feature',
       severity: 'error',
       comment:
         'The features run their loops on src/server/background/, so it imports none of them: the list of every part ' +
-        'is src/server/background-parts.ts, beside app.ts, which hands the parts to createBackground.',
+        'is src/server/background-parts.ts, beside app.ts, which hands the parts to createBackground. It stands on ' +
+        'the database only: the pg-boss job queue (job-queue.ts) and the database upkeep run their statements there.',
       from: { path: '^src/server/background/' },
-      to: { path: '^src/server/', pathNot: '^src/server/(background/|config\\.ts$|logger\\.ts$)' },
+      to: { path: '^src/server/', pathNot: '^src/server/(background/|database/|config\\.ts$|logger\\.ts$)' },
     },
     {
       name: 'experiments-import-no-engine',

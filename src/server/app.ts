@@ -44,7 +44,7 @@ import { AppMetrics } from './observability/metrics.ts';
 import { observabilityRoutes } from './observability/observability-routes.ts';
 import { defaultOverloadLimits, registerOverloadGuard, type OverloadLimits } from './observability/overload.ts';
 import { registerApiDescription } from './observability/api-description.ts';
-import { findEventJobBacklog } from './engine/event-job-queries.ts';
+import { findEventJobBacklog } from './background/job-queue-queries.ts';
 import { findEventsBehind } from './events/event-log-queries.ts';
 import { findDatabaseBytes, listLargestTables } from './database/database-size-queries.ts';
 import { observeServiceCalls } from './integrations/service-http.ts';
@@ -66,7 +66,7 @@ import { PrivacyWork } from './privacy/privacy-work.ts';
 import { ChangeFeed } from './realtime/change-feed.ts';
 import { createBackground, type Background } from './background/background.ts';
 import { appBackgroundParts } from './background-parts.ts';
-import { createDatabaseUpkeep, type DatabaseUpkeep, type DatabaseUpkeepOptions } from './database/database-upkeep.ts';
+import { createDatabaseUpkeep, type DatabaseUpkeep, type DatabaseUpkeepOptions } from './background/database-upkeep.ts';
 import { accountDeletionRoutes } from './account/account-deletion-routes.ts';
 import { apiErrorCodes } from '../shared/api/error-codes.ts';
 

@@ -3,7 +3,7 @@ import type { Engine } from './engine/spine/engine.ts';
 import { RETENTION_SCHEDULE, type RetentionJob } from './retention/retention.ts';
 import type { PrivacyWork } from './privacy/privacy-work.ts';
 import { CHANGE_LOG_PRUNING_SCHEDULE, pruneChangeLog, type ChangeFeed } from './realtime/change-feed.ts';
-import type { DatabaseUpkeep } from './database/database-upkeep.ts';
+import type { DatabaseUpkeep } from './background/database-upkeep.ts';
 import type { BackgroundPart } from './background/background.ts';
 import type { Clock } from './platform/clock.ts';
 import { EXPERIMENT_PROMOTION_SCHEDULE, promoteWinners } from './experiments/experiment-changes.ts';

@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import type { DatabaseUpkeepOptions } from '../../src/server/database/database-upkeep.ts';
+import type { DatabaseUpkeepOptions } from '../../src/server/background/database-upkeep.ts';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { uniqueEmail } from '../support/accounts.ts';

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, type EngineScenario } from '../fakes/engine-scenario.ts';
 import pg from 'pg';
 import pino from 'pino';
-import { createDatabaseUpkeep } from '../../src/server/database/database-upkeep.ts';
-import { readAutovacuumEnabled, readTableActivity } from '../../src/server/database/database-upkeep-queries.ts';
+import { createDatabaseUpkeep } from '../../src/server/background/database-upkeep.ts';
+import { readAutovacuumEnabled, readTableActivity } from '../../src/server/background/database-upkeep-queries.ts';
 import type { Queryable } from '../../src/server/database/database.ts';
 import { createTestDatabase, testDatabaseKind } from '../support/test-database.ts';
 

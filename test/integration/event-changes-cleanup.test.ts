@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/server/database/database.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { CHANGE_LOG_PRUNING_SCHEDULE, pruneChangeLog } from '../../src/server/realtime/change-feed.ts';
-import { EventJobs } from '../../src/server/engine/event-jobs.ts';
+import { JobQueue } from '../../src/server/background/job-queue.ts';
 import { defaultEngineOptions } from '../../src/server/engine/spine/engine.ts';
 import { scheduleOf, sendScheduledJob } from '../support/scheduled-jobs.ts';
 import { deleteOldChanges, listChangesAfter } from '../../src/server/realtime/event-change-queries.ts';
@@ -62,7 +62,7 @@ describe('the change log cleanup', () => {
 
   it('runs on its own with no stream open (a shop whose owner never opens a console): every minute on the cron, a job of it prunes', async () => {
     // Before the fix the feed pruned only while a stream was open, so the log grew for good.
-    const jobs = new EventJobs(database.pool, defaultEngineOptions, createLogger('silent'));
+    const jobs = new JobQueue(database.pool, defaultEngineOptions, createLogger('silent'));
     await jobs.start();
     try {
       await jobs.startScheduled('change-log-pruning', CHANGE_LOG_PRUNING_SCHEDULE, () => pruneChangeLog(database.pool));

@@ -2,11 +2,11 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/server/database/database.ts';
 import { defaultEngineOptions } from '../../src/server/engine/spine/engine.ts';
-import { EventJobs } from '../../src/server/engine/event-jobs.ts';
+import { JobQueue } from '../../src/server/background/job-queue.ts';
 import { createTestDatabase } from '../support/test-database.ts';
 
 /**
- * pg-boss's own insert of many jobs, as `EventJobs.sendManyStatement` captures it for the
+ * pg-boss's own insert of many jobs, as `JobQueue.sendManyStatement` captures it for the
  * intake's one statement (store_events_once runs it with the jobs of the events it stored:
  * docs/decisions/0031-one-statement-intake.md). It is pg-boss's internal SQL, not its API,
  * which is why package.json pins pg-boss to one version
@@ -106,11 +106,11 @@ const pgBossInsertStatement = `
 const normalized = (statement: string) => statement.replace(/\s+/g, ' ').trim();
 
 let database: Database;
-let jobs: EventJobs;
+let jobs: JobQueue;
 
 beforeAll(async () => {
   database = await createTestDatabase();
-  jobs = new EventJobs(database.pool, defaultEngineOptions, pino({ level: 'silent' }));
+  jobs = new JobQueue(database.pool, defaultEngineOptions, pino({ level: 'silent' }));
   await jobs.start();
 });
 

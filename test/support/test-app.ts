@@ -13,7 +13,7 @@ import { createTestDatabase } from './test-database.ts';
 import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
 import type { Database } from '../../src/server/database/database.ts';
 import type { OverloadLimits } from '../../src/server/observability/overload.ts';
-import type { DatabaseUpkeepOptions } from '../../src/server/database/database-upkeep.ts';
+import type { DatabaseUpkeepOptions } from '../../src/server/background/database-upkeep.ts';
 import type { EngineOptions } from '../../src/server/engine/spine/engine.ts';
 import type { CredentialsLoader } from '../../src/server/engine/spine/engine-credentials.ts';
 

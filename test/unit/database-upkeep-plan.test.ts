@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultDatabaseUpkeepOptions, planUpkeep, upkeepMode } from '../../src/server/database/database-upkeep.ts';
-import type { TableActivity } from '../../src/server/database/database-upkeep-queries.ts';
+import { defaultDatabaseUpkeepOptions, planUpkeep, upkeepMode } from '../../src/server/background/database-upkeep.ts';
+import type { TableActivity } from '../../src/server/background/database-upkeep-queries.ts';
 
 function table(name: string, liveRows: number, deadRows: number, modifiedSinceAnalyze = 0): TableActivity {
   return { name, qualifiedName: `"${name}"`, liveRows, deadRows, modifiedSinceAnalyze };

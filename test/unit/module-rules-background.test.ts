@@ -39,12 +39,11 @@ const allowedTimeouts = [
   // The end of one scrape: gauges of the same scrape share one read of the database.
   /^src\/server\/observability\/metrics\.ts$/,
   // Stopping: how long the jobs in flight, and the queued bulk deliveries, are waited for.
-  /^src\/server\/engine\/event-jobs\.ts$/,
-  /^src\/server\/engine\/klaviyo-batches\.ts$/,
+  /^src\/server\/engine\/delivery\/klaviyo-batches\.ts$/,
   // The few milliseconds one batch of profile look-ups gathers before it is sent.
-  /^src\/server\/engine\/known-shoppers\.ts$/,
+  /^src\/server\/engine\/shop-facts\/known-shoppers\.ts$/,
   // Likewise for one batch of texts for OpenAI's moderation.
-  /^src\/server\/engine\/moderation-batcher\.ts$/,
+  /^src\/server\/engine\/checking\/moderation-batcher\.ts$/,
   // The pause before listening again after a lost LISTEN connection (the poll carries on meanwhile).
   /^src\/server\/realtime\/change-feed\.ts$/,
   // The process's entry: the forced exit of a shutdown that hangs, and the pause before asking a starting database again.

@@ -61,18 +61,18 @@ describe('two-way folder dependencies in src/server', () => {
     const pairs = twoWayFolderPairs([
       { file: 'src/server/engine/pipeline.ts', text: "import { key } from '../events/shopper-key.ts';\nimport { clock } from '../platform/clock.ts';" },
       { file: 'src/server/events/event-routes.ts', text: "import {\n  generations,\n} from '../engine/generation-queries.ts';" },
-      { file: 'src/server/engine/writing/generation-queries.ts', text: "export { now } from '../platform/clock.ts';" },
+      { file: 'src/server/engine/generation-queries.ts', text: "export { now } from '../platform/clock.ts';" },
       { file: 'src/server/database/migrate.ts', text: "const functions = await import('../stored-functions.ts');" },
       { file: 'src/server/stored-functions.ts', text: "import { storeEvents } from './events/event-storage-functions.ts';\nimport './database/migrate.ts';" },
       { file: 'src/server/flows/flow-a.ts', text: "import { b } from './flow-b.ts';" },
     ]);
-    expect(pairs).toEqual(['engine ⇄ events (src/server/engine/pipeline.ts → src/server/events/shopper-key.ts; src/server/events/event-routes.ts → src/server/engine/writing/generation-queries.ts)']);
+    expect(pairs).toEqual(['engine ⇄ events (src/server/engine/pipeline.ts → src/server/events/shopper-key.ts; src/server/events/event-routes.ts → src/server/engine/generation-queries.ts)']);
   });
 
   it('see dynamic and side-effect imports', () => {
     const pairs = twoWayFolderPairs([
       { file: 'src/server/background/background.ts', text: "await import('../engine/engine.ts');" },
-      { file: 'src/server/engine/spine/engine.ts', text: "import '../background/background-loop.ts';" },
+      { file: 'src/server/engine/engine.ts', text: "import '../background/background-loop.ts';" },
     ]);
     expect(pairs).toHaveLength(1);
   });

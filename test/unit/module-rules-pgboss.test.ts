@@ -6,14 +6,14 @@ const projectRoot = path.resolve(import.meta.dirname, '../..');
 
 /**
  * pg-boss's tables are pg-boss's: jobs enter and leave through its API (`send`, `insert`,
- * `fetch`, `deleteJob`, `fail`…, engine/event-jobs.ts), so that an upgrade of pg-boss is
+ * `fetch`, `deleteJob`, `fail`…, background/job-queue.ts), so that an upgrade of pg-boss is
  * checked by its own changelog rather than by every query of ours. The one place that
  * reads its tables itself holds the two statements its API has no counterpart for
  * (docs/decisions/0034-stored-functions-in-modules.md); the intake's use of pg-boss's own
  * insert statement goes through `insert` too, and its shape is held by
  * test/integration/event-jobs-statement.test.ts.
  */
-const theOnePlace = 'src/server/engine/event-job-queries.ts';
+const theOnePlace = 'src/server/background/job-queue-queries.ts';
 const statementsAllowedThere = ['deleteEventJobs', 'findEventJobBacklog'];
 
 /** SQL naming a table (or function) of pg-boss's schema, quoted or not. */
@@ -51,7 +51,7 @@ describe("the scan for SQL on pg-boss's tables", () => {
     expect(namesPgBossTables('src/server/database/migrations/099_x.sql', 'UPDATE pgboss.queue SET retry_limit = 3;')).toBe(true);
     expect(functionsNamingPgBossTables('src/server/dashboard/dashboard-queries.ts', violating)).toEqual(['countJobs']);
 
-    expect(namesPgBossTables('src/server/database/database-upkeep.ts', '/* a busy table (pgboss.job) */\n// pgboss.job again\nconst schemas = ["public", "pgboss"];')).toBe(false);
+    expect(namesPgBossTables('src/server/background/database-upkeep.ts', '/* a busy table (pgboss.job) */\n// pgboss.job again\nconst schemas = ["public", "pgboss"];')).toBe(false);
     expect(namesPgBossTables('src/server/database/migrations/099_x.sql', '-- pgboss.job is pg-boss business\nSELECT 1;')).toBe(false);
   });
 });

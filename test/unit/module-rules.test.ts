@@ -27,8 +27,8 @@ describe('the module rules (dependency-cruiser)', () => {
     const result = await cruiseTree(path.join(fixtures, 'violating'));
     expect(violationsOf(result)).toEqual(
       [
-        'integrations-are-leaves: src/server/integrations/openai/leaky.ts → src/server/engine/spine/engine.ts',
-        'browser-imports-no-server: src/web/page.ts → src/server/engine/spine/engine.ts',
+        'integrations-are-leaves: src/server/integrations/openai/leaky.ts → src/server/engine/engine.ts',
+        'browser-imports-no-server: src/web/page.ts → src/server/engine/engine.ts',
         'shared-is-shared: src/shared/leaks-server.ts → src/server/integrations/openai/leaky.ts',
         'shared-is-shared: src/shared/leaks-web.ts → src/web/page.ts',
         // A cycle is reported once, at the dependency that closes it.
@@ -39,9 +39,9 @@ describe('the module rules (dependency-cruiser)', () => {
         'toasts-through-the-app: src/web/toasts-itself.ts → ../../../../node_modules/sonner/dist/index.d.mts',
         // The pairs of folders made one-way stay so, one rule a direction.
         'database-imports-no-feature: src/server/database/migrate.ts → src/server/events/event-queries.ts',
-        'background-imports-no-feature: src/server/background/background-parts.ts → src/server/engine/spine/engine.ts',
-        'experiments-import-no-engine: src/server/experiments/experiment-assignment.ts → src/server/engine/spine/engine.ts',
-        'credentials-import-no-engine: src/server/credentials/credential-checks.ts → src/server/engine/spine/engine.ts',
+        'background-imports-no-feature: src/server/background/background-parts.ts → src/server/engine/engine.ts',
+        'experiments-import-no-engine: src/server/experiments/experiment-assignment.ts → src/server/engine/engine.ts',
+        'credentials-import-no-engine: src/server/credentials/credential-checks.ts → src/server/engine/engine.ts',
         'flows-import-no-credentials: src/server/flows/flow-signatures.ts → src/server/credentials/credential-checks.ts',
       ].sort(),
     );
@@ -72,7 +72,7 @@ const runsSql = /\.query\s*[(<]/;
  * (database/); the adapter that hands pg-boss a way to run its own SQL in the caller's
  * transaction; and the change feed's LISTEN on its own long-lived connection.
  */
-const infrastructureSql = [/^src\/server\/database\//, /^src\/server\/engine\/event-jobs\.ts$/, /^src\/server\/realtime\/change-feed\.ts$/];
+const infrastructureSql = [/^src\/server\/database\//, /^src\/server\/background\/job-queue\.ts$/, /^src\/server\/realtime\/change-feed\.ts$/];
 
 /** The TypeScript files under `root`/src/server, relative to `root`, with their text. */
 async function serverSources(root: string): Promise<{ file: string; text: string }[]> {

@@ -641,7 +641,7 @@ describe('the core itself', () => {
   const doesInputOutput = /(-queries\.ts|\/database\/|\/integrations\/(openai|klaviyo|shopify)\/|\/platform\/clock\.ts|^node:|^pg$|pg-boss)/;
   const importsOf = (file: string) => [...readFileSync(new URL(file, import.meta.url), 'utf8').matchAll(/from '([^']+)'/g)].map((match) => match[1]!);
 
-  it.each(['../../src/server/engine/pipeline-core.ts', '../../src/server/intake/intake-decisions.ts'])('%s imports nothing that does I/O', (file) => {
+  it.each(['../../src/server/engine/spine/pipeline-core.ts', '../../src/server/intake/intake-decisions.ts'])('%s imports nothing that does I/O', (file) => {
     const imports = importsOf(file);
     expect(imports.length).toBeGreaterThan(0);
     expect(imports.filter((specifier) => doesInputOutput.test(specifier))).toEqual([]);

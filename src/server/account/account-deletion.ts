@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { inTransaction } from '../database/database.ts';
 import { deleteOwnerEvents, listOwnerEventIds } from '../events/event-queries.ts';
-import { deleteEventJobs } from '../engine/event-job-queries.ts';
+import { deleteEventJobs } from '../background/job-queue-queries.ts';
 import { deleteOwnerChanges } from '../realtime/event-change-queries.ts';
 import { deleteUserAndTokens } from '../auth/account-queries.ts';
 import { clearAccountFailures } from '../auth/login-lockout.ts';

@@ -10,7 +10,7 @@ import type { StoredFunction } from '../database/stored-function.ts';
  * (itself JSON, mostly) was escaped by the app and unescaped here.
  *
  * `job_statement` is pg-boss's own insert, as pg-boss hands it to its database adapter
- * (captured in one place: `EventJobs.sendManyStatement`, engine/event-jobs.ts), with
+ * (captured in one place: `JobQueue.sendManyStatement`, background/job-queue.ts), with
  * `jobs` being its one parameter; it is run only for the jobs whose event was stored.
  * Returns the ids of the events stored. A column that arrives with the event is added
  * here and in `eventRow` (event-queries.ts).

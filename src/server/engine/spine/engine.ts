@@ -7,7 +7,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Queryable } from '../../database/database.ts';
 import type { AppRole } from '../../config.ts';
-import { EventJobs, type EventJobOptions, type ProcessEventHandler, type ProcessEventJob } from '../event-jobs.ts';
+import { JobQueue, type EventJobOptions, type ProcessEventHandler, type ProcessEventJob } from '../../background/job-queue.ts';
 import { fireDueTimers } from '../timers/shopper-timers.ts';
 import { inTransaction } from '../../database/database.ts';
 import type { Clock } from '../../platform/clock.ts';
@@ -114,7 +114,7 @@ export function createEngine(dependencies: {
 }): Engine {
   const options: EngineOptions = { ...defaultEngineOptions, ...dependencies.options };
   const logger = dependencies.logger.child({ module: 'engine' });
-  const jobs = new EventJobs(dependencies.pool, options, logger, { keepsSchedules: dependencies.role !== 'web' });
+  const jobs = new JobQueue(dependencies.pool, options, logger, { keepsSchedules: dependencies.role !== 'web' });
   const fireTimers = () =>
     fireDueTimers(
       dependencies.pool,
@@ -209,7 +209,7 @@ export function createEngine(dependencies: {
     jobsStatement: (many) => jobs.sendManyStatement(many),
     jobsSent: () => jobs.jobsSent(),
     backgroundParts: [
-      // Every role sends jobs; the cron of scheduled work runs only where jobs are worked (see EventJobs).
+      // Every role sends jobs; the cron of scheduled work runs only where jobs are worked (see JobQueue).
       { name: 'job-queue', runsIn: 'every', start: () => jobs.start(), stop: () => jobs.stop() },
       // Stopped after the event worker: the deliveries its last jobs queued for a bulk job
       // are sent before the process goes, as far as the stop's time allows.

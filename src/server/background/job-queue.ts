@@ -2,7 +2,7 @@ import { PgBoss, type Db, type JobWithMetadata } from 'pg-boss';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Queryable } from '../database/database.ts';
-import { createBackgroundLoop, type BackgroundLoop } from '../background/background-loop.ts';
+import { createBackgroundLoop, type BackgroundLoop } from './background-loop.ts';
 
 /**
  * The durable queue between receiving and processing (pg-boss, on the app's own pool).
@@ -53,7 +53,7 @@ function asBossDb(db: Queryable): Db {
   return { executeSql: (text, values) => db.query(text, values as unknown[] | undefined) };
 }
 
-export class EventJobs {
+export class JobQueue {
   private readonly boss: PgBoss;
   private readonly options: EventJobOptions;
   private readonly logger: Logger;

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Queryable } from './database.ts';
+import type { Queryable } from '../database/database.ts';
 
 /**
  * How long one upkeep statement may take. A server cancels the app's statements after a

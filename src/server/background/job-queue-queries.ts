@@ -1,9 +1,9 @@
 import type { Queryable } from '../database/database.ts';
-import { PROCESS_EVENT_QUEUE } from './event-jobs.ts';
+import { PROCESS_EVENT_QUEUE } from './job-queue.ts';
 
 /*
  * The only SQL on pg-boss's tables (test/unit/module-rules-pgboss.test.ts names both
- * statements). Everything else about jobs goes through pg-boss's API (event-jobs.ts);
+ * statements). Everything else about jobs goes through pg-boss's API (job-queue.ts);
  * these two have no counterpart there, and both depend on the version package.json pins
  * (docs/decisions/0034-stored-functions-in-modules.md).
  */

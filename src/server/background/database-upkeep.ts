@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
-import { createBackgroundLoop } from '../background/background-loop.ts';
+import { createBackgroundLoop } from './background-loop.ts';
 import {
   analyzeTable,
   beginUpkeepSession,
