@@ -111,6 +111,20 @@ module.exports = {
       to: { path: '^src/server/credentials/' },
     },
     {
+      name: 'decisions-are-pure',
+      severity: 'error',
+      comment:
+        'The pipeline core, the timer rules and the intake decisions decide; everything around them looks up and ' +
+        'carries out (docs/decisions/0035-pure-pipeline-core.md). Nothing they reach, however indirectly, may query ' +
+        '(a *-queries.ts module, the database, pg, pg-boss), call a service (the OpenAI, Klaviyo and Shopify clients), ' +
+        'sleep or read the clock (platform/clock.ts, the background loops, node timers), or touch the network or the disk.',
+      from: { path: '^src/server/(engine/spine/pipeline-core|engine/timers/timer-rules|intake/intake-decisions)\\.ts$' },
+      to: {
+        reachable: true,
+        path: '(-queries\\.ts$|^src/server/(database|background)/|^src/server/integrations/(openai|klaviyo|shopify)/|^src/server/platform/clock\\.ts$|node_modules/(pg|pg-boss|@electric-sql)/|^(node:)?(fs|net|http|https|timers|child_process|worker_threads)(/|$))',
+      },
+    },
+    {
       name: 'tests-not-imported-by-src',
       severity: 'error',
       comment: 'Test support, fakes and benchmarks are not shipped; the app must run without them.',

@@ -23,6 +23,8 @@ import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
 import { authRoutes } from './auth/auth-routes.ts';
 import { requireSignedIn } from './auth/signed-in.ts';
 import { flowRoutes } from './flows/flow-routes.ts';
+import { previewRoutes } from './engine/writing/preview-routes.ts';
+import { costRoutes } from './engine/limits/cost-routes.ts';
 import { flowSignatureRoutes } from './flows/flow-signature-routes.ts';
 import { createFlowSignatureCache } from './intake/flow-signature-cache.ts';
 import { credentialRoutes } from './credentials/credential-routes.ts';
@@ -49,6 +51,7 @@ import { findEventsBehind } from './events/event-log-queries.ts';
 import { findDatabaseBytes, listLargestTables } from './database/database-size-queries.ts';
 import { observeServiceCalls } from './integrations/service-http.ts';
 import { eventRoutes } from './events/event-routes.ts';
+import { replayRoutes } from './intake/replay-routes.ts';
 import { attributionRoutes } from './attribution/attribution-routes.ts';
 import { dashboardRoutes } from './dashboard/dashboard-routes.ts';
 import { shopifyConnectRoutes } from './shopify-connect/shopify-connect-routes.ts';
@@ -318,6 +321,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(async function signedInRoutes(scope) {
     requireSignedIn(scope, auth);
     await scope.register(flowRoutes, { prefix: '/api/flows' });
+    await scope.register(previewRoutes, { prefix: '/api/flows' });
+    await scope.register(costRoutes, { prefix: '/api/flows' });
     await scope.register(flowSignatureRoutes, { prefix: '/api/flows', flowSignatures });
     await scope.register(credentialRoutes, {
       prefix: '/api/credentials',
@@ -329,7 +334,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     });
     await scope.register(connectionRoutes, { connections });
     await scope.register(shopifyConnectRoutes, { prefix: '/api/shopify' });
-    await scope.register(eventRoutes, { prefix: '/api/events', intake });
+    await scope.register(eventRoutes, { prefix: '/api/events' });
+    await scope.register(replayRoutes, { prefix: '/api/events', intake });
     await scope.register(dashboardRoutes, { prefix: '/api/dashboard' });
     await scope.register(attributionRoutes, { prefix: '/api/revenue' });
     await scope.register(liveStreamRoutes, { prefix: '/api/stream', feed: changeFeed });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRetryPolicy, nextTryDelay, retryRefusal, withQuickRetry, type RetryPolicy } from '../../src/server/engine/spine/retry-policy.ts';
+import { defaultRetryPolicy, nextTryDelay, retryRefusal, type RetryPolicy } from '../../src/server/engine/spine/retry-policy.ts';
+import { withQuickRetry } from '../../src/server/engine/spine/quick-retry.ts';
 import { ServiceError } from '../../src/server/integrations/service-error.ts';
 import { signShopifyBody, verifyShopifySignature } from '../../src/server/intake/shopify-signature.ts';
 

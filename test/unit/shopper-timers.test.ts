@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reasonTimerEnded, signalOnlyReason, timerKindOf, type TimerFacts } from '../../src/server/engine/timers/shopper-timers.ts';
+import { reasonTimerEnded, signalOnlyReason, timerKindOf, type TimerFacts } from '../../src/server/engine/timers/timer-rules.ts';
 import { eventOutcomeMessages as m } from '../../src/shared/events/event-messages.ts';
 
 const at = (minute: number) => new Date(Date.UTC(2026, 10, 20, 10, minute));

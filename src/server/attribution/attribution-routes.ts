@@ -5,7 +5,7 @@ import {
   type CurrencyRevenue,
   type RevenueFigures,
 } from '../../shared/attribution/attribution-schemas.ts';
-import { listOwnerSpend, spendDay } from '../engine/limits/flow-spend-queries.ts';
+import { listOwnerSpend, spendDay } from '../generations/flow-spend-queries.ts';
 import {
   countDeliveriesByFlow,
   findAttributionWindowDays,

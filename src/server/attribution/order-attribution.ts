@@ -4,7 +4,6 @@ import type { EventSource, NormalizedEvent } from '../../shared/events/event-sch
 import { parseJsonText } from '../platform/json-text.ts';
 import { orderMoney } from '../integrations/shopify/shopify-payload-money.ts';
 import { findAttributionWindowDays, findCreditedDelivery, recordAttribution } from './attribution-queries.ts';
-import { creditExperimentOrder } from '../experiments/experiment-queries.ts';
 import { shopperKey } from '../platform/shopper-key.ts';
 
 /**
@@ -23,20 +22,34 @@ export interface OrderEvent {
   receivedAt: Date;
 }
 
-export async function attributeOrder(db: Queryable, logger: Logger, event: OrderEvent, normalized: NormalizedEvent): Promise<void> {
-  if (!isOrder(event, normalized)) return;
+/**
+ * An order as attribution read it, for the experiments, which count every exposed
+ * shopper's orders, held out or not (0042); the pipeline hands it to them.
+ */
+export interface AttributedOrder {
+  userId: string;
+  shopperKey: string;
+  orderKey: string;
+  orderedAt: Date;
+  windowDays: number;
+  amount: string | null;
+  currency: string | null;
+}
+
+/** Credits the order to a delivery; the order it read, or null when the event is not one that can be credited. */
+export async function attributeOrder(db: Queryable, logger: Logger, event: OrderEvent, normalized: NormalizedEvent): Promise<AttributedOrder | null> {
+  if (!isOrder(event, normalized)) return null;
   const shopperEmail = normalized.shopper.email?.trim().toLowerCase();
-  if (!shopperEmail) return;
+  if (!shopperEmail) return null;
   const body = bodyOf(event.rawBody);
   const orderKey = orderKeyOf(event.source, body);
-  if (!orderKey) return;
+  if (!orderKey) return null;
   const orderedAt = orderedAtOf(event, body);
   const windowDays = await findAttributionWindowDays(db, event.userId);
   const revenue = revenueOf(event.source, body, normalized);
-  // The experiments count every exposed shopper's orders, held out or not (0042).
-  await creditExperimentOrder(db, { userId: event.userId, shopperKey: shopperKey(shopperEmail), orderKey, orderedAt, windowDays, ...revenue });
+  const order: AttributedOrder = { userId: event.userId, shopperKey: shopperKey(shopperEmail), orderKey, orderedAt, windowDays, ...revenue };
   const delivery = await findCreditedDelivery(db, { userId: event.userId, shopperEmail, orderedAt, orderKey, windowDays });
-  if (!delivery) return;
+  if (!delivery) return order;
   const recorded = await recordAttribution(db, {
     userId: event.userId,
     orderKey,
@@ -47,6 +60,7 @@ export async function attributeOrder(db: Queryable, logger: Logger, event: Order
     shopperEmail,
   });
   if (recorded) logger.info({ eventId: event.id, creditedEventId: delivery.eventId, flowType: delivery.flowType }, 'order attributed to a delivery');
+  return order;
 }
 
 /**

@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { HttpError, unlessRefused } from '../platform/http-errors.ts';
+import { HttpError } from '../platform/http-errors.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
-import type { Intake } from '../intake/intake.ts';
-import { listGenerations } from '../engine/writing/generation-queries.ts';
-import { listDeliveries } from '../engine/delivery/delivery-queries.ts';
+import { listGenerations } from '../generations/generation-queries.ts';
+import { listDeliveries } from '../deliveries/delivery-queries.ts';
 import { findEventGroups } from '../experiments/experiment-queries.ts';
 import { findEventForUser } from './event-queries.ts';
 import { activitySince, eventRecordToListItem, listEventsForUser } from './event-log-queries.ts';
@@ -15,16 +14,12 @@ import { registerEndpoint } from '../platform/register-endpoint.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export interface EventRoutesOptions {
-  /** Takes a replay in, like every new event: a new attempt and its job in one transaction. */
-  intake: Intake;
-}
-
 /**
  * The event log under /api/events, registered in the signed-in context: every query is
- * filtered by `request.user.id`, so an owner reaches only events of their own flows.
+ * filtered by `request.user.id`, so an owner reaches only events of their own flows. A
+ * replay goes in through the intake, like every new event (intake/replay-routes.ts).
  */
-export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app, options) => {
+export const eventRoutes: FastifyPluginAsyncZod = async (app) => {
   const { pool } = app.database;
 
   await registerEndpoint(app, endpoints.events.list, { preHandler: rateLimited('read') }, async (request) => listEventsForUser(pool, request.user.id, request.query));
@@ -68,11 +63,5 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
         experimentGroup: groups.get(event.id) ?? null,
       },
     };
-  });
-
-  /** Queues a failed event again, or delivers a delivered one again on purpose (a new attempt). */
-  await registerEndpoint(app, endpoints.events.replay, { preHandler: rateLimited('write') }, async (request, reply) => {
-    const replayed = unlessRefused(await options.intake.accept({ kind: 'replay', userId: request.user.id, eventId: request.params.eventId }));
-    return reply.status(202).send({ event: eventRecordToListItem(replayed.event) });
   });
 };

@@ -3,7 +3,6 @@ import { endpoints } from '../../shared/api/endpoints.ts';
 import { registerEndpoint } from '../platform/register-endpoint.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';
 import { unlessRefused } from '../platform/http-errors.ts';
-import type { FlowSignatureCache } from '../intake/flow-signature-cache.ts';
 import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlowSigningSecret } from './flow-signature-queries.ts';
 
 /**
@@ -14,8 +13,11 @@ import { readFlowSignature, removeFlowSignature, requireFlowSignature, rotateFlo
  * Each change drops the receiver's cached secrets of the flow in this process.
  */
 export interface FlowSignatureRoutesOptions {
-  /** The intake's cache of the secrets: each change drops the flow's entry. */
-  flowSignatures: FlowSignatureCache;
+  /**
+   * The intake's cache of the secrets (intake/flow-signature-cache.ts): each change drops
+   * the flow's entry. Named by what the routes need of it, since the intake reads flows.
+   */
+  flowSignatures: { invalidate(flowId: string): void };
 }
 
 export const flowSignatureRoutes: FastifyPluginAsyncZod<FlowSignatureRoutesOptions> = async (app, options) => {

@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import { cacheLifetime, type Clock } from '../platform/clock.ts';
 import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import { loadFlowSigningSecrets, type FlowSigningSecrets } from '../flows/flow-signature-queries.ts';
-import { FLOW_SIGNATURE_HEADER_NAME, verifyFlowSignature, type FlowSignatureOutcome } from './flow-signature.ts';
+import { FLOW_SIGNATURE_HEADER_NAME, verifyFlowSignature, type FlowSignatureCheck } from './flow-signature.ts';
 
 /**
  * The flows' signing secrets of generic senders, kept for a few seconds per process like
@@ -17,7 +17,6 @@ import { FLOW_SIGNATURE_HEADER_NAME, verifyFlowSignature, type FlowSignatureOutc
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
-export type FlowSignatureCheck = FlowSignatureOutcome | 'not_required' | 'unreadable';
 
 export class FlowSignatureCache {
   private readonly entries: LRUCache<string, Promise<FlowSigningSecrets>>;

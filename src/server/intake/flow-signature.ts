@@ -10,6 +10,8 @@ import { SIGNATURE_TOLERANCE_SECONDS } from '../../shared/flows/flow-signature-s
 export const FLOW_SIGNATURE_HEADER_NAME = 'x-flowsmith-signature';
 
 export type FlowSignatureOutcome = 'valid' | 'missing' | 'malformed' | 'expired' | 'mismatch';
+/** A flow's check at intake: the outcome, or that the flow asks for none, or that its secrets could not be read. */
+export type FlowSignatureCheck = FlowSignatureOutcome | 'not_required' | 'unreadable';
 
 export function signFlowsmithBody(body: Buffer | string, secret: string, timestampSeconds: number): string {
   return `t=${timestampSeconds},v1=${hmacOf(body, secret, timestampSeconds).toString('hex')}`;

@@ -1,7 +1,7 @@
 import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../shared/events/event-messages.ts';
 import { signatureAnswerMessages, signatureRejectionReasons } from '../../shared/flows/flow-signature-messages.ts';
 import { defaultJsonLimits, type JsonTextProblem } from '../platform/json-text.ts';
-import type { FlowSignatureCheck } from './flow-signature-cache.ts';
+import type { FlowSignatureCheck } from './flow-signature.ts';
 import { apiErrorCodes, type ServerErrorCode } from '../../shared/api/error-codes.ts';
 
 /**

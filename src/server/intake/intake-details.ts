@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EventSource } from '../../shared/events/event-schemas.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { shopifyCheckoutToken, shopperEmailOf } from '../engine/spine/event-normalizer.ts';
-import { timerKindOf } from '../engine/timers/shopper-timers.ts';
+import { timerKindOf } from '../engine/timers/timer-rules.ts';
 import type { PixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';
 import { randomUUID } from 'node:crypto';
 import type { NewEvent } from '../events/event-queries.ts';

@@ -25,7 +25,8 @@ import {
   type Refusal,
 } from './intake-decisions.ts';
 import { SigningSecretCache } from './signing-secret-cache.ts';
-import { signatureHeaderOf, type FlowSignatureCache, type FlowSignatureCheck } from './flow-signature-cache.ts';
+import { signatureHeaderOf, type FlowSignatureCache } from './flow-signature-cache.ts';
+import type { FlowSignatureCheck } from './flow-signature.ts';
 import { signatureAgeSeconds } from './flow-signature.ts';
 import { pixelFlowCache, webhookFlowCache } from './flow-key-cache.ts';
 import { pixelEventSchema, pixelKeyPattern, trustedPixelEvent } from '../../shared/shopify-pixel/pixel-schemas.ts';

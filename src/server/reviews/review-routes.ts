@@ -5,7 +5,7 @@ import { MAX_REVIEWS_LISTED, reviewMessages } from '../../shared/reviews/review-
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { inTransaction, type Queryable } from '../database/database.ts';
 import { releaseWaitingEvent } from '../events/event-queries.ts';
-import { listGenerationsOfEvents, replaceTextsByOwner } from '../engine/writing/generation-queries.ts';
+import { listGenerationsOfEvents, replaceTextsByOwner } from '../generations/generation-queries.ts';
 import { HttpError } from '../platform/http-errors.ts';
 import { registerEndpoint } from '../platform/register-endpoint.ts';
 import { rateLimited } from '../platform/user-rate-limit.ts';

@@ -18,7 +18,7 @@ import {
   type ProfileImport,
 } from '../../integrations/klaviyo/klaviyo-profiles.ts';
 import { ServiceError } from '../../integrations/service-error.ts';
-import { failPendingDelivery } from './delivery-queries.ts';
+import { failPendingDelivery } from '../../deliveries/delivery-queries.ts';
 import {
   claimBatch,
   finishBatchDeliveries,

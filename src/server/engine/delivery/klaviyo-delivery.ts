@@ -1,9 +1,9 @@
 import type { FlowRecord } from '../../flows/flow-queries.ts';
 import type { EventRecord } from '../../events/event-queries.ts';
 import { createEvent, importProfile } from '../../integrations/klaviyo/klaviyo-profiles.ts';
-import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from './delivery-queries.ts';
+import { finishDelivery, recordKlaviyoEventSent, recordProfileWritten, startDelivery } from '../../deliveries/delivery-queries.ts';
 import { takeKlaviyoSlot, type KlaviyoEndpoint } from './klaviyo-rate-limiter.ts';
-import { withQuickRetry } from '../spine/retry-policy.ts';
+import { withQuickRetry } from '../spine/quick-retry.ts';
 import { klaviyoAuthOf, klaviyoLimitKey, type EngineCredentials } from '../spine/engine-credentials.ts';
 import { quickRetries, type PipelineContext } from '../spine/pipeline-context.ts';
 import { hasQueuedDeliveries, queueDeliveryForBatch } from './klaviyo-batch-queries.ts';

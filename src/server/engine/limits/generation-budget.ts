@@ -1,6 +1,6 @@
 import type { FlowRecord } from '../../flows/flow-queries.ts';
 import { deferEvent, type EventRecord } from '../../events/event-queries.ts';
-import { findFlowSpend } from './flow-spend-queries.ts';
+import { findFlowSpend } from '../../generations/flow-spend-queries.ts';
 import { EventOutcome, type PipelineContext } from '../spine/pipeline-context.ts';
 import { tellFlowStopped } from '../spine/flow-stops.ts';
 import { decideBudget } from '../spine/pipeline-core.ts';

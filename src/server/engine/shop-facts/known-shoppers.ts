@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { EventRecord } from '../../events/event-queries.ts';
 import { findProfilesByEmails, MAX_EMAILS_PER_LOOKUP, type KnownProfile } from '../../integrations/klaviyo/klaviyo-profiles.ts';
-import { withQuickRetry } from '../spine/retry-policy.ts';
+import { withQuickRetry } from '../spine/quick-retry.ts';
 import { klaviyoLimitKey, type EngineCredentials } from '../spine/engine-credentials.ts';
 import { EventOutcome, quickRetries, type PipelineContext } from '../spine/pipeline-context.ts';
 import { klaviyoConnection, takeSlot } from '../delivery/klaviyo-delivery.ts';

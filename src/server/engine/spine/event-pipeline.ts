@@ -1,10 +1,11 @@
 import { findFlowById, type FlowRecord } from '../../flows/flow-queries.ts';
 import { deferEvent, findEventById, hasEarlierOrderEvent, saveNormalizedEvent, scheduleEventRetry, setEventStatus, type EventRecord } from '../../events/event-queries.ts';
-import { endTimersEndedBy, findReasonTimerEnded, timerKindOf } from '../timers/shopper-timers.ts';
+import { endTimersEndedBy, findReasonTimerEnded } from '../timers/shopper-timers.ts';
+import { timerKindOf } from '../timers/timer-rules.ts';
 import { findCartShopper } from '../timers/shopper-timer-queries.ts';
 import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
 import { normalizeEvent } from './event-normalizer.ts';
-import { failPendingDelivery, progressOf } from '../delivery/delivery-queries.ts';
+import { failPendingDelivery, progressOf } from '../../deliveries/delivery-queries.ts';
 import { ServiceError, serviceTitles } from '../../integrations/service-error.ts';
 import { withShopperContext } from '../shop-facts/shopper-context.ts';
 import type { EventToWrite } from '../writing/prompt-rendering.ts';
@@ -37,6 +38,7 @@ import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
 import { tellFlowStopped } from './flow-stops.ts';
 import { generateTexts } from '../writing/text-generation.ts';
 import { experimentGroupFor } from '../../experiments/experiment-assignment.ts';
+import { creditExperimentOrder } from '../../experiments/experiment-queries.ts';
 import { HOLDOUT_ARM } from '../../../shared/experiments/experiment-schemas.ts';
 import { requireApproval } from '../checking/text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
@@ -135,7 +137,9 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
     normalized = await withCartShopper(context, event, normalized);
   }
   // Before anything can end the event: an order sent only as a signal still earns its credit.
-  await attributeOrder(pool, context.logger, event, normalized);
+  const order = await attributeOrder(pool, context.logger, event, normalized);
+  // The experiments count every exposed shopper's orders, held out or not (0042).
+  if (order) await creditExperimentOrder(pool, order);
   // A replay is the owner's explicit wish: timers and what ended them are not asked again.
   if (event.attempt === 1) await endTimersEndedBy(pool, event, context.logger);
   const lookUps = admissionLookUps(event, kind, normalized);

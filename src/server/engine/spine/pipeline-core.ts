@@ -6,7 +6,7 @@ import { textCheckOutcomeMessages } from '../../../shared/text-checks/text-check
 import { reviewMessages } from '../../../shared/reviews/review-schemas.ts';
 import { serviceTitles } from '../../integrations/service-error.ts';
 import { isFinished } from '../../events/event-lifecycle.ts';
-import { signalOnlyReason, type TimerKind } from '../timers/shopper-timers.ts';
+import { signalOnlyReason, type TimerKind } from '../timers/timer-rules.ts';
 import { nextTryDelay, retryRefusal, type RetryPolicy } from './retry-policy.ts';
 
 /**

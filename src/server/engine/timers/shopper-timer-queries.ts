@@ -2,23 +2,9 @@ import type { Queryable } from '../../database/database.ts';
 import type { EventSource } from '../../../shared/events/event-schemas.ts';
 import type { FlowType } from '../../../shared/flows/flow-types.ts';
 
-/** What the abandonment timers read of the owner's events (shopper-timers.ts decides). */
+import type { TimerFacts } from './timer-rules.ts';
 
-/** The fields of an event that timers are decided on. */
-export interface TimerFacts {
-  id: string;
-  flowId: string;
-  flowType: FlowType;
-  source: EventSource;
-  topic: string | null;
-  checkoutToken: string | null;
-  cartToken: string | null;
-  objectId: string | null;
-  shopperEmail: string | null;
-  /** When the shopper acted: occurred_at, else received_at. */
-  actedAt: Date;
-  receivedAt: Date;
-}
+/** What the abandonment timers read of the owner's events (timer-rules.ts decides on them). */
 
 interface TimerFactsRow {
   id: string;

@@ -1,12 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { loadConfig } from '../config.ts';
-import { openDatabase } from '../database/database.ts';
-import { storedFunctions } from '../stored-functions.ts';
-import { CREDENTIALS_KEY_FILE, createCredentialCipher, parseCredentialsKey } from '../platform/credential-cipher.ts';
-import { rotateCredentialsKey } from './credential-key-rotation.ts';
-import { reencryptConnectionTokens } from '../connections/connection-key-rotation.ts';
+import { loadConfig } from './config.ts';
+import { openDatabase } from './database/database.ts';
+import { storedFunctions } from './stored-functions.ts';
+import { CREDENTIALS_KEY_FILE, createCredentialCipher, parseCredentialsKey } from './platform/credential-cipher.ts';
+import { rotateCredentialsKey } from './credentials/credential-key-rotation.ts';
+import { reencryptConnectionTokens } from './connections/connection-key-rotation.ts';
 
 /**
  * `npm run credentials:rotate`: moves every stored credential to a new key

@@ -1,5 +1,5 @@
-import type { Queryable } from '../../database/database.ts';
-import { textChecksRecordSchema, type TextChecksRecord } from '../../../shared/text-checks/text-check-schemas.ts';
+import type { Queryable } from '../database/database.ts';
+import { textChecksRecordSchema, type TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
 
 /** One assistant's outcome for one attempt of an event. */
 export interface GenerationRecord {

@@ -1,5 +1,5 @@
-import type { Queryable } from '../../database/database.ts';
-import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-schemas.ts';
+import type { Queryable } from '../database/database.ts';
+import type { ProfilePropertyValue } from '../../shared/flows/recommendation-schemas.ts';
 
 /** The Klaviyo delivery of one event attempt, step by step. */
 export interface DeliveryRecord {

@@ -1,4 +1,4 @@
-import type { Queryable } from '../../database/database.ts';
+import type { Queryable } from '../database/database.ts';
 
 /**
  * What each flow spent on OpenAI per day (UTC), in `flow_daily_spend`: added to as each
