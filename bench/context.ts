@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { startFakeOpenAI } from '../test/fakes/fake-openai.ts';
 import { startFakeKlaviyo } from '../test/fakes/fake-klaviyo.ts';
 import { startFakeShopify } from '../test/fakes/fake-shopify.ts';
-import { listRecentPrompts } from '../src/server/engine/writing/generation-queries.ts';
+import { listRecentPrompts } from '../src/server/generations/generation-queries.ts';
 import { contextCostOf } from '../src/server/engine/writing/context-cost.ts';
 import type { Assistant } from '../src/shared/flows/flow-schemas.ts';
 import { benchKeys, countRows, formatNumber, sendEvents, startBenchApp } from './bench-support.ts';

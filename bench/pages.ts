@@ -16,7 +16,7 @@ import type { Browser } from 'playwright-core';
 import { launchBrowser } from '../test/support/browser.ts';
 import { startE2EServerWithServices, type E2EWithServices } from '../test/support/e2e-services.ts';
 import { copySessionCookies, createSignedInUser, type E2EUser } from '../test/support/e2e-accounts.ts';
-import { credentialsInput } from '../test/fakes/engine-scenario.ts';
+import { credentialsInput } from '../test/support/engine-scenario.ts';
 import { measureFirstLoad, type AssetKind, type FirstLoad } from '../test/support/page-weight.ts';
 import { pageRoutes } from '../src/shared/routes.ts';
 import { formatNumber } from './bench-support.ts';

@@ -7,7 +7,7 @@ import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, toastOf
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { credentialsInput, defaultAssistants } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants } from '../support/engine-scenario.ts';
 import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages as m, webhookHandlerMessages } from '../../src/shared/webhooks/webhook-messages.ts';
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';

@@ -5,7 +5,7 @@ import type { E2EServer } from '../support/e2e-server.ts';
 import type { E2EWithServices } from '../support/e2e-services.ts';
 import { expectNoA11yViolations, expectNoBrowserErrors, openPage, saveScreenshot } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
-import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { processingMessages, setupSteps } from '../../src/shared/dashboard/dashboard-messages.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';

@@ -5,7 +5,7 @@ import type { E2EWithServices } from '../support/e2e-services.ts';
 import { expectNoSeriousA11yViolations, openPage } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, sampleEvent } from '../support/engine-scenario.ts';
 import { estimatedCostNote, estimatedCostReason } from '../../src/shared/flows/flow-costs.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 

@@ -4,7 +4,7 @@ import type { E2EServer } from '../support/e2e-server.ts';
 import { dismissToasts, expectNoBrowserErrors, expectNoSeriousA11yViolations, fieldErrorOf, saveScreenshot, toastOf, type BrowserErrors } from '../support/browser.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
-import { credentialsInput, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
+import { credentialsInput, postEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { experimentArmLabel, experimentMessages } from '../../src/shared/experiments/experiment-messages.ts';

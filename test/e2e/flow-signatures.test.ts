@@ -3,7 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
-import { credentialsInput, defaultAssistants, postEvent, postSignedEvent, sampleEvent } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, postEvent, postSignedEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { curlSignatureComment, curlSignatureNote, flowSignatureMessages as m } from '../../src/shared/flows/flow-signature-messages.ts';
 import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';

@@ -5,7 +5,7 @@ import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, toastOf
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowCapMessages, flowMessages, flowValidationMessages, webhookUrlRotationMessages as rotation } from '../../src/shared/flows/flow-messages.ts';
-import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
 import { klaviyoPropertyWarnings } from '../../src/shared/flows/klaviyo-property-tags.ts';

@@ -4,7 +4,7 @@ import type { E2EServer } from '../support/e2e-server.ts';
 import { expectNoA11yViolations, expectNoBrowserErrors, openPage, saveScreenshot, type BrowserErrors } from '../support/browser.ts';
 import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
-import { credentialsInput, defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, sampleEvent } from '../support/engine-scenario.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowSignatureMessages as signatureMessages } from '../../src/shared/flows/flow-signature-messages.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';

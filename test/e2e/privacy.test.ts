@@ -6,7 +6,7 @@ import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserError
 import type { E2EWithServices } from '../support/e2e-services.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
-import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 /**

@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { dismissToasts, expectNoA11yViolations, expectNoBrowserErrors, fieldErrorOf, openPage, saveScreenshot, toastOf } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
-import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { attributionMessages } from '../../src/shared/attribution/attribution-messages.ts';
 import type { RevenueResponse } from '../../src/shared/attribution/attribution-schemas.ts';

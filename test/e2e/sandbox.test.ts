@@ -5,7 +5,7 @@ import { expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type Bro
 import type { E2EWithServices } from '../support/e2e-services.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
-import { credentialsInput } from '../fakes/engine-scenario.ts';
+import { credentialsInput } from '../support/engine-scenario.ts';
 import { strongPassword, uniqueEmail } from '../support/accounts.ts';
 import { authMessages } from '../../src/shared/messages.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';

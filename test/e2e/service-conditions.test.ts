@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expectNoBrowserErrors, expectNoSeriousA11yViolations, launchBrowser, openPageForEachTest, type BrowserErrors } from '../support/browser.ts';
 import { copySessionCookies } from '../support/e2e-accounts.ts';
-import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
@@ -18,6 +18,7 @@ import { pageRoutes } from '../../src/shared/routes.ts';
  * row, deliveries go to a bulk job, which the key may not run.
  */
 const scenario = useEngineScenario({
+  standIns: allStandIns,
   engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] } },
 });
 let browser: Browser;

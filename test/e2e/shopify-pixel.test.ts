@@ -7,7 +7,7 @@ import type { E2EServer } from '../support/e2e-server.ts';
 import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors, toastOf, dismissToasts } from '../support/browser.ts';
 import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeShopify } from '../fakes/fake-shopify.ts';
-import { credentialsInput, defaultAssistants } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants } from '../support/engine-scenario.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import { pixelSnippet } from '../../src/shared/shopify-pixel/pixel-snippet.ts';
 import { pixelMessages } from '../../src/shared/shopify-pixel/pixel-messages.ts';

@@ -5,7 +5,7 @@ import { dismissToasts, expectNoBrowserErrors, expectNoSeriousA11yViolations, to
 import type { E2EWithServices } from '../support/e2e-services.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
-import { credentialsInput, postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
+import { credentialsInput, postEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { reviewMessages } from '../../src/shared/reviews/review-schemas.ts';
 import { flowPreviewMessages } from '../../src/shared/flows/flow-preview-schemas.ts';

@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type pg from 'pg';
-import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { strongPassword } from '../support/accounts.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { accountDeletionMessages } from '../../src/shared/auth/account-deletion.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Deleting an account (docs/decisions/0029-retention-and-account-deletion.md): after the
  * password, nothing of the owner is left in any table, another owner keeps everything,
  * a mail confirms it, and a wrong password deletes nothing.
  */
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns, smtp: true });
 
 const db = () => scenario.testApp.database.pool;
 
@@ -64,7 +65,7 @@ async function footprintOf(owner: { userId: string; email: string; eventIds?: st
 
 async function busyOwner(label: string): Promise<Owner & { email: string; eventIds: string[] }> {
   const owner = await ownerWithFlows(scenario, { post_purchase: {} });
-  const session = await owner.client.get('/api/account/session');
+  const session = await owner.client.call(endpoints.account.session);
   const email = session.json.user.email as string;
   const eventIds: string[] = [];
   for (let index = 0; index < 2; index += 1) {
@@ -75,11 +76,11 @@ async function busyOwner(label: string): Promise<Owner & { email: string; eventI
     const event = await waitForEvent(db(), response.json.eventId as string);
     expect(event.status, event.error ?? '').toBe('delivered');
   }
-  expect((await owner.client.put('/api/retention', { retentionDays: 90 })).status).toBe(200);
+  expect((await owner.client.call(endpoints.retention.save, { body: { retentionDays: 90 } })).status).toBe(200);
   // A reset token (better-auth's verifications) and a failed sign-in (the lockout's counter) name the owner too.
-  expect((await new HttpClient(scenario.testApp.baseUrl).post('/api/account/forgot-password', { email })).status).toBe(200);
+  expect((await new HttpClient(scenario.testApp.baseUrl).call(endpoints.account.forgotPassword, { body: { email } })).status).toBe(200);
   await scenario.testApp.smtp.waitForMail(email, 'Reset your');
-  expect((await new HttpClient(scenario.testApp.baseUrl).post('/api/account/sign-in', { email, password: 'Not-the-password-1' })).status).toBe(401);
+  expect((await new HttpClient(scenario.testApp.baseUrl).call(endpoints.account.signIn, { body: { email, password: 'Not-the-password-1' } })).status).toBe(401);
   return { ...owner, email, eventIds };
 }
 
@@ -88,29 +89,29 @@ describe('deleting an account', () => {
     const owner = await busyOwner('wrong');
     const before = await footprintOf(owner);
     expect(before.length).toBeGreaterThan(10);
-    const refused = await owner.client.post('/api/account/delete', { password: 'Garden-path-43', confirm: true });
+    const refused = await owner.client.call(endpoints.account.delete, { body: { password: 'Garden-path-43', confirm: true } });
     expect(refused.status, refused.text).toBe(401);
     expect(refused.json.message).toBe(accountDeletionMessages.wrongPassword);
-    const unconfirmed = await owner.client.post('/api/account/delete', { password: strongPassword });
+    const unconfirmed = await owner.client.call(endpoints.account.delete, { body: { password: strongPassword } });
     expect(unconfirmed.status, unconfirmed.text).toBe(400);
-    const empty = await owner.client.post('/api/account/delete', { password: '', confirm: true });
+    const empty = await owner.client.call(endpoints.account.delete, { body: { password: '', confirm: true } });
     expect(empty.status, empty.text).toBe(400);
     expect(empty.json.message).toBe(accountDeletionMessages.passwordRequired);
     expect(await footprintOf(owner)).toEqual(before);
-    expect((await owner.client.get('/api/account/session')).status).toBe(200);
+    expect((await owner.client.call(endpoints.account.session)).status).toBe(200);
   });
 
   it('locks out after as many wrong passwords as sign-in does', async () => {
     const owner = await busyOwner('lock');
     const statuses = [];
     for (let index = 0; index < 5; index += 1) {
-      statuses.push((await owner.client.post('/api/account/delete', { password: `Wrong-pass-${index}`, confirm: true })).status);
+      statuses.push((await owner.client.call(endpoints.account.delete, { body: { password: `Wrong-pass-${index}`, confirm: true } })).status);
     }
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     // Locked: even the right password waits, and nothing is deleted.
-    const locked = await owner.client.post('/api/account/delete', { password: strongPassword, confirm: true });
+    const locked = await owner.client.call(endpoints.account.delete, { body: { password: strongPassword, confirm: true } });
     expect(locked.status).toBe(429);
-    expect((await owner.client.get('/api/account/session')).status).toBe(200);
+    expect((await owner.client.call(endpoints.account.session)).status).toBe(200);
   });
 
   it('leaves no row of the owner in any table, touches no other owner, signs out and mails a confirmation', async () => {
@@ -119,7 +120,7 @@ describe('deleting an account', () => {
     const otherBefore = await footprintOf(other);
     expect((await footprintOf(doomed)).length).toBeGreaterThan(10);
 
-    const deleted = await doomed.client.post('/api/account/delete', { password: strongPassword, confirm: true });
+    const deleted = await doomed.client.call(endpoints.account.delete, { body: { password: strongPassword, confirm: true } });
     expect(deleted.status, deleted.text).toBe(200);
     expect(deleted.json.message).toBe(accountDeletionMessages.deleted);
 
@@ -128,12 +129,12 @@ describe('deleting an account', () => {
     const mail = await scenario.testApp.smtp.waitForMail(doomed.email, accountDeletionMessages.mailSubject);
     expect(mail.body).toContain('Your Flowsmith account is deleted');
 
-    expect((await doomed.client.get('/api/account/session')).status).toBe(401);
+    expect((await doomed.client.call(endpoints.account.session)).status).toBe(401);
     // Past the address's lockout window (the other tests here failed sign-ins from this address on purpose).
     scenario.testApp.clock.advance(16 * 60_000);
-    const signIn = await new HttpClient(scenario.testApp.baseUrl).post('/api/account/sign-in', { email: doomed.email, password: strongPassword });
+    const signIn = await new HttpClient(scenario.testApp.baseUrl).call(endpoints.account.signIn, { body: { email: doomed.email, password: strongPassword } });
     expect(signIn.status).toBe(401);
-    expect((await other.client.get('/api/account/session')).status).toBe(200);
+    expect((await other.client.call(endpoints.account.session)).status).toBe(200);
     // No log line carries the password.
     expect(scenario.testApp.logLines.some((line) => line.includes(strongPassword))).toBe(false);
   });
@@ -146,7 +147,7 @@ describe('a webhook racing an account deletion', () => {
     // The intake now holds the flow in its one-second cache (on the app's clock, which stands still here).
     expect((await postEvent(scenario.testApp.baseUrl, path, sampleEvent('post_purchase', { email: 'race-1@example.com' }))).status).toBe(202);
     const password = strongPassword;
-    const deleted = await owner.client.post('/api/account/delete', { password, confirm: true });
+    const deleted = await owner.client.call(endpoints.account.delete, { body: { password, confirm: true } });
     expect(deleted.status, deleted.text).toBe(200);
     const late = await postEvent(scenario.testApp.baseUrl, path, sampleEvent('post_purchase', { email: 'race-2@example.com' }));
     expect(late.status, late.text).toBe(404);

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import type { RevenueResponse } from '../../src/shared/attribution/attribution-schemas.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * Revenue recovered (docs/decisions/0030-revenue-attribution.md): orders credited to the
@@ -14,7 +16,7 @@ import type { FlowType } from '../../src/shared/flows/flow-types.ts';
  * were placed. Each order here is placed relative to a delivery's stamp, and the app's
  * manual clock is moved on so that it is received after it was placed.
  */
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 
 const db = () => scenario.testApp.database.pool;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -102,7 +104,7 @@ async function attributionsOf(owner: Owner) {
 }
 
 async function revenueOf(owner: Owner, days: 7 | 30): Promise<RevenueResponse> {
-  const response = await owner.client.get(`/api/revenue?days=${days}`);
+  const response = await owner.client.call(endpoints.revenue.read, { query: { days } });
   expect(response.status, response.text).toBe(200);
   return response.json as RevenueResponse;
 }
@@ -152,9 +154,9 @@ describe('revenue attribution', () => {
 
   it("follows the owner's window: 6 days credits what 5 do not", async () => {
     const owner = await ownerWithFlows(scenario, flowsOfOwner);
-    const saved = await owner.client.put('/api/revenue/settings', { windowDays: 6 });
+    const saved = await owner.client.call(endpoints.revenue.saveSettings, { body: { windowDays: 6 } });
     expect(saved.status, saved.text).toBe(200);
-    expect((await owner.client.get('/api/revenue/settings')).json).toEqual({ windowDays: 6 });
+    expect((await owner.client.call(endpoints.revenue.settings)).json).toEqual({ windowDays: 6 });
     const email = newShopper();
     const delivery = await deliver(owner, 'abandoned_cart', email);
     await sendShopifyOrder(owner, { id: orderId(), email, placedAt: new Date(delivery.deliveredAt.getTime() + 5 * DAY_MS + MINUTE_MS) });
@@ -164,11 +166,11 @@ describe('revenue attribution', () => {
   it('refuses a window outside 1 to 30 days and a period other than 7 or 30 with 400', async () => {
     const owner = await ownerWithFlows(scenario, {});
     for (const windowDays of [0, 31, 2.5, '5']) {
-      const response = await owner.client.put('/api/revenue/settings', { windowDays });
+      const response = await owner.client.call(endpoints.revenue.saveSettings, { body: { windowDays } });
       expect(response.status, response.text).toBe(400);
     }
     for (const days of ['1', '365', 'x', '']) {
-      const response = await owner.client.get(`/api/revenue?days=${days}`);
+      const response = await owner.client.call(endpoints.revenue.read, { query: { days } });
       expect(response.status, response.text).toBe(400);
     }
   });
@@ -313,17 +315,17 @@ describe('revenue attribution', () => {
     const delivery = await deliver(owner, 'abandoned_cart', email);
     const id = orderId();
     await sendShopifyOrder(owner, { id, email, placedAt: new Date(delivery.deliveredAt.getTime() + MINUTE_MS), total: '45.00', currency: 'USD' });
-    const exported = await owner.client.get(`/api/privacy/shoppers/export?email=${encodeURIComponent(email)}`);
+    const exported = await owner.client.call(endpoints.privacy.shopperExport, { query: { email } });
     expect(exported.status, exported.text).toBe(200);
     expect(JSON.stringify(exported.json)).toContain(String(id));
-    const erased = await owner.client.post('/api/privacy/shoppers/erase', { email, unsetKlaviyo: false });
+    const erased = await owner.client.call(endpoints.privacy.eraseShopper, { body: { email, unsetKlaviyo: false } });
     expect(erased.status, erased.text).toBe(200);
     expect((await attributionsOf(owner)).map((row) => [row.order_key, row.amount, row.shopper_email])).toEqual([[String(id), '45.00', null]]);
     expect((await revenueOf(owner, 30)).total.revenue).toEqual([expect.objectContaining({ currency: 'USD' })]);
   });
 
   it('is refused without a session', async () => {
-    const response = await fetch(`${scenario.testApp.baseUrl}/api/revenue?days=7`);
+    const response = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.revenue.read, { query: { days: 7 } })}`);
     expect(response.status).toBe(401);
   });
 });

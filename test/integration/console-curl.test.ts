@@ -1,19 +1,20 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { ownerWithFlows, useEngineScenario } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, useEngineScenario, allStandIns } from '../support/engine-scenario.ts';
 import { curlCommand } from '../../src/web/webhooks/curl-command.ts';
 import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages } from '../../src/shared/webhooks/webhook-messages.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 const run = promisify(execFile);
 
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns, listen: true });
 
 describe('Copy as cURL', () => {
   it('gives a command that delivers the payload to the flow, quotes and all, when run in a shell', async () => {
     const owner = await ownerWithFlows(scenario, { abandoned_checkout: {} });
-    const flow = await owner.client.get('/api/flows');
+    const flow = await owner.client.call(endpoints.flows.list);
     const webhookUrl = (flow.json.flows as Array<{ flowType: string; webhookUrl: string }>).find((candidate) => candidate.flowType === 'abandoned_checkout')!.webhookUrl;
     const event = sampleTestEvent('abandoned_checkout', new Date(), 'evt_curl_quotes');
     const payload = { ...event, properties: { ...event.properties, customer: { email: 'obrien@example.com', first_name: "Siobhán 'Shiv'", last_name: "O'Brien $HOME `x` \\n" } } };

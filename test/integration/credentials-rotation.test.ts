@@ -14,9 +14,10 @@ import { rotateCredentialsKey } from '../../src/server/credentials/credential-ke
 import { createMissingFlows } from '../../src/server/flows/flow-queries.ts';
 import { loadFlowSigningSecrets, requireFlowSignature } from '../../src/server/flows/flow-signature-queries.ts';
 import { unlessRefused } from '../../src/server/platform/http-errors.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 const run = promisify(execFile);
-const rotateScript = path.resolve(import.meta.dirname, '../../src/server/credentials/rotate-credentials-key.ts');
+const rotateScript = path.resolve(import.meta.dirname, '../../src/server/rotate-credentials-key.ts');
 
 let testApp: TestApp;
 let openai: FakeOpenAI;
@@ -38,15 +39,17 @@ afterAll(async () => {
 
 async function ownerWithCredentials() {
   const { client } = await insertSignedInOwner(testApp);
-  const userId = (await client.get('/api/account/session')).json.user.id as string;
-  const saved = await client.put('/api/credentials', {
-    klaviyoApiKey: 'pk_rotation_0123456789',
-    openaiApiKey: 'sk-rotation-0123456789',
-    openaiModel: 'gpt-5-mini',
-    shopifyDomain: 'test-shop.myshopify.com',
-    shopifyAuthMethod: 'client_credentials',
-    shopifyClientId: 'rotation-client',
-    shopifyClientSecret: 'rotation-secret-0123456789',
+  const userId = (await client.call(endpoints.account.session)).json.user.id as string;
+  const saved = await client.call(endpoints.credentials.save, {
+    body: {
+      klaviyoApiKey: 'pk_rotation_0123456789',
+      openaiApiKey: 'sk-rotation-0123456789',
+      openaiModel: 'gpt-5-mini',
+      shopifyDomain: 'test-shop.myshopify.com',
+      shopifyAuthMethod: 'client_credentials',
+      shopifyClientId: 'rotation-client',
+      shopifyClientSecret: 'rotation-secret-0123456789',
+    },
   });
   expect(saved.status).toBe(200);
   return userId;

@@ -12,6 +12,8 @@ import { credentialCheckMessages as check, credentialMessages, credentialValidat
 import { requestMessages } from '../../src/shared/messages.ts';
 import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';
 import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 let testApp: TestApp;
 let openai: FakeOpenAI;
@@ -85,7 +87,7 @@ function freshKlaviyoKey(): string {
 
 async function owner() {
   const { client, email } = await insertSignedInOwner(testApp);
-  const session = await client.get('/api/account/session');
+  const session = await client.call(endpoints.account.session);
   return { client, email, userId: session.json.user.id as string };
 }
 
@@ -97,14 +99,14 @@ async function storedRow(userId: string) {
 describe('setup and saving', () => {
   it('saves keys that all three services accept, completes setup and shows them masked', async () => {
     const { client, userId } = await owner();
-    expect((await client.get('/api/credentials/status')).json).toEqual({ setupComplete: false });
-    expect((await client.get('/api/credentials')).json).toEqual({ credentials: null });
+    expect((await client.call(endpoints.credentials.status)).json).toEqual({ setupComplete: false });
+    expect((await client.call(endpoints.credentials.read)).json).toEqual({ credentials: null });
     const klaviyoBefore = klaviyo.requests.length;
 
-    const saved = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() }));
+    const saved = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: freshKlaviyoKey() }) });
     expect(saved.status).toBe(200);
     expect(saved.json.firstSave).toBe(true);
-    expect((await client.get('/api/credentials/status')).json).toEqual({ setupComplete: true });
+    expect((await client.call(endpoints.credentials.status)).json).toEqual({ setupComplete: true });
 
     const accountCheck = klaviyo.requests.slice(klaviyoBefore).find((r) => r.path === '/api/accounts')!;
     expect(accountCheck.headers.revision).toBe('2026-07-15');
@@ -115,7 +117,7 @@ describe('setup and saving', () => {
     expect(shopCheck.path).toBe('/admin/api/2026-10/graphql.json');
     expect(shopCheck.headers['x-shopify-access-token']).toBe(keys.shopifyToken);
 
-    const { credentials } = (await client.get('/api/credentials')).json;
+    const { credentials } = (await client.call(endpoints.credentials.read)).json;
     expect(credentials).toMatchObject({
       openaiApiKey: maskSecret(keys.openai),
       openaiModel: 'gpt-5-mini',
@@ -127,7 +129,7 @@ describe('setup and saving', () => {
       shopifySigningSecret: maskSecret(keys.signing),
     });
     expect(credentials.klaviyoApiKey).toMatch(/^pk_l\*+6789$/);
-    expect((await client.get('/api/credentials/encryption')).json).toEqual({ working: true, error: null });
+    expect((await client.call(endpoints.credentials.encryption)).json).toEqual({ working: true, error: null });
 
     const loaded = await loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, userId);
     expect(loaded).toMatchObject({
@@ -139,7 +141,7 @@ describe('setup and saving', () => {
 
   it("answers the specified required-field messages (docs/product/specification.md §5), and a clear one for a malformed domain", async () => {
     const { client } = await owner();
-    const empty = await client.put('/api/credentials', { shopifyAuthMethod: 'access_token', klaviyoApiKey: '', openaiApiKey: ' ', openaiModel: '', shopifyDomain: '' });
+    const empty = await client.call(endpoints.credentials.save, { body: { shopifyAuthMethod: 'access_token', klaviyoApiKey: '', openaiApiKey: ' ', openaiModel: '', shopifyDomain: '' } });
     expect(empty.status).toBe(400);
     expect(empty.json.fieldErrors).toEqual({
       klaviyoApiKey: v.klaviyoApiKeyRequired,
@@ -154,21 +156,21 @@ describe('setup and saving', () => {
     expect(empty.json.fieldErrors.openaiModel).toBe('OpenAI model is required');
     expect(empty.json.fieldErrors.shopifyAccessToken).toBe('Shopify Access Token is required');
 
-    const clientCredentials = await client.put('/api/credentials', validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '' }));
+    const clientCredentials = await client.call(endpoints.credentials.save, { body: validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '' }) });
     expect(clientCredentials.json.fieldErrors).toEqual({ shopifyClientId: v.shopifyClientIdRequired, shopifyClientSecret: v.shopifyClientSecretRequired });
 
     for (const domain of ['my shop', 'shop.example.com', 'https://-bad.myshopify.com']) {
-      const malformed = await client.put('/api/credentials', validInput({ shopifyDomain: domain }));
+      const malformed = await client.call(endpoints.credentials.save, { body: validInput({ shopifyDomain: domain }) });
       expect(malformed.json.fieldErrors).toEqual({ shopifyDomain: v.shopifyDomainInvalid });
     }
-    const spaced = await client.put('/api/credentials', validInput({ openaiApiKey: 'sk-proj with space' }));
+    const spaced = await client.call(endpoints.credentials.save, { body: validInput({ openaiApiKey: 'sk-proj with space' }) });
     expect(spaced.json.fieldErrors).toEqual({ openaiApiKey: v.oneWord('OpenAI API Key') });
-    expect((await client.get('/api/credentials/status')).json.setupComplete).toBe(false);
+    expect((await client.call(endpoints.credentials.status)).json.setupComplete).toBe(false);
   });
 
   it('keeps the domain an owner pastes as a URL as name.myshopify.com', async () => {
     const { client } = await owner();
-    const saved = await client.put('/api/credentials', validInput({ shopifyDomain: 'https://Test-Shop.myshopify.com/admin/settings' }));
+    const saved = await client.call(endpoints.credentials.save, { body: validInput({ shopifyDomain: 'https://Test-Shop.myshopify.com/admin/settings' }) });
     expect(saved.status).toBe(200);
     expect(saved.json.credentials.shopifyDomain).toBe('test-shop.myshopify.com');
   });
@@ -176,11 +178,11 @@ describe('setup and saving', () => {
   it('explains that assistant and stored-prompt ids no longer work, without calling any service', async () => {
     const { client } = await owner();
     const before = openai.requests.length + klaviyo.requests.length + shopify.requests.length;
-    const assistant = await client.put('/api/credentials', validInput({ openaiModel: 'asst_abc123' }));
+    const assistant = await client.call(endpoints.credentials.save, { body: validInput({ openaiModel: 'asst_abc123' }) });
     expect(assistant.status).toBe(400);
     expect(assistant.json.fieldErrors).toEqual({ openaiModel: v.assistantIdRetired });
     expect(assistant.json.fieldErrors.openaiModel).toMatch(/Assistants API/);
-    const prompt = await client.put('/api/credentials', validInput({ openaiModel: 'pmpt_abc123' }));
+    const prompt = await client.call(endpoints.credentials.save, { body: validInput({ openaiModel: 'pmpt_abc123' }) });
     expect(prompt.json.fieldErrors).toEqual({ openaiModel: v.storedPromptRetired });
     expect(prompt.json.fieldErrors.openaiModel).toMatch(/stored prompts/);
     expect(openai.requests.length + klaviyo.requests.length + shopify.requests.length).toBe(before);
@@ -190,10 +192,7 @@ describe('setup and saving', () => {
 describe('live checks', () => {
   it('gives each refused key its field error and the toast message, and saves nothing', async () => {
     const { client, userId } = await owner();
-    const refused = await client.put(
-      '/api/credentials',
-      validInput({ klaviyoApiKey: 'pk_live_unknown_0123456789', openaiApiKey: 'sk-proj-unknown-0123456789', shopifyAccessToken: 'shpat_unknown_0123456789' }),
-    );
+    const refused = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: 'pk_live_unknown_0123456789', openaiApiKey: 'sk-proj-unknown-0123456789', shopifyAccessToken: 'shpat_unknown_0123456789' }) });
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ error: 'invalid_credentials', message: 'One or more API keys are invalid' });
     expect(refused.json.fieldErrors).toEqual({
@@ -208,7 +207,7 @@ describe('live checks', () => {
     const { client, userId } = await owner();
     shopify.setTokenScopes(keys.shopifyToken, ['read_orders']);
     try {
-      const token = await client.put('/api/credentials', validInput());
+      const token = await client.call(endpoints.credentials.save, { body: validInput() });
       expect(token.status, token.text).toBe(400);
       expect(token.json.fieldErrors).toEqual({ shopifyAccessToken: check.shopifyScopesMissing('read_products (product details for the texts)', 1) });
       expect(token.json.fieldErrors.shopifyAccessToken).toContain('read_products');
@@ -217,10 +216,7 @@ describe('live checks', () => {
     }
     shopify.setAppScopes(['read_customers']);
     try {
-      const app = await client.put(
-        '/api/credentials',
-        validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifySigningSecret: '', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret }),
-      );
+      const app = await client.call(endpoints.credentials.save, { body: validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifySigningSecret: '', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret }) });
       expect(app.status, app.text).toBe(400);
       expect(app.json.fieldErrors).toEqual({ shopifyClientId: check.shopifyScopesMissing('read_orders (checkout, order and cart webhooks) and read_products (product details for the texts)', 2) });
     } finally {
@@ -232,10 +228,10 @@ describe('live checks', () => {
   it('tells a Klaviyo key answered with 400 or 403 apart', async () => {
     const { client } = await owner();
     klaviyo.failNext({ kind: 'status', status: 400, on: 'accounts' });
-    const badRequest = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() }));
+    const badRequest = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: freshKlaviyoKey() }) });
     expect(badRequest.status).toBe(400);
     expect(badRequest.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyInvalid });
-    const noScope = await client.put('/api/credentials', validInput({ klaviyoApiKey: 'pk_live_noscope_0123456789' }));
+    const noScope = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: 'pk_live_noscope_0123456789' }) });
     expect(noScope.status).toBe(400);
     expect(noScope.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyMissingScope(['accounts:read']) });
   });
@@ -245,17 +241,17 @@ describe('live checks', () => {
     const key = freshKlaviyoKey();
     klaviyo.validKeys.add(key);
     klaviyo.setScopes(key, ['accounts:read', 'profiles:read', 'profiles:write', 'events:write']);
-    const noLists = await client.put('/api/credentials', validInput({ klaviyoApiKey: key }));
+    const noLists = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: key }) });
     expect(noLists.status).toBe(400);
     expect(noLists.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyMissingScope(['lists:read']) });
     expect(noLists.json.fieldErrors.klaviyoApiKey).toContain('Lists read access (lists:read)');
     klaviyo.setScopes(key, ['accounts:read', 'lists:read', 'lists:write', 'profiles:read', 'profiles:write', 'events:write']);
-    expect((await client.put('/api/credentials', validInput({ klaviyoApiKey: key }))).status).toBe(200);
+    expect((await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: key }) })).status).toBe(200);
   });
 
   it('refuses a model the key cannot use', async () => {
     const { client } = await owner();
-    const response = await client.put('/api/credentials', validInput({ openaiModel: 'gpt-9-ultra' }));
+    const response = await client.call(endpoints.credentials.save, { body: validInput({ openaiModel: 'gpt-9-ultra' }) });
     expect(response.status).toBe(400);
     expect(response.json.fieldErrors).toEqual({ openaiModel: check.openaiModelUnavailable('gpt-9-ultra') });
   });
@@ -265,7 +261,7 @@ describe('live checks', () => {
     klaviyo.failNext({ kind: 'status', status: 503, on: 'accounts' });
     openai.failWhen(() => ({ kind: 'status', status: 429, retryAfterSeconds: 1, on: 'models' }));
     shopify.failNext({ kind: 'status', status: 500, on: 'graphql' });
-    const response = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() }));
+    const response = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: freshKlaviyoKey() }) });
     expect(response.status).toBe(503);
     expect(response.json).toMatchObject({ error: 'service_unreachable', message: credentialMessages.servicesUnreachable });
     expect(response.json.fieldErrors).toEqual({
@@ -279,7 +275,7 @@ describe('live checks', () => {
   it('reports invalid keys before unreachable services when both happen', async () => {
     const { client } = await owner();
     klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 1, on: 'accounts' });
-    const response = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey(), openaiApiKey: 'sk-proj-unknown-0123456789' }));
+    const response = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: freshKlaviyoKey(), openaiApiKey: 'sk-proj-unknown-0123456789' }) });
     expect(response.status).toBe(400);
     expect(response.json.message).toBe(credentialMessages.invalidKeys);
     expect(response.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoUnreachable, openaiApiKey: check.openaiKeyInvalid });
@@ -291,7 +287,7 @@ describe('live checks', () => {
     openai.failWhen(() => ({ kind: 'hang', on: 'models' }));
     shopify.failNext({ kind: 'hang', on: 'graphql' });
     const started = Date.now();
-    const response = await client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() }));
+    const response = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: freshKlaviyoKey() }) });
     const elapsed = Date.now() - started;
     expect(response.status).toBe(503);
     expect(response.json.fieldErrors).toEqual({
@@ -309,37 +305,37 @@ describe('live checks', () => {
     const { client } = await owner();
     const key = freshKlaviyoKey();
     const checks = () => klaviyo.requests.filter((r) => r.path === '/api/accounts' && r.headers.authorization === `Klaviyo-API-Key ${key}`).length;
-    expect((await client.put('/api/credentials', validInput({ klaviyoApiKey: key }))).status).toBe(200);
-    expect((await client.put('/api/credentials', validInput({ klaviyoApiKey: key }))).status).toBe(200);
+    expect((await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: key }) })).status).toBe(200);
+    expect((await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: key }) })).status).toBe(200);
     expect(checks()).toBe(1);
     testApp.clock.advance(11 * 60_000);
-    expect((await client.put('/api/credentials', validInput({ klaviyoApiKey: key }))).status).toBe(200);
+    expect((await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: key }) })).status).toBe(200);
     expect(checks()).toBe(2);
   });
 
   it('checks without saving through POST /api/credentials/check', async () => {
     const { client, userId } = await owner();
-    const good = await client.post('/api/credentials/check', validInput());
+    const good = await client.call(endpoints.credentials.check, { body: validInput() });
     expect(good.json).toEqual({ valid: true, unreachable: false, fieldErrors: {} });
-    const bad = await client.post('/api/credentials/check', validInput({ openaiApiKey: 'sk-proj-unknown-0123456789' }));
+    const bad = await client.call(endpoints.credentials.check, { body: validInput({ openaiApiKey: 'sk-proj-unknown-0123456789' }) });
     expect(bad.json).toEqual({ valid: false, unreachable: false, fieldErrors: { openaiApiKey: check.openaiKeyInvalid } });
     expect(await storedRow(userId)).toBeUndefined();
   });
 
   it('lists the text models a typed key can use, and says when the key is refused', async () => {
     const { client } = await owner();
-    const listed = await client.post('/api/credentials/openai-models', { openaiApiKey: keys.openai });
+    const listed = await client.call(endpoints.credentials.openaiModels, { body: { openaiApiKey: keys.openai } });
     expect(listed.status).toBe(200);
     expect(listed.json.models).toEqual(['gpt-5', 'gpt-5-mini']);
-    const refused = await client.post('/api/credentials/openai-models', { openaiApiKey: 'sk-proj-unknown-0123456789' });
+    const refused = await client.call(endpoints.credentials.openaiModels, { body: { openaiApiKey: 'sk-proj-unknown-0123456789' } });
     expect(refused.status).toBe(400);
     expect(refused.json.fieldErrors).toEqual({ openaiApiKey: check.openaiKeyInvalid });
     openai.failNext({ kind: 'status', status: 502, on: 'models' });
-    const down = await client.post('/api/credentials/openai-models', { openaiApiKey: keys.openai });
+    const down = await client.call(endpoints.credentials.openaiModels, { body: { openaiApiKey: keys.openai } });
     expect(down.status).toBe(503);
     // The masked stored key stands for the stored one.
-    await client.put('/api/credentials', validInput());
-    const masked = await client.post('/api/credentials/openai-models', { openaiApiKey: maskSecret(keys.openai) });
+    await client.call(endpoints.credentials.save, { body: validInput() });
+    const masked = await client.call(endpoints.credentials.openaiModels, { body: { openaiApiKey: maskSecret(keys.openai) } });
     expect(masked.json.models).toEqual(['gpt-5', 'gpt-5-mini']);
   });
 });
@@ -347,7 +343,7 @@ describe('live checks', () => {
 describe('the model picker', () => {
   it('offers only models that serve Structured Outputs, have a known price and are not past their shutdown date', async () => {
     const { client } = await owner();
-    const listed = await client.post('/api/credentials/openai-models', { openaiApiKey: manyModelsKey });
+    const listed = await client.call(endpoints.credentials.openaiModels, { body: { openaiApiKey: manyModelsKey } });
     expect(listed.status).toBe(200);
     expect(listed.json.models).toEqual([
       'gpt-4.1', 'gpt-4.1-mini', 'gpt-4o', 'gpt-4o-2024-08-06', 'gpt-4o-mini', 'gpt-5', 'gpt-5-2025-08-07', 'gpt-5-mini', 'gpt-5-pro', 'o3', 'o3-mini', 'o4-mini',
@@ -358,7 +354,7 @@ describe('the model picker', () => {
     const { client } = await owner();
     openai.modelsForKey.set(keys.openai, ['gpt-5-mini', 'gpt-5', 'gpt-4.5-preview']);
     try {
-      const saved = await client.put('/api/credentials', validInput({ openaiModel: 'gpt-4.5-preview' }));
+      const saved = await client.call(endpoints.credentials.save, { body: validInput({ openaiModel: 'gpt-4.5-preview' }) });
       expect(saved.status).toBe(400);
       expect(saved.json.fieldErrors).toEqual({ openaiModel: check.openaiModelShutDown('gpt-4.5-preview', '2025-07-14') });
     } finally {
@@ -370,16 +366,18 @@ describe('the model picker', () => {
 describe('updating', () => {
   it('keeps every secret sent back in its masked form and replaces the changed one', async () => {
     const { client, userId } = await owner();
-    await client.put('/api/credentials', validInput());
-    const { credentials: masked } = (await client.get('/api/credentials')).json;
-    const updated = await client.put('/api/credentials', {
-      klaviyoApiKey: masked.klaviyoApiKey,
-      openaiApiKey: 'sk-proj-second-key-0123456789',
-      openaiModel: 'gpt-5',
-      shopifyDomain: masked.shopifyDomain,
-      shopifyAuthMethod: 'access_token',
-      shopifyAccessToken: masked.shopifyAccessToken,
-      shopifySigningSecret: masked.shopifySigningSecret,
+    await client.call(endpoints.credentials.save, { body: validInput() });
+    const { credentials: masked } = (await client.call(endpoints.credentials.read)).json;
+    const updated = await client.call(endpoints.credentials.save, {
+      body: {
+        klaviyoApiKey: masked.klaviyoApiKey,
+        openaiApiKey: 'sk-proj-second-key-0123456789',
+        openaiModel: 'gpt-5',
+        shopifyDomain: masked.shopifyDomain,
+        shopifyAuthMethod: 'access_token',
+        shopifyAccessToken: masked.shopifyAccessToken,
+        shopifySigningSecret: masked.shopifySigningSecret,
+      },
     });
     expect(updated.status).toBe(200);
     expect(updated.json.firstSave).toBe(false);
@@ -395,8 +393,8 @@ describe('updating', () => {
 
   it('keeps the previous webhook signing secret valid for one hour after a change', async () => {
     const { client, userId } = await owner();
-    await client.put('/api/credentials', validInput());
-    await client.put('/api/credentials', validInput({ shopifySigningSecret: 'shpss_rotated_0123456789' }));
+    await client.call(endpoints.credentials.save, { body: validInput() });
+    await client.call(endpoints.credentials.save, { body: validInput({ shopifySigningSecret: 'shpss_rotated_0123456789' }) });
     const load = () => loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, userId, testApp.clock.now());
     expect((await load())!.shopify.signingSecrets).toEqual(['shpss_rotated_0123456789', keys.signing]);
     testApp.clock.advance(59 * 60_000);
@@ -409,7 +407,7 @@ describe('updating', () => {
     const { client, userId } = await owner();
     const loadForEngine = createEngineCredentialsLoader(testApp.app.credentialCipher, testApp.clock);
     expect(await loadForEngine(testApp.database.pool, userId)).toBeNull();
-    await client.put('/api/credentials', validInput());
+    await client.call(endpoints.credentials.save, { body: validInput() });
     expect(await loadForEngine(testApp.database.pool, userId)).toEqual({
       klaviyoApiKey: keys.klaviyo,
       openaiApiKey: keys.openai,
@@ -426,7 +424,7 @@ describe('Shopify client credentials', () => {
   it('obtains a token by the client-credentials grant, checks the shop with it and keeps it encrypted', async () => {
     const { client, userId } = await owner();
     const exchangesBefore = shopify.counts['access-token'];
-    const saved = await client.put('/api/credentials', clientCredentialsInput());
+    const saved = await client.call(endpoints.credentials.save, { body: clientCredentialsInput() });
     expect(saved.status).toBe(200);
     expect(saved.json.credentials).toMatchObject({
       shopifyAuthMethod: 'client_credentials',
@@ -452,14 +450,14 @@ describe('Shopify client credentials', () => {
 
   it('gives a refused client id and secret their field errors', async () => {
     const { client } = await owner();
-    const refused = await client.put('/api/credentials', clientCredentialsInput({ shopifyClientSecret: 'wrong-secret-0123456789' }));
+    const refused = await client.call(endpoints.credentials.save, { body: clientCredentialsInput({ shopifyClientSecret: 'wrong-secret-0123456789' }) });
     expect(refused.status).toBe(400);
     expect(refused.json.fieldErrors).toEqual({ shopifyClientId: check.shopifyClientInvalid, shopifyClientSecret: check.shopifyClientInvalid });
   });
 
   it('hands the engine a stored token, renews it before it expires and after Shopify refuses it', async () => {
     const { client, userId } = await owner();
-    await client.put('/api/credentials', clientCredentialsInput());
+    await client.call(endpoints.credentials.save, { body: clientCredentialsInput() });
     const provider = testApp.app.shopifyTokens;
     const exchanges = () => shopify.counts['access-token'];
     const before = exchanges();
@@ -486,7 +484,7 @@ describe('Shopify client credentials', () => {
   it('hands out the fixed token of an access-token store, and nothing for an owner without credentials', async () => {
     const { client, userId } = await owner();
     expect(await testApp.app.shopifyTokens.connectionFor(userId)).toBeNull();
-    await client.put('/api/credentials', validInput());
+    await client.call(endpoints.credentials.save, { body: validInput() });
     expect(await testApp.app.shopifyTokens.connectionFor(userId)).toEqual({ domain: 'test-shop.myshopify.com', shopUrl: shopify.baseUrl, accessToken: keys.shopifyToken });
   });
 });
@@ -495,29 +493,29 @@ describe('rate limits (docs/decisions/0025-per-owner-rate-limits.md)', () => {
   it('counts a save as a write and a check: the one past the check limit within 60 seconds is refused, and allowed 60 seconds later', async () => {
     const { client, userId } = await owner();
     await fillRateLimitWindow(testApp.database.pool, userId, 'check', userRateLimits.check - 1, testApp.clock.now());
-    expect((await client.put('/api/credentials', validInput())).status).toBe(200);
-    const refused = await client.put('/api/credentials', validInput());
+    expect((await client.call(endpoints.credentials.save, { body: validInput() })).status).toBe(200);
+    const refused = await client.call(endpoints.credentials.save, { body: validInput() });
     expect(refused.status).toBe(429);
     expect(refused.json.message).toBe('Rate limit exceeded');
     expect(refused.json.message).toBe(requestMessages.rateLimited);
     expect(refused.headers.get('retry-after')).toBe('60');
     testApp.clock.advance(60_000);
-    expect((await client.put('/api/credentials', validInput())).status).toBe(200);
+    expect((await client.call(endpoints.credentials.save, { body: validInput() })).status).toBe(200);
   });
 
   it('counts key checks as checks and fetches as reads, each against its own limit', async () => {
     const { client, userId } = await owner();
     await fillRateLimitWindow(testApp.database.pool, userId, 'check', userRateLimits.check, testApp.clock.now());
-    expect((await client.post('/api/credentials/check', validInput())).status).toBe(429);
-    expect((await client.post('/api/credentials/openai-models', { openaiApiKey: keys.openai })).status).toBe(429);
+    expect((await client.call(endpoints.credentials.check, { body: validInput() })).status).toBe(429);
+    expect((await client.call(endpoints.credentials.openaiModels, { body: { openaiApiKey: keys.openai } })).status).toBe(429);
     // Reads are not held up by spent checks.
-    expect((await client.get('/api/credentials')).status).toBe(200);
+    expect((await client.call(endpoints.credentials.read)).status).toBe(200);
     await fillRateLimitWindow(testApp.database.pool, userId, 'read', userRateLimits.read - 2, testApp.clock.now());
-    expect((await client.get('/api/credentials/status')).status).toBe(200);
-    expect((await client.get('/api/credentials/encryption')).status).toBe(429);
+    expect((await client.call(endpoints.credentials.status)).status).toBe(200);
+    expect((await client.call(endpoints.credentials.encryption)).status).toBe(429);
     testApp.clock.advance(60_000);
-    expect((await client.get('/api/credentials/encryption')).status).toBe(200);
-    expect((await client.post('/api/credentials/check', validInput())).status).toBe(200);
+    expect((await client.call(endpoints.credentials.encryption)).status).toBe(200);
+    expect((await client.call(endpoints.credentials.check, { body: validInput() })).status).toBe(200);
   });
 });
 
@@ -525,66 +523,66 @@ describe('isolation and secrecy', () => {
   it('lets a second owner neither read nor overwrite the first owner’s record', async () => {
     const first = await owner();
     const second = await owner();
-    await first.client.put('/api/credentials', validInput());
-    const firstMasked = (await first.client.get('/api/credentials')).json.credentials;
+    await first.client.call(endpoints.credentials.save, { body: validInput() });
+    const firstMasked = (await first.client.call(endpoints.credentials.read)).json.credentials;
 
-    expect((await second.client.get('/api/credentials')).json).toEqual({ credentials: null });
-    expect((await second.client.get('/api/credentials/status')).json).toEqual({ setupComplete: false });
+    expect((await second.client.call(endpoints.credentials.read)).json).toEqual({ credentials: null });
+    expect((await second.client.call(endpoints.credentials.status)).json).toEqual({ setupComplete: false });
 
     // The first owner's masked values do not unlock the first owner's secrets for the second.
-    const borrowed = await second.client.put('/api/credentials', { ...validInput(), klaviyoApiKey: firstMasked.klaviyoApiKey });
+    const borrowed = await second.client.call(endpoints.credentials.save, { body: { ...validInput(), klaviyoApiKey: firstMasked.klaviyoApiKey } });
     expect(borrowed.status).toBe(400);
     expect(borrowed.json.fieldErrors).toEqual({ klaviyoApiKey: check.klaviyoKeyInvalid });
 
-    const own = await second.client.put('/api/credentials', validInput({ openaiApiKey: 'sk-proj-second-key-0123456789', shopifyAccessToken: keys.shopifyToken }));
+    const own = await second.client.call(endpoints.credentials.save, { body: validInput({ openaiApiKey: 'sk-proj-second-key-0123456789', shopifyAccessToken: keys.shopifyToken }) });
     expect(own.status).toBe(200);
-    expect((await first.client.get('/api/credentials')).json.credentials).toEqual(firstMasked);
+    expect((await first.client.call(endpoints.credentials.read)).json.credentials).toEqual(firstMasked);
     const firstLoaded = await loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, first.userId);
     expect(firstLoaded!.openaiApiKey).toBe(keys.openai);
-    const anonymous = await fetch(`${testApp.baseUrl}/api/credentials`);
+    const anonymous = await fetch(`${testApp.baseUrl}${endpointAddress(endpoints.credentials.read)}`);
     expect(anonymous.status).toBe(401);
   });
 
   it('a value copied into another owner’s row does not decrypt there', async () => {
     const first = await owner();
     const second = await owner();
-    await first.client.put('/api/credentials', validInput());
-    await second.client.put('/api/credentials', validInput({ openaiApiKey: 'sk-proj-second-key-0123456789' }));
+    await first.client.call(endpoints.credentials.save, { body: validInput() });
+    await second.client.call(endpoints.credentials.save, { body: validInput({ openaiApiKey: 'sk-proj-second-key-0123456789' }) });
     await testApp.database.pool.query(
       'UPDATE api_credentials SET openai_api_key = (SELECT openai_api_key FROM api_credentials WHERE user_id = $1) WHERE user_id = $2',
       [first.userId, second.userId],
     );
     await expect(loadServiceCredentials(testApp.database.pool, testApp.app.credentialCipher, second.userId)).rejects.toThrow(/failed authentication/);
-    expect((await second.client.get('/api/credentials/encryption')).json).toEqual({ working: false, error: expect.any(String) });
-    expect((await second.client.get('/api/credentials')).json.credentials.openaiApiKey).toBe(credentialMessages.undecryptable);
-    expect((await first.client.get('/api/credentials/encryption')).json.working).toBe(true);
+    expect((await second.client.call(endpoints.credentials.encryption)).json).toEqual({ working: false, error: expect.any(String) });
+    expect((await second.client.call(endpoints.credentials.read)).json.credentials.openaiApiKey).toBe(credentialMessages.undecryptable);
+    expect((await first.client.call(endpoints.credentials.encryption)).json.working).toBe(true);
   });
 
   it('asks for a value again when the stored one no longer decrypts', async () => {
     const { client, userId } = await owner();
-    await client.put('/api/credentials', validInput());
-    const masked = (await client.get('/api/credentials')).json.credentials;
+    await client.call(endpoints.credentials.save, { body: validInput() });
+    const masked = (await client.call(endpoints.credentials.read)).json.credentials;
     await testApp.database.pool.query("UPDATE api_credentials SET klaviyo_api_key = 'v1:' || encode(decode('00112233445566778899aabbccddeeff0011223344556677', 'hex'), 'base64') WHERE user_id = $1", [userId]);
-    const response = await client.put('/api/credentials', { ...validInput(), klaviyoApiKey: masked.klaviyoApiKey });
+    const response = await client.call(endpoints.credentials.save, { body: { ...validInput(), klaviyoApiKey: masked.klaviyoApiKey } });
     expect(response.status).toBe(400);
     expect(response.json.fieldErrors).toEqual({ klaviyoApiKey: v.unresolvableMasked });
-    expect((await client.put('/api/credentials', validInput())).status).toBe(200);
-    expect((await client.get('/api/credentials/encryption')).json.working).toBe(true);
+    expect((await client.call(endpoints.credentials.save, { body: validInput() })).status).toBe(200);
+    expect((await client.call(endpoints.credentials.encryption)).json.working).toBe(true);
   });
 
   it('stores no secret in plaintext and lets none out in a response or a log line', async () => {
     const { client, userId } = await owner();
     const responses: string[] = [];
     const record = async (response: Promise<{ text: string }>) => responses.push((await response).text);
-    await record(client.put('/api/credentials', validInput()));
-    await record(client.get('/api/credentials'));
-    await record(client.put('/api/credentials', validInput({ shopifyAuthMethod: 'client_credentials', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret, shopifySigningSecret: '' })));
-    await record(client.get('/api/credentials'));
-    await record(client.put('/api/credentials', validInput({ openaiApiKey: `${keys.openai}-x` })));
-    await record(client.post('/api/credentials/check', validInput()));
-    await record(client.post('/api/credentials/openai-models', { openaiApiKey: keys.openai }));
+    await record(client.call(endpoints.credentials.save, { body: validInput() }));
+    await record(client.call(endpoints.credentials.read));
+    await record(client.call(endpoints.credentials.save, { body: validInput({ shopifyAuthMethod: 'client_credentials', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret, shopifySigningSecret: '' }) }));
+    await record(client.call(endpoints.credentials.read));
+    await record(client.call(endpoints.credentials.save, { body: validInput({ openaiApiKey: `${keys.openai}-x` }) }));
+    await record(client.call(endpoints.credentials.check, { body: validInput() }));
+    await record(client.call(endpoints.credentials.openaiModels, { body: { openaiApiKey: keys.openai } }));
     klaviyo.failNext({ kind: 'status', status: 503, on: 'accounts' });
-    await record(client.put('/api/credentials', validInput({ klaviyoApiKey: freshKlaviyoKey() })));
+    await record(client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: freshKlaviyoKey() }) }));
 
     const row = await storedRow(userId);
     const rowText = JSON.stringify(row);

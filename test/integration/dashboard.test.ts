@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { testDatabaseKind } from '../support/test-database.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
@@ -9,17 +9,19 @@ import type { HttpClient } from '../support/http-client.ts';
 import { EventStreamReader } from '../support/event-stream.ts';
 import { isProcessingLate, type DashboardResponse } from '../../src/shared/dashboard/dashboard-schemas.ts';
 import { insertEventOnce, newEvent, setEventStatus, type NewEventFields } from '../../src/server/events/event-queries.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * GET /api/dashboard: the setup checklist, each flow's state and how processing keeps
  * up, counted from the owner's own events only.
  */
-const scenario = useEngineScenario({ pixelRateLimitPerMinute: 1_000 });
+const scenario = useEngineScenario({ standIns: allStandIns, listen: true, pixelRateLimitPerMinute: 1_000 });
 
 const db = () => scenario.testApp.database.pool;
 
 async function dashboardOf(client: HttpClient): Promise<DashboardResponse> {
-  const response = await client.get('/api/dashboard');
+  const response = await client.call(endpoints.dashboard.read);
   expect(response.status, response.text).toBe(200);
   return response.json as DashboardResponse;
 }
@@ -51,7 +53,7 @@ describe('the dashboard', () => {
   });
 
   it('is refused without a session', async () => {
-    const response = await fetch(`${scenario.testApp.baseUrl}/api/dashboard`);
+    const response = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.dashboard.read)}`);
     expect(response.status).toBe(401);
   });
 
@@ -107,7 +109,7 @@ describe('the dashboard', () => {
     expect(signed.status).toBe(202);
     expect(stepsOf(await dashboardOf(owner.client))).toEqual({ keys: true, store: true, pixel: false, event: true });
 
-    const pixelUrl = (await owner.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+    const pixelUrl = (await owner.client.call(endpoints.flows.pixelAddress)).json.pixelUrl as string;
     const view = await fetch(pixelUrl, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
@@ -134,7 +136,7 @@ describe('the dashboard', () => {
   it("streams the changes of all the owner's flows in one connection, and none of another owner's", async () => {
     const owner = await ownerWithFlows(scenario, { abandoned_cart: {}, post_purchase: {} });
     const other = await ownerWithFlows(scenario, { abandoned_cart: {} });
-    const stream = await EventStreamReader.open(`${scenario.testApp.baseUrl}/api/stream`, { cookie: owner.client.cookieHeader() });
+    const stream = await EventStreamReader.open(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.stream.all)}`, { cookie: owner.client.cookieHeader() });
     try {
       expect(stream.status).toBe(200);
       const cartEmail = uniqueEmail('stream-cart');
@@ -149,7 +151,7 @@ describe('the dashboard', () => {
     } finally {
       await stream.close();
     }
-    const refused = await fetch(`${scenario.testApp.baseUrl}/api/stream`);
+    const refused = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.stream.all)}`);
     expect(refused.status).toBe(401);
   });
 

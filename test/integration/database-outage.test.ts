@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { strongPassword, uniqueEmail } from '../support/accounts.ts';
-import { defaultAssistants, sampleEvent } from '../fakes/engine-scenario.ts';
+import { defaultAssistants, sampleEvent } from '../support/engine-scenario.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * A PostgreSQL server between the app and which this test stands, as a TCP proxy:
@@ -130,20 +131,20 @@ describe.skipIf(process.env.FLOWSMITH_TEST_DB !== 'server' || !process.env.TEST_
     const email = uniqueEmail('outage');
     // Set-up, not the claim: a process just started on a busy CI machine may shed its first
     // request (503 overloaded, Retry-After); like any client, it is asked again after the wait.
-    let signUp = await client.post('/api/account/sign-up', { fullName: 'Ada Owner', email, password: strongPassword, confirmPassword: strongPassword });
+    let signUp = await client.call(endpoints.account.signUp, { body: { fullName: 'Ada Owner', email, password: strongPassword, confirmPassword: strongPassword } });
     for (let again = 0; again < 3 && signUp.status === 503 && signUp.json?.error === 'overloaded'; again += 1) {
       await new Promise((resolve) => setTimeout(resolve, (signUp.json.retryAfterSeconds as number) * 1000));
-      signUp = await client.post('/api/account/sign-up', { fullName: 'Ada Owner', email, password: strongPassword, confirmPassword: strongPassword });
+      signUp = await client.call(endpoints.account.signUp, { body: { fullName: 'Ada Owner', email, password: strongPassword, confirmPassword: strongPassword } });
     }
     expect(signUp.status, signUp.text).toBe(200);
     const mail = await server.smtp.waitForMail(email, 'Confirm your email');
     const token = new URLSearchParams(new URL(server.smtp.linkIn(mail, '/auth/verify')).hash.slice(1)).get('access_token');
-    expect((await client.post('/api/account/verify-email', { token })).status).toBe(200);
-    const initialized = await client.post('/api/flows/initialize');
+    expect((await client.call(endpoints.account.verifyEmail, { body: { token } })).status).toBe(200);
+    const initialized = await client.call(endpoints.flows.initialize);
     expect(initialized.status, initialized.text).toBe(200);
     const flow = (initialized.json.flows as Array<{ id: string; flowType: string }>).find((candidate) => candidate.flowType === 'abandoned_cart')!;
     // Active, so accepted events get jobs and the worker has work across the outages.
-    const saved = await client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     expect(saved.status, saved.text).toBe(200);
     webhookPath = `/api/webhooks/abandoned_cart/${flow.id}`;
   }, 120_000);

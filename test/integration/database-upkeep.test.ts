@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, type EngineScenario, allStandIns } from '../support/engine-scenario.ts';
 import pg from 'pg';
 import pino from 'pino';
 import { createDatabaseUpkeep } from '../../src/server/background/database-upkeep.ts';
@@ -29,7 +29,7 @@ const changeLogActivity = async (db: Queryable) => (await readTableActivity(db))
 describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep', () => {
   let scenario: EngineScenario;
   beforeAll(async () => {
-    scenario = await startEngineScenario({ databaseUpkeep: { intervalMs: 200, checkpointIntervalMs: 60 * 60_000, minAnalyzeIntervalMs: 0 } });
+    scenario = await startEngineScenario({ standIns: allStandIns, databaseUpkeep: { intervalMs: 200, checkpointIntervalMs: 60 * 60_000, minAnalyzeIntervalMs: 0 } });
   });
   afterAll(async () => {
     await scenario?.close();

@@ -3,18 +3,19 @@ import { describe, expect, it } from 'vitest';
 import { inTransaction, type Queryable } from '../../src/server/database/database.ts';
 import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
 import { generationsOnDay, reserveGenerationCaps } from '../../src/server/engine/limits/generation-cap-queries.ts';
-import { recordFlowSpend } from '../../src/server/engine/limits/flow-spend-queries.ts';
+import { recordFlowSpend } from '../../src/server/generations/flow-spend-queries.ts';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * The flow's cost and abuse caps: one generation per shopper per flow per cooldown, and a
  * number of generating events per flow per UTC day, both checked before any OpenAI call
  * on the app's clock. The owner's settings page sets them; here they are set in the table.
  */
-const scenario = useEngineScenario({}, { clearFailures: true });
+const scenario = useEngineScenario({ standIns: allStandIns }, { clearFailures: true });
 
 const db = () => scenario.testApp.database.pool;
 const clock = () => scenario.testApp.clock;
@@ -75,11 +76,11 @@ describe('one generation per shopper per flow per cooldown', () => {
     const email = uniqueEmail('replayed');
     const first = await send(owner, 'abandoned_cart', email);
     expect((await waitForEvent(db(), first)).status).toBe('delivered');
-    const replay = await owner.client.post(`/api/events/${first}/replay`);
+    const replay = await owner.client.call(endpoints.events.replay, { params: { eventId: first } });
     expect(replay.status).toBe(202);
     expect(await waitForEvent(db(), first)).toMatchObject({ status: 'delivered', error: null });
 
-    const tested = await owner.client.post('/api/test-webhooks/abandoned_cart', { payload: JSON.stringify(sampleEvent('abandoned_cart', { email })) });
+    const tested = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'abandoned_cart' }, body: { payload: JSON.stringify(sampleEvent('abandoned_cart', { email })) } });
     expect(tested.status, tested.text).toBe(202);
     expect(await waitForEvent(db(), tested.json.eventId)).toMatchObject({ status: 'delivered', error: null });
   });
@@ -94,7 +95,7 @@ describe('generating events per flow per UTC day', () => {
     for (let index = 0; index < 2; index += 1) delivered.push(await waitForEvent(db(), await send(owner, 'abandoned_checkout', uniqueEmail('daily'))));
     expect(delivered.map((row) => row.status)).toEqual(['delivered', 'delivered']);
     // A replay is a generation of the day too: the third.
-    expect((await owner.client.post(`/api/events/${delivered[0]!.id}/replay`)).status).toBe(202);
+    expect((await owner.client.call(endpoints.events.replay, { params: { eventId: delivered[0]!.id } })).status).toBe(202);
     expect((await waitForEvent(db(), delivered[0]!.id)).status).toBe('delivered');
 
     const before = openaiCalls();

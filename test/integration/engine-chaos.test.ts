@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, allStandIns } from '../support/engine-scenario.ts';
 import { inputText } from '../fakes/fake-openai.ts';
 import { seededFaults, type RecordedRequest } from '../fakes/fake-server.ts';
 
@@ -15,6 +15,7 @@ const FAILURE_RATE = 0.3;
 const SEED = 'flowsmith-faults-1';
 
 const scenario = useEngineScenario({
+  standIns: allStandIns,
   engine: { retry: { tries: 8, delaysMs: [1_000, 2_000, 4_000], jitter: 0.2, maxInPlaceWaitMs: 1_000, maxRetryAfterMs: 60 * 60_000 } },
 });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, workerEnvOf, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, workerEnvOf, type EngineScenario, allStandIns } from '../support/engine-scenario.ts';
 import { startWorkerProcess, type WorkerProcess } from '../fakes/engine-worker-process.ts';
 import { inputText } from '../fakes/fake-openai.ts';
 import type { RecordedRequest } from '../fakes/fake-server.ts';
@@ -24,7 +24,7 @@ const assistants = [
 let scenario: EngineScenario;
 const workers: WorkerProcess[] = [];
 beforeAll(async () => {
-  scenario = await startEngineScenario({ env: { ROLE: 'web', CREDENTIALS_KEY: credentialsKey }, openai: { latencyMs: 1_000 }, klaviyo: { latencyMs: 150 } });
+  scenario = await startEngineScenario({ standIns: allStandIns, env: { ROLE: 'web', CREDENTIALS_KEY: credentialsKey }, openai: { latencyMs: 1_000 }, klaviyo: { latencyMs: 150 } });
 });
 afterAll(async () => {
   await Promise.all(workers.splice(0).map((worker) => worker.kill('SIGKILL')));

@@ -3,11 +3,12 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/server/database/database.ts';
 import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
 import { eventOutcomeMessages, eventLogMessages } from '../../src/shared/events/event-messages.ts';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let owner: Owner;
-const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
+const scenario = useEngineScenario({ standIns: allStandIns }, { clearFailures: true, advanceClockMs: 61_000 });
 beforeAll(async () => {
   owner = await ownerWithFlows(scenario, { abandoned_cart: { klaviyoEventName: 'AI content ready' } });
 });
@@ -27,7 +28,7 @@ const profileWritesFor = (email: string) =>
   scenario.klaviyo.requests.filter((request) => request.path === '/api/profile-import' && (request.body as any).data.attributes.email === email);
 
 async function detail(eventId: string) {
-  const response = await owner.client.get(`/api/events/${eventId}`);
+  const response = await owner.client.call(endpoints.events.detail, { params: { eventId } });
   expect(response.status).toBe(200);
   return response.json.event;
 }
@@ -219,7 +220,7 @@ describe('replay', () => {
     expect(responsesSince(mark)).toHaveLength(1);
 
     scenario.klaviyo.clearFailures();
-    const replay = await owner.client.post(`/api/events/${eventId}/replay`);
+    const replay = await owner.client.call(endpoints.events.replay, { params: { eventId } });
     expect(replay.status).toBe(202);
     expect(replay.json.event).toMatchObject({ id: eventId, status: 'received', attempt: 2 });
     expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
@@ -233,7 +234,7 @@ describe('replay', () => {
     const email = uniqueEmail('replaydone');
     const eventId = await send(sampleEvent('abandoned_cart', { email }));
     expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
-    const replay = await owner.client.post(`/api/events/${eventId}/replay`);
+    const replay = await owner.client.call(endpoints.events.replay, { params: { eventId } });
     expect(replay.status).toBe(202);
     expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
     expect(profileWritesFor(email)).toHaveLength(2);
@@ -249,24 +250,24 @@ describe('replay', () => {
   it('refuses to replay an event that is not failed or delivered, or another owner’s event', async () => {
     const skipped = await send(sampleEvent('abandoned_cart', { email: null }));
     await waitForEvent(db(), skipped);
-    const refused = await owner.client.post(`/api/events/${skipped}/replay`);
+    const refused = await owner.client.call(endpoints.events.replay, { params: { eventId: skipped } });
     expect(refused.status).toBe(409);
     expect(refused.json.message).toBe(eventLogMessages.replayNotAllowed);
 
     const stranger = await ownerWithFlows(scenario, {});
-    expect((await stranger.client.post(`/api/events/${skipped}/replay`)).status).toBe(404);
-    expect((await stranger.client.get(`/api/events/${skipped}`)).status).toBe(404);
-    expect((await stranger.client.get('/api/events')).json.events).toEqual([]);
+    expect((await stranger.client.call(endpoints.events.replay, { params: { eventId: skipped } })).status).toBe(404);
+    expect((await stranger.client.call(endpoints.events.detail, { params: { eventId: skipped } })).status).toBe(404);
+    expect((await stranger.client.call(endpoints.events.list)).json.events).toEqual([]);
   });
 
   it('filters the event log by status', async () => {
-    const failedOnly = await owner.client.get('/api/events?status=failed&limit=100');
+    const failedOnly = await owner.client.call(endpoints.events.list, { query: { status: 'failed', limit: 100 } });
     expect(failedOnly.status).toBe(200);
     expect(failedOnly.json.events.length).toBeGreaterThan(0);
     expect(failedOnly.json.events.every((event: any) => event.status === 'failed')).toBe(true);
-    const firstPage = await owner.client.get('/api/events?limit=2');
+    const firstPage = await owner.client.call(endpoints.events.list, { query: { limit: 2 } });
     expect(firstPage.json.events).toHaveLength(2);
-    const secondPage = await owner.client.get(`/api/events?limit=2&before=${firstPage.json.nextBefore}`);
+    const secondPage = await owner.client.call(endpoints.events.list, { query: { limit: 2, before: firstPage.json.nextBefore } });
     expect(secondPage.json.events[0].id).not.toBe(firstPage.json.events[1].id);
     expect(new Date(secondPage.json.events[0].receivedAt).getTime()).toBeLessThanOrEqual(new Date(firstPage.json.events[1].receivedAt).getTime());
   });

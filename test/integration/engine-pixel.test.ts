@@ -3,9 +3,10 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
 import type { EngineCredentials } from '../../src/server/engine/spine/engine-credentials.ts';
-import { ownerWithFlows, settleOnTheAppClock, useEngineScenario, validKlaviyoKey, validOpenAIKey, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, settleOnTheAppClock, useEngineScenario, validKlaviyoKey, validOpenAIKey, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { inputText } from '../fakes/fake-openai.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * The browsing pixel's endpoint is public: whatever a body says about a product or a
@@ -18,7 +19,7 @@ const WAIT_MINUTES = 30;
 const sharedCredentials: EngineCredentials = { klaviyoApiKey: validKlaviyoKey, openaiApiKey: validOpenAIKey, openaiModel: 'gpt-5-mini', shopifySigningSecrets: [] };
 
 let owner: Owner;
-const scenario = useEngineScenario({ pixelRateLimitPerMinute: 1_000, loadEngineCredentials: async () => sharedCredentials });
+const scenario = useEngineScenario({ standIns: allStandIns, pixelRateLimitPerMinute: 1_000, loadEngineCredentials: async () => sharedCredentials });
 beforeAll(async () => {
   owner = await ownerWithFlows(scenario, { browser_abandonment: { waitMinutes: WAIT_MINUTES } });
   scenario.shopify.setProduct('8801', {
@@ -51,7 +52,7 @@ function hostileView(email: string, productId: string): PixelEvent {
 
 async function view(body: PixelEvent, target: Owner = owner): Promise<string> {
   scenario.testApp.clock.advance(1_000);
-  const pixelAddress = (await target.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+  const pixelAddress = (await target.client.call(endpoints.flows.pixelAddress)).json.pixelUrl as string;
   const response = await fetch(pixelAddress, {
     method: 'POST',
     headers: { 'content-type': 'text/plain;charset=UTF-8' },

@@ -3,9 +3,10 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
 import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-facts/shop-product-queries.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, useEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, useEngineScenario, waitForEvent, type EngineScenario, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Our own rate limits (Klaviyo's per account, Shopify's per shop) never hold a worker
@@ -18,6 +19,7 @@ const PROFILE_WRITE_WINDOW_MS = 10_000;
 
 let owner: Owner;
 const scenario = useEngineScenario({
+  standIns: allStandIns,
   // The single write's own waiting is what these tests are about, so deliveries do not
   // turn to bulk jobs here (klaviyo-bulk-delivery.test.ts tests those).
   engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: PROFILE_WRITE_WINDOW_MS }] }, bulkDelivery: false },
@@ -91,7 +93,7 @@ describe("Klaviyo's per-account limit", () => {
     expect(slotFreesAt - slotTakenAt).toBeGreaterThanOrEqual(PROFILE_WRITE_WINDOW_MS);
     expect(slotFreesAt - slotTakenAt).toBeLessThan(PROFILE_WRITE_WINDOW_MS * 1.1 + 1_000);
     expect(waiting.error).toBe(outcome.rateLimitWait('Klaviyo', waiting.process_after!));
-    const listed = (await owner.client.get('/api/events?flowType=abandoned_cart')).json.events.find((event: { id: string }) => event.id === eventId);
+    const listed = (await owner.client.call(endpoints.events.list, { query: { flowType: 'abandoned_cart' } })).json.events.find((event: { id: string }) => event.id === eventId);
     expect(listed).toMatchObject({ status: 'waiting', waitsUntil: waiting.process_after!.toISOString(), error: waiting.error });
     // The text was generated and kept before the event had to wait; nothing was written yet.
     expect(generationsFor(second)).toBe(1);
@@ -181,6 +183,7 @@ describe('a wait shorter than the sweep interval', () => {
   let quickOwner: Owner;
   beforeAll(async () => {
     quick = await startEngineScenario({
+      standIns: allStandIns,
       engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: WINDOW_MS }] }, timerSweepIntervalMs: 600_000, bulkDelivery: false },
     });
     quickOwner = await ownerWithFlows(quick, { abandoned_cart: {} });

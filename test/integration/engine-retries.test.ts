@@ -1,9 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome } from '../../src/shared/events/event-messages.ts';
 import { randomUUID } from 'node:crypto';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, shopifySecret, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Patient retries: a failing service is tried again later, on the app's clock, by the
@@ -11,7 +12,7 @@ import { uniqueEmail } from '../support/accounts.ts';
  * 2 s apart (test-app.ts); nothing here waits for those seconds, the clock is moved.
  */
 let owner: Owner;
-const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
+const scenario = useEngineScenario({ standIns: allStandIns }, { clearFailures: true, advanceClockMs: 61_000 });
 beforeAll(async () => {
   const oneAssistant = { assistants: [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {description}' }] };
   owner = await ownerWithFlows(scenario, { abandoned_cart: oneAssistant, post_purchase: oneAssistant, abandoned_checkout: { ...oneAssistant, waitMinutes: 30 } });
@@ -53,7 +54,7 @@ describe('a failed try is scheduled, not slept', () => {
     expect(waiting.process_after!.getTime() - sentAt).toBeGreaterThanOrEqual(1_000);
     expect(waiting.error).toBe(outcome.retrying('Klaviyo: The service answered with an error.', waiting.process_after!, 2, 3));
     await expect.poll(() => engine().inFlight()).toBe(0);
-    const listed = (await owner.client.get('/api/events?flowType=abandoned_cart')).json.events.find((event: { id: string }) => event.id === eventId);
+    const listed = (await owner.client.call(endpoints.events.list, { query: { flowType: 'abandoned_cart' } })).json.events.find((event: { id: string }) => event.id === eventId);
     expect(listed).toMatchObject({ status: 'waiting', waitsUntil: waiting.process_after!.toISOString(), error: waiting.error });
 
     // Not due yet on the app's clock: the sweep leaves it alone.
@@ -147,7 +148,7 @@ describe('a failed try is scheduled, not slept', () => {
 
     // Klaviyo asks for two minutes, so the replay is still waiting when the order comes.
     scenario.klaviyo.failNext({ kind: 'status', status: 429, retryAfterSeconds: 120, on: 'profile-import' });
-    expect((await owner.client.post(`/api/events/${checkoutEvent}/replay`)).status).toBe(202);
+    expect((await owner.client.call(endpoints.events.replay, { params: { eventId: checkoutEvent } })).status).toBe(202);
     await scheduled(checkoutEvent);
     // The order would end a pending abandonment timer of this checkout; the replay is none.
     const order = await sendShopify(owner.flows.post_purchase.webhookPath, 'orders/create', { ...checkout, id: 8_000_000_000 + Math.floor(Math.random() * 1e6), checkout_token: checkout.token });

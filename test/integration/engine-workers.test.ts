@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, workerEnvOf, type EngineScenario } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvents, workerEnvOf, type EngineScenario, allStandIns } from '../support/engine-scenario.ts';
 import { startWorkerProcess, type WorkerProcess } from '../fakes/engine-worker-process.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
@@ -15,6 +15,7 @@ const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   scenario = await startEngineScenario({
+    standIns: allStandIns,
     env: { ROLE: 'web', CREDENTIALS_KEY: credentialsKey },
     klaviyo: { enforceRateLimits: true },
   });

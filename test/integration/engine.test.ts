@@ -2,10 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { untrustedDataInstruction } from '../../src/server/engine/writing/prompt-rendering.ts';
-import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, waitForEvents } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, waitForEvents, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
-const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
+const scenario = useEngineScenario({ standIns: allStandIns }, { clearFailures: true, advanceClockMs: 61_000 });
 
 const db = () => scenario.testApp.database.pool;
 
@@ -67,7 +68,7 @@ describe('generic events end on the shopper profile', () => {
     const eventId = response.json.eventId as string;
     await waitForEvent(db(), eventId);
 
-    const detail = await owner.client.get(`/api/events/${eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(detail.status).toBe(200);
     const event = detail.json.event;
     expect(event).toMatchObject({ id: eventId, status: 'delivered', source: 'generic', flowType: 'abandoned_cart', shopperEmail: email, shopperName: 'Sam Shopper' });
@@ -87,9 +88,9 @@ describe('generic events end on the shopper profile', () => {
     expect(sent[0]).toMatchObject({ metric: 'AI content ready', uniqueId: eventId });
     expect(Object.keys(sent[0]!.properties).sort()).toEqual(['body_copy', 'subject_line1']);
 
-    const list = await owner.client.get('/api/events?flowType=abandoned_cart');
+    const list = await owner.client.call(endpoints.events.list, { query: { flowType: 'abandoned_cart' } });
     expect(list.json.events.map((item: any) => item.id)).toEqual([eventId]);
-    const activity = await owner.client.get('/api/events/activity');
+    const activity = await owner.client.call(endpoints.events.activity);
     expect(activity.json.flows.find((flow: any) => flow.flowType === 'abandoned_cart')).toMatchObject({ events: 1, deliveries: 1, failed: 0 });
     expect(activity.json.flows.find((flow: any) => flow.flowType === 'abandoned_cart').tokens).toBeGreaterThan(0);
   });

@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { seededRandom } from '../../src/server/experiments/experiment-statistics.ts';
 import { promoteWinners } from '../../src/server/experiments/experiment-changes.ts';
 import { experimentGroupFor } from '../../src/server/experiments/experiment-assignment.ts';
 import { experimentMessages } from '../../src/shared/experiments/experiment-messages.ts';
 import type { Experiment, ExperimentsResponse } from '../../src/shared/experiments/experiment-schemas.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Prompt variants tried on real shoppers, a holdout that measures what the AI text adds,
  * and winners promoted by the evidence (docs/decisions/0043-experiments.md), through the
  * webhook, the engine, the stand-in OpenAI and Klaviyo, and the orders' attribution.
  */
-const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
+const scenario = useEngineScenario({ standIns: allStandIns }, { clearFailures: true, advanceClockMs: 61_000 });
 const db = () => scenario.testApp.database.pool;
 
 const cartAssistant = { name: 'Subject', klaviyo_property: 'cart_subject', prompt_template: 'Write a subject line about {products}' };
@@ -21,7 +22,7 @@ const promptB = 'Write a playful subject line about {products} for {first_name}'
 
 async function ownerWithCartExperiment(setup: Record<string, unknown>, assistants = [cartAssistant]): Promise<Owner> {
   const owner = await ownerWithFlows(scenario, { abandoned_cart: { assistants, klaviyoEventName: 'Cart content ready' }, post_purchase: {} });
-  const started = await owner.client.put('/api/flows/abandoned_cart/experiment', setup);
+  const started = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: setup });
   expect(started.status, started.text).toBe(200);
   expect(started.json.message).toBe(experimentMessages.started);
   return owner;
@@ -50,7 +51,7 @@ async function groupsOf(eventIds: string[]): Promise<Map<string, string>> {
 }
 
 async function experiments(owner: Owner): Promise<ExperimentsResponse> {
-  const answer = await owner.client.get('/api/flows/abandoned_cart/experiments');
+  const answer = await owner.client.call(endpoints.experiments.list, { params: { flowType: 'abandoned_cart' } });
   expect(answer.status, answer.text).toBe(200);
   return answer.json as ExperimentsResponse;
 }
@@ -82,7 +83,7 @@ describe('an experiment on real shoppers', () => {
       } else {
         expect(typeof profile.properties.cart_subject).toBe('string');
       }
-      const detail = (await owner.client.get(`/api/events/${eventIds[index]}`)).json.event;
+      const detail = (await owner.client.call(endpoints.events.detail, { params: { eventId: eventIds[index] } })).json.event;
       expect(detail.experimentGroup.group).toBe(group);
       if (group === 'holdout') {
         expect(detail.generations).toEqual([]);
@@ -151,7 +152,7 @@ describe('an experiment on real shoppers', () => {
 
     // Letting Flowsmith promote the winner changes no one's group: the same experiment goes
     // on until the evidence is enough (the check runs every minute), then ends with B.
-    const allowed = await owner.client.put('/api/flows/abandoned_cart/experiment', { ...setup, autoPromote: true });
+    const allowed = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: { ...setup, autoPromote: true } });
     expect(allowed.json.message).toBe(experimentMessages.updated);
     for (let round = 0; round < 4 && (await promoteWinners(db(), scenario.testApp.clock.now())) === 0; round += 1) await shoppersOfOneBatch();
     const promoted = (await experiments(owner)).past.find((experiment) => experiment.id === running.id)!;
@@ -169,7 +170,7 @@ describe('an experiment on real shoppers', () => {
     expect(promoted.groups.reduce((sum, group) => sum + group.orders, 0)).toBe(rows[0]!.orders);
     expect(groupOf(promoted, 'B').revenue.map((row) => row.currency)).toEqual(['USD']);
     // The winner's prompt is now the flow's, and no experiment runs.
-    const flows = (await owner.client.get('/api/flows')).json.flows as Array<{ flowType: string; assistants: Array<{ prompt_template: string }> }>;
+    const flows = (await owner.client.call(endpoints.flows.list)).json.flows as Array<{ flowType: string; assistants: Array<{ prompt_template: string }> }>;
     expect(flows.find((flow) => flow.flowType === 'abandoned_cart')!.assistants[0]!.prompt_template).toBe(promptB);
     expect((await experiments(owner)).current).toBeNull();
   }, 240_000);
@@ -219,7 +220,7 @@ describe('an experiment judged by revenue per exposure', () => {
     expect(running.summary).toContain(experimentMessages.summary.otherCurrencies('USD'));
 
     // Allowed to promote, the check promotes B, though A converts better.
-    const allowed = await owner.client.put('/api/flows/abandoned_cart/experiment', { ...setup, autoPromote: true });
+    const allowed = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: { ...setup, autoPromote: true } });
     expect(allowed.json.message).toBe(experimentMessages.updated);
     expect(await promoteWinners(db(), scenario.testApp.clock.now())).toBeGreaterThanOrEqual(1);
     const promoted = (await experiments(owner)).past.find((experiment) => experiment.id === running.id)!;
@@ -235,17 +236,17 @@ describe('an owner changing an experiment', () => {
     expect(first).toMatchObject({ objective: 'conversion', objectiveCurrency: null });
     expect(first.arms.map((arm) => arm.shopperContext)).toEqual([true, false]);
 
-    const refused = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms, holdoutPercent: 0, objective: 'revenue_per_exposure' });
+    const refused = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: { arms, holdoutPercent: 0, objective: 'revenue_per_exposure' } });
     expect(refused.status, refused.text).toBe(400);
     expect(refused.json.message).toBe(experimentMessages.currencyRequired);
     expect(refused.json.fieldErrors).toMatchObject({ objectiveCurrency: experimentMessages.currencyRequired });
 
-    const byRevenue = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms, holdoutPercent: 0, objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' });
+    const byRevenue = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: { arms, holdoutPercent: 0, objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' } });
     expect(byRevenue.status, byRevenue.text).toBe(200);
     expect(byRevenue.json.message).toBe(experimentMessages.updated);
     expect(byRevenue.json.current).toMatchObject({ id: first.id, objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' });
     // Back to conversion: a currency sent along is not kept.
-    const back = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms, holdoutPercent: 0, objective: 'conversion', objectiveCurrency: 'EUR' });
+    const back = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: { arms, holdoutPercent: 0, objective: 'conversion', objectiveCurrency: 'EUR' } });
     expect(back.json.current).toMatchObject({ id: first.id, objective: 'conversion', objectiveCurrency: null });
 
     // Each event's group says whether its texts may use the shopper's context.
@@ -260,10 +261,10 @@ describe('an owner changing an experiment', () => {
     }
     // An arm stored before arms could leave the context out reads as using it.
     await db().query(`UPDATE flow_experiments SET arms = (SELECT jsonb_agg(arm - 'shopperContext') FROM jsonb_array_elements(arms) arm) WHERE id = $1`, [first.id]);
-    const stored = (await owner.client.get('/api/flows/abandoned_cart/experiments')).json as ExperimentsResponse;
+    const stored = (await owner.client.call(endpoints.experiments.list, { params: { flowType: 'abandoned_cart' } })).json as ExperimentsResponse;
     expect(stored.current!.arms.map((arm) => arm.shopperContext)).toEqual([true, true]);
 
-    const changed = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms, holdoutPercent: 0 });
+    const changed = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: { arms, holdoutPercent: 0 } });
     expect(changed.json.message).toBe(experimentMessages.restarted);
     expect(changed.json.current.arms.map((arm: { shopperContext: boolean }) => arm.shopperContext)).toEqual([true, false]);
     expect(changed.json.past[0]).toMatchObject({ id: first.id, endReason: 'changed' });
@@ -279,12 +280,15 @@ describe('an owner changing an experiment', () => {
     expect(first.groups.every((group) => group.conversion === null)).toBe(true);
     expect(first.summary).toEqual([experimentMessages.summary.waiting]);
 
-    const settingsOnly = await owner.client.put('/api/flows/abandoned_cart/experiment', { arms: bothArms, split: 'adaptive' });
+    const settingsOnly = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: { arms: bothArms, split: 'adaptive' } });
     expect(settingsOnly.json.message).toBe(experimentMessages.updated);
     expect(settingsOnly.json.current.id).toBe(first.id);
 
-    const changed = await owner.client.put('/api/flows/abandoned_cart/experiment', {
-      arms: [bothArms[0], { prompts: { ...bothArms[1]!.prompts, cart_subject: 'Write a short subject line about {products}' } }],
+    const changed = await owner.client.call(endpoints.experiments.setUp, {
+      params: { flowType: 'abandoned_cart' },
+      body: {
+        arms: [bothArms[0], { prompts: { ...bothArms[1]!.prompts, cart_subject: 'Write a short subject line about {products}' } }],
+      },
     });
     expect(changed.json.message).toBe(experimentMessages.restarted);
     expect(changed.json.current.id).not.toBe(first.id);
@@ -297,29 +301,29 @@ describe('an owner changing an experiment', () => {
       [{ arms: [{ prompts: { cart_subject: promptA } }, { prompts: { cart_subject: promptB } }], holdoutPercent: 51 }, experimentMessages.holdoutRange],
       [{ arms: Array.from({ length: 5 }, () => ({ prompts: { cart_subject: promptA } })) }, experimentMessages.armCount],
     ] as const) {
-      const refused = await owner.client.put('/api/flows/abandoned_cart/experiment', body);
+      const refused = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body });
       expect(refused.status, refused.text).toBe(400);
       if (message) expect(refused.json.message).toBe(message);
     }
-    expect((await owner.client.post('/api/flows/abandoned_cart/experiment/promote', { arm: 'D' })).status).toBe(400);
+    expect((await owner.client.call(endpoints.experiments.promote, { params: { flowType: 'abandoned_cart' }, body: { arm: 'D' } })).status).toBe(400);
 
     // Another owner can neither read nor change it.
     const stranger = await ownerWithFlows(scenario, {});
-    expect((await stranger.client.get('/api/flows/abandoned_cart/experiments')).json.current).toBeNull();
-    expect((await stranger.client.post('/api/flows/abandoned_cart/experiment/stop')).status).toBe(404);
+    expect((await stranger.client.call(endpoints.experiments.list, { params: { flowType: 'abandoned_cart' } })).json.current).toBeNull();
+    expect((await stranger.client.call(endpoints.experiments.stop, { params: { flowType: 'abandoned_cart' } })).status).toBe(404);
     expect((await experiments(owner)).current?.status).toBe('running');
 
-    const stopped = await owner.client.post('/api/flows/abandoned_cart/experiment/stop');
+    const stopped = await owner.client.call(endpoints.experiments.stop, { params: { flowType: 'abandoned_cart' } });
     expect(stopped.json.message).toBe(experimentMessages.stopped);
     expect(stopped.json.current).toBeNull();
-    expect((await owner.client.post('/api/flows/abandoned_cart/experiment/promote', { arm: 'A' })).status).toBe(404);
+    expect((await owner.client.call(endpoints.experiments.promote, { params: { flowType: 'abandoned_cart' }, body: { arm: 'A' } })).status).toBe(404);
   });
 
   it('forgets an erased shopper but keeps the counts', async () => {
     const owner = await ownerWithCartExperiment({ arms: [{ prompts: { cart_subject: promptA } }, { prompts: { cart_subject: promptB } }] });
     const email = `erase-${randomUUID().slice(0, 8)}@shop.example`;
     expect(await waitForEvent(db(), await sendCart(owner, email))).toMatchObject({ status: 'delivered' });
-    const erased = await owner.client.post('/api/privacy/shoppers/erase', { email });
+    const erased = await owner.client.call(endpoints.privacy.eraseShopper, { body: { email } });
     expect([200, 202]).toContain(erased.status);
     await expect
       .poll(async () => (await db().query('SELECT count(*)::int AS n FROM experiment_assignments a JOIN flow_experiments x ON x.id = a.experiment_id WHERE x.user_id = $1 AND a.shopper_key IS NOT NULL', [owner.userId])).rows[0].n, { timeout: 15_000 })

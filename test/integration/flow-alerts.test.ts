@@ -1,14 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { flowAlertMessages } from '../../src/shared/alerts/flow-alert-schemas.ts';
-import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * When a flow stops writing texts for a reason its owner controls, the owner is told at
  * once, with how many shoppers it touched and what lifts it, on the pages and by one mail
  * per flow and day (docs/decisions/0041-flow-alerts.md).
  */
-const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
+const scenario = useEngineScenario({ standIns: allStandIns, smtp: true }, { clearFailures: true, advanceClockMs: 61_000 });
 const db = () => scenario.testApp.database.pool;
 
 async function ownerEmail(owner: Owner): Promise<string> {
@@ -28,10 +29,10 @@ describe('a flow that stops writing texts', () => {
     await db().query('UPDATE flows SET daily_generation_cap = 1 WHERE id = $1', [owner.flows.post_purchase.id]);
     scenario.testApp.clock.advance(61_000);
     expect(await waitForEvent(db(), await send(owner, 'alert-cap-first'))).toMatchObject({ status: 'delivered' });
-    expect((await owner.client.get('/api/flow-alerts')).json.alerts).toEqual([]);
+    expect((await owner.client.call(endpoints.flowAlerts.list)).json.alerts).toEqual([]);
 
     for (const label of ['alert-cap-second', 'alert-cap-third']) expect(await waitForEvent(db(), await send(owner, label))).toMatchObject({ status: 'skipped' });
-    const alerts = (await owner.client.get('/api/flow-alerts')).json.alerts;
+    const alerts = (await owner.client.call(endpoints.flowAlerts.list)).json.alerts;
     expect(alerts).toEqual([{ flowType: 'post_purchase', reason: 'daily_cap', shoppers: 2, detail: '1', since: expect.any(String), lastAt: expect.any(String) }]);
     expect(flowAlertMessages.reason.daily_cap('1', 2)).toContain('2 shoppers got no text today. Raise "Events a day"');
 
@@ -43,22 +44,25 @@ describe('a flow that stops writing texts', () => {
 
     // Another owner sees none of it.
     const stranger = await ownerWithFlows(scenario, {});
-    expect((await stranger.client.get('/api/flow-alerts')).json.alerts).toEqual([]);
+    expect((await stranger.client.call(endpoints.flowAlerts.list)).json.alerts).toEqual([]);
 
     // The owner raising the cap is what lifts it: the alert is over.
     scenario.testApp.clock.advance(1_000);
     await db().query('UPDATE flows SET daily_generation_cap = 100, updated_at = $2 WHERE id = $1', [owner.flows.post_purchase.id, scenario.testApp.clock.now()]);
-    expect((await owner.client.get('/api/flow-alerts')).json.alerts).toEqual([]);
+    expect((await owner.client.call(endpoints.flowAlerts.list)).json.alerts).toEqual([]);
   });
 
   it('when texts fail their checks twice, and when OpenAI refuses the key: one mail a day for the flow in all', async () => {
     const owner = await ownerWithFlows(scenario, { post_purchase: {} });
     scenario.testApp.clock.advance(61_000);
-    const saved = await owner.client.put('/api/flows/post_purchase', {
-      isActive: true,
-      klaviyoEventName: null,
-      assistants: [{ name: 'Thank you', klaviyo_property: 'thank_you', prompt_template: 'Thank {first_name} for buying {products}' }],
-      textRules: { onFailedChecks: 'nothing' },
+    const saved = await owner.client.call(endpoints.flows.update, {
+      params: { flowType: 'post_purchase' },
+      body: {
+        isActive: true,
+        klaviyoEventName: null,
+        assistants: [{ name: 'Thank you', klaviyo_property: 'thank_you', prompt_template: 'Thank {first_name} for buying {products}' }],
+        textRules: { onFailedChecks: 'nothing' },
+      },
     });
     expect(saved.status, saved.text).toBe(200);
     scenario.testApp.clock.advance(61_000);
@@ -69,7 +73,7 @@ describe('a flow that stops writing texts', () => {
     const refused = await waitForEvent(db(), await send(owner, 'alert-key'));
     expect(refused.status).toBe('failed');
 
-    const reasons = (await owner.client.get('/api/flow-alerts')).json.alerts.map((alert: { reason: string; detail: string; shoppers: number }) => [alert.reason, alert.detail, alert.shoppers]);
+    const reasons = (await owner.client.call(endpoints.flowAlerts.list)).json.alerts.map((alert: { reason: string; detail: string; shoppers: number }) => [alert.reason, alert.detail, alert.shoppers]);
     expect(reasons.sort()).toEqual([
       ['checks', '', 1],
       ['key_refused', 'OpenAI', 1],

@@ -1,14 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defaultAssistants, ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent } from '../fakes/engine-scenario.ts';
+import { defaultAssistants, ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import { recordFlowSpend } from '../../src/server/engine/limits/flow-spend-queries.ts';
+import { recordFlowSpend } from '../../src/server/generations/flow-spend-queries.ts';
 import { openAiPrices, priceOf } from '../../src/server/integrations/openai/openai-prices.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';
 import { MAX_DAILY_BUDGET_USD, MAX_REUSE_WINDOW_HOURS } from '../../src/shared/flows/flow-schemas.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 // A flow's daily OpenAI budget and its cost settings (docs/decisions/0022-budgets.md).
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 beforeEach(() => {
   scenario.testApp.clock.advance(61_000);
 });
@@ -23,16 +25,16 @@ async function spend(flowId: string, costUsd: number) {
 describe('cost settings', () => {
   it('saves and returns the budget, what happens past it, the reuse window and the flex tier; a field left out keeps its value', async () => {
     const owner = await ownerWithFlows(scenario, {});
-    const saved = await owner.client.put('/api/flows/abandoned_cart', configuration({ dailyBudgetUsd: 12.5, overBudget: 'skip', reuseWindowHours: 6, useFlexTier: false }));
+    const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ dailyBudgetUsd: 12.5, overBudget: 'skip', reuseWindowHours: 6, useFlexTier: false }) });
     expect(saved.status, saved.text).toBe(200);
     expect(saved.json.flow).toMatchObject({ dailyBudgetUsd: 12.5, overBudget: 'skip', reuseWindowHours: 6, useFlexTier: false });
 
-    const kept = await owner.client.put('/api/flows/abandoned_cart', configuration({}));
+    const kept = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({}) });
     expect(kept.json.flow).toMatchObject({ dailyBudgetUsd: 12.5, overBudget: 'skip', reuseWindowHours: 6, useFlexTier: false });
 
-    const cleared = await owner.client.put('/api/flows/abandoned_cart', configuration({ dailyBudgetUsd: null }));
+    const cleared = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ dailyBudgetUsd: null }) });
     expect(cleared.json.flow).toMatchObject({ dailyBudgetUsd: null, overBudget: 'skip' });
-    const listed = (await owner.client.get('/api/flows')).json.flows.find((flow: { flowType: string }) => flow.flowType === 'post_purchase');
+    const listed = (await owner.client.call(endpoints.flows.list)).json.flows.find((flow: { flowType: string }) => flow.flowType === 'post_purchase');
     expect(listed).toMatchObject({ dailyBudgetUsd: null, overBudget: 'wait', reuseWindowHours: 24, useFlexTier: true });
   });
 
@@ -46,7 +48,7 @@ describe('cost settings', () => {
     [{ overBudget: 'later' }, 'overBudget', v.overBudgetChoice],
   ])('refuses %j with a 400 that says what is wrong', async (extra, field, message) => {
     const owner = await ownerWithFlows(scenario, {});
-    const refused = await owner.client.put('/api/flows/abandoned_cart', configuration(extra));
+    const refused = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration(extra) });
     expect(refused.status).toBe(400);
     expect(refused.json.fieldErrors[field]).toBe(message);
   });
@@ -55,7 +57,7 @@ describe('cost settings', () => {
 describe('the daily budget', () => {
   it('makes an event wait for the next UTC day once the day’s spend reaches it, then writes it', async () => {
     const owner = await ownerWithFlows(scenario, { post_purchase: {} });
-    expect((await owner.client.put('/api/flows/post_purchase', configuration({ dailyBudgetUsd: 0.5 }))).status).toBe(200);
+    expect((await owner.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ dailyBudgetUsd: 0.5 }) })).status).toBe(200);
     await spend(owner.flows.post_purchase.id, 0.5);
     const before = scenario.openai.responsesRequests().length;
     const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('budget') }));
@@ -76,7 +78,7 @@ describe('the daily budget', () => {
 
   it('skips the event with the reason when the owner chose to skip', async () => {
     const owner = await ownerWithFlows(scenario, { post_purchase: {} });
-    expect((await owner.client.put('/api/flows/post_purchase', configuration({ dailyBudgetUsd: 1, overBudget: 'skip' }))).status).toBe(200);
+    expect((await owner.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ dailyBudgetUsd: 1, overBudget: 'skip' }) })).status).toBe(200);
     await spend(owner.flows.post_purchase.id, 1.2);
     const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('skip') }));
     expect(await waitForEvent(db(), posted.json.eventId)).toMatchObject({ status: 'skipped', error: eventOutcomeMessages.budgetSkipped(1) });
@@ -84,7 +86,7 @@ describe('the daily budget', () => {
 
   it('lets events through while the day’s spend is under the budget', async () => {
     const owner = await ownerWithFlows(scenario, { post_purchase: {} });
-    expect((await owner.client.put('/api/flows/post_purchase', configuration({ dailyBudgetUsd: 1 }))).status).toBe(200);
+    expect((await owner.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ dailyBudgetUsd: 1 }) })).status).toBe(200);
     await spend(owner.flows.post_purchase.id, 0.99);
     const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('under') }));
     expect(await waitForEvent(db(), posted.json.eventId)).toMatchObject({ status: 'delivered' });
@@ -103,7 +105,7 @@ describe('GET /api/flows/costs', () => {
     await spend(owner.flows.abandoned_cart.id, 100);
     scenario.testApp.clock.advance(12 * 86_400_000);
 
-    const costs = await owner.client.get('/api/flows/costs');
+    const costs = await owner.client.call(endpoints.flows.costs);
     expect(costs.status).toBe(200);
     const cart = costs.json.flows.find((flow: { flowType: string }) => flow.flowType === 'abandoned_cart');
     expect(cart.today).toMatchObject({ costUsd: 0.75, calls: 2, inputTokens: 2_000, cachedInputTokens: 1_600 });
@@ -111,9 +113,9 @@ describe('GET /api/flows/costs', () => {
     expect(cart.days).toHaveLength(2);
     expect(costs.json.flows.find((flow: { flowType: string }) => flow.flowType === 'post_purchase').last7Days.calls).toBe(0);
 
-    const theirs = await other.client.get('/api/flows/costs');
+    const theirs = await other.client.call(endpoints.flows.costs);
     expect(theirs.json.flows.every((flow: { last7Days: { calls: number } }) => flow.last7Days.calls === 0)).toBe(true);
-    expect((await fetch(`${scenario.testApp.baseUrl}/api/flows/costs`)).status).toBe(401);
+    expect((await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.flows.costs)}`)).status).toBe(401);
   });
 });
 
@@ -126,7 +128,7 @@ describe('a model without a known price', () => {
     const posted = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('unpriced') }));
     expect(await waitForEvent(db(), posted.json.eventId)).toMatchObject({ status: 'delivered' });
 
-    const { generations } = (await owner.client.get(`/api/events/${posted.json.eventId}`)).json.event;
+    const { generations } = (await owner.client.call(endpoints.events.detail, { params: { eventId: posted.json.eventId } })).json.event;
     const sum = (field: string) => generations.reduce((total: number, generation: Record<string, number>) => total + generation[field]!, 0);
     const dearest = (field: 'inputPerMillion' | 'cachedInputPerMillion' | 'outputPerMillion') => Math.max(...Object.values(openAiPrices).map((price) => price[field]));
     const atDearest = ((sum('inputTokens') - sum('cachedInputTokens')) * dearest('inputPerMillion') + sum('cachedInputTokens') * dearest('cachedInputPerMillion') + sum('outputTokens') * dearest('outputPerMillion')) / 1_000_000;
@@ -134,7 +136,7 @@ describe('a model without a known price', () => {
     expect(generations.every((generation: { costEstimated: boolean }) => generation.costEstimated)).toBe(true);
     expect(sum('costUsd')).toBeCloseTo(atDearest, 10);
 
-    const costs = (await owner.client.get('/api/flows/costs')).json;
+    const costs = (await owner.client.call(endpoints.flows.costs)).json;
     const flow = costs.flows.find((entry: { flowType: string }) => entry.flowType === 'post_purchase');
     expect(flow.today).toMatchObject({ calls: 1, estimatedCalls: 1 });
     expect(flow.today.costUsd).toBeCloseTo(atDearest, 10);

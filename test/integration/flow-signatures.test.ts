@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { flowsmithSignature, ownerWithFlows, postEvent, postSignedEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { flowsmithSignature, ownerWithFlows, postEvent, postSignedEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
@@ -18,6 +18,8 @@ import { notRequiredSignature } from '../../src/shared/flows/flow-signature-sche
 import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 const run = promisify(execFile);
 
@@ -25,15 +27,16 @@ let owner: Owner;
 /** Every secret the API handed out, to look for in the logs at the end. */
 const issuedSecrets: string[] = [];
 
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns, listen: true });
 
 const db = () => scenario.testApp.database.pool;
 const baseUrl = () => scenario.testApp.baseUrl;
 const now = () => scenario.testApp.clock.now();
-const signaturePath = (flowType: FlowType) => `/api/flows/${flowType}/signature`;
+/** The address input of a flow's signature endpoints. */
+const signatureOf = (flowType: FlowType) => ({ params: { flowType } });
 
 async function requireSignature(target: Owner, flowType: FlowType): Promise<string> {
-  const enabled = await target.client.post(signaturePath(flowType));
+  const enabled = await target.client.call(endpoints.flowSignature.require, signatureOf(flowType));
   expect(enabled.status, enabled.text).toBe(200);
   issuedSecrets.push(enabled.json.secret);
   return enabled.json.secret as string;
@@ -66,7 +69,7 @@ describe('the signing example on the flow page', () => {
   it('run in a shell with the secret in FLOWSMITH_SECRET, delivers a signed event', async () => {
     const exampleOwner = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 0 } });
     const secret = await requireSignature(exampleOwner, 'abandoned_checkout');
-    const flows = await exampleOwner.client.get('/api/flows');
+    const flows = await exampleOwner.client.call(endpoints.flows.list);
     const webhookUrl = (flows.json.flows as Array<{ flowType: string; webhookUrl: string }>).find((flow) => flow.flowType === 'abandoned_checkout')!.webhookUrl;
     const skew = Math.abs(now().getTime() - Date.now());
     expect(skew, 'the app clock is within the replay window of the real one').toBeLessThan(240_000);
@@ -90,12 +93,12 @@ describe('turning the requirement on', () => {
   });
 
   it('returns the secret once, in full, and masked from then on', async () => {
-    const before = await owner.client.get(signaturePath('abandoned_cart'));
+    const before = await owner.client.call(endpoints.flowSignature.read, signatureOf('abandoned_cart'));
     expect(before.status).toBe(200);
     expect(before.json).toEqual({ signature: notRequiredSignature });
 
     scenario.testApp.clock.advance(61_000);
-    const enabled = await owner.client.post(signaturePath('abandoned_cart'));
+    const enabled = await owner.client.call(endpoints.flowSignature.require, signatureOf('abandoned_cart'));
     expect(enabled.status, enabled.text).toBe(200);
     expect(enabled.headers.get('cache-control')).toBe('no-store');
     const secret = enabled.json.secret as string;
@@ -104,10 +107,10 @@ describe('turning the requirement on', () => {
     expect(enabled.json.signature).toEqual({ required: true, maskedSecret: maskSecret(secret), createdAt: now().toISOString(), previousSecretValidUntil: null });
     expect(enabled.json.signature.maskedSecret).not.toContain(secret.slice(4, -4));
 
-    const after = await owner.client.get(signaturePath('abandoned_cart'));
+    const after = await owner.client.call(endpoints.flowSignature.read, signatureOf('abandoned_cart'));
     expect(after.json).toEqual({ signature: enabled.json.signature });
     expect(after.text).not.toContain(secret);
-    expect((await owner.client.get('/api/flows')).text).not.toContain(secret);
+    expect((await owner.client.call(endpoints.flows.list)).text).not.toContain(secret);
 
     // Stored encrypted, never in the clear.
     const { rows } = await db().query<{ secret: string }>('SELECT secret FROM flow_signing_secrets WHERE flow_id = $1', [owner.flows.abandoned_cart.id]);
@@ -115,7 +118,7 @@ describe('turning the requirement on', () => {
     expect(rows[0]!.secret).not.toContain(secret);
 
     // A second "turn on" (a double click) keeps the first secret rather than replacing it unseen.
-    const again = await owner.client.post(signaturePath('abandoned_cart'));
+    const again = await owner.client.call(endpoints.flowSignature.require, signatureOf('abandoned_cart'));
     expect(again.status).toBe(409);
     expect(again.json).toEqual({ error: 'signature_already_required', message: flowSignatureMessages.alreadyRequired });
     expect(again.text).not.toContain('whsec_');
@@ -129,7 +132,7 @@ describe('turning the requirement on', () => {
     const settled = await waitForEvents(db(), [sent.json.eventId]);
     expect(settled.get(sent.json.eventId)).toMatchObject({ status: 'delivered' });
     expect(scenario.klaviyo.profiles.get(email)).toBeDefined();
-    const detail = await owner.client.get(`/api/events/${sent.json.eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId: sent.json.eventId } });
     expect(detail.json.event).toMatchObject({ source: 'generic' });
     // The signature is not kept with the event.
     expect(JSON.stringify(detail.json.event.headers)).not.toContain('v1=');
@@ -200,7 +203,7 @@ describe('turning the requirement on', () => {
       raw_body: event,
     });
     // And sees it in the event log, like any other rejection.
-    const log = await owner.client.get('/api/events?flowType=abandoned_checkout&status=rejected');
+    const log = await owner.client.call(endpoints.events.list, { query: { flowType: 'abandoned_checkout', status: 'rejected' } });
     expect(log.status, log.text).toBe(200);
     expect(log.text).toContain(JSON.stringify(signatureRejectionReasons.missing).slice(1, -1));
   });
@@ -219,7 +222,7 @@ describe('turning the requirement on', () => {
     expect(forged.status).toBe(401);
     expect(JSON.parse(forged.text).error).toBe('bad_signature');
 
-    const pixel = await fetch((await owner.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl, {
+    const pixel = await fetch((await owner.client.call(endpoints.flows.pixelAddress)).json.pixelUrl, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
       body: JSON.stringify(pixelEvent(uniqueEmail('pixel'))),
@@ -229,7 +232,7 @@ describe('turning the requirement on', () => {
     expect((await postEvent(baseUrl(), owner.flows.browser_abandonment.webhookPath, sampleEvent('browser_abandonment'))).status).toBe(401);
 
     scenario.testApp.clock.advance(61_000);
-    const test = await owner.client.post('/api/test-webhooks/abandoned_cart', { payload: JSON.stringify(sampleEvent('abandoned_cart')), dryRun: true });
+    const test = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'abandoned_cart' }, body: { payload: JSON.stringify(sampleEvent('abandoned_cart')), dryRun: true } });
     expect(test.status, test.text).toBe(202);
   });
 });
@@ -240,14 +243,14 @@ describe('a new secret and turning off', () => {
     const path = rotating.flows.post_purchase.webhookPath;
     const first = await requireSignature(rotating, 'post_purchase');
 
-    const rotated = await rotating.client.post(`${signaturePath('post_purchase')}/rotate`);
+    const rotated = await rotating.client.call(endpoints.flowSignature.rotate, signatureOf('post_purchase'));
     expect(rotated.status, rotated.text).toBe(200);
     const second = rotated.json.secret as string;
     issuedSecrets.push(second);
     expect(second).not.toBe(first);
     const validUntil = new Date(now().getTime() + 3_600_000).toISOString();
     expect(rotated.json.signature).toEqual({ required: true, maskedSecret: maskSecret(second), createdAt: now().toISOString(), previousSecretValidUntil: validUntil });
-    const shown = await rotating.client.get(signaturePath('post_purchase'));
+    const shown = await rotating.client.call(endpoints.flowSignature.read, signatureOf('post_purchase'));
     expect(shown.json.signature.previousSecretValidUntil).toBe(validUntil);
     expect(shown.text).not.toContain(second);
 
@@ -262,7 +265,7 @@ describe('a new secret and turning off', () => {
     expect(late.status).toBe(401);
     expect(late.json.error).toBe('bad_signature');
     expect((await postSignedEvent(baseUrl(), path, sampleEvent('post_purchase'), second, now())).status).toBe(202);
-    expect((await rotating.client.get(signaturePath('post_purchase'))).json.signature.previousSecretValidUntil).toBeNull();
+    expect((await rotating.client.call(endpoints.flowSignature.read, signatureOf('post_purchase'))).json.signature.previousSecretValidUntil).toBeNull();
   });
 
   it('accepts unsigned events again once turned off, and can be turned on again with a fresh secret', async () => {
@@ -272,7 +275,7 @@ describe('a new secret and turning off', () => {
     // The receiver has the requirement cached now.
     expect((await postEvent(baseUrl(), path, sampleEvent('abandoned_cart'))).status).toBe(401);
 
-    const off = await switching.client.delete(signaturePath('abandoned_cart'));
+    const off = await switching.client.call(endpoints.flowSignature.remove, signatureOf('abandoned_cart'));
     expect(off.status, off.text).toBe(200);
     expect(off.json).toEqual({ signature: notRequiredSignature });
     const unsigned = await postEvent(baseUrl(), path, sampleEvent('abandoned_cart'));
@@ -280,9 +283,9 @@ describe('a new secret and turning off', () => {
     // A sender still signing does no harm.
     expect((await postSignedEvent(baseUrl(), path, sampleEvent('abandoned_cart'), secret, now())).status).toBe(202);
     // Off twice is still off.
-    expect((await switching.client.delete(signaturePath('abandoned_cart'))).status).toBe(200);
+    expect((await switching.client.call(endpoints.flowSignature.remove, signatureOf('abandoned_cart'))).status).toBe(200);
 
-    const rotateWhileOff = await switching.client.post(`${signaturePath('abandoned_cart')}/rotate`);
+    const rotateWhileOff = await switching.client.call(endpoints.flowSignature.rotate, signatureOf('abandoned_cart'));
     expect(rotateWhileOff.status).toBe(409);
     expect(rotateWhileOff.json.message).toBe(flowSignatureMessages.notRequired);
 
@@ -304,7 +307,7 @@ describe('a secret that cannot be decrypted', () => {
     expect((await rejectionsOfFlow(broken.flows.post_purchase.id)).map((rejection) => rejection.error)).toEqual([signatureRejectionReasons.unreadable]);
     // A new secret mends it.
     scenario.testApp.clock.advance(61_000);
-    const rotated = await broken.client.post(`${signaturePath('post_purchase')}/rotate`);
+    const rotated = await broken.client.call(endpoints.flowSignature.rotate, signatureOf('post_purchase'));
     expect(rotated.status).toBe(200);
     issuedSecrets.push(rotated.json.secret);
     expect((await postSignedEvent(baseUrl(), broken.flows.post_purchase.webhookPath, sampleEvent('post_purchase'), rotated.json.secret, now())).status).toBe(202);
@@ -315,27 +318,22 @@ describe('owners', () => {
   it("never reach another owner's flow signature", async () => {
     const { client: stranger } = await insertSignedInOwner(scenario.testApp, { fullName: 'Bob Other', email: uniqueEmail('other') });
     // Without flows of their own, every signature route is 404 for them.
-    for (const [method, path] of [
-      ['GET', signaturePath('abandoned_cart')],
-      ['POST', signaturePath('abandoned_cart')],
-      ['POST', `${signaturePath('abandoned_cart')}/rotate`],
-      ['DELETE', signaturePath('abandoned_cart')],
-    ] as const) {
-      const answer = await stranger.request(method, path, method === 'POST' ? {} : undefined);
-      expect(answer.status, `${method} ${path}`).toBe(404);
+    for (const endpoint of [endpoints.flowSignature.read, endpoints.flowSignature.require, endpoints.flowSignature.rotate, endpoints.flowSignature.remove]) {
+      const answer = await stranger.call(endpoint, signatureOf('abandoned_cart'));
+      expect(answer.status, `${endpoint.method} ${endpointAddress(endpoint, signatureOf('abandoned_cart'))}`).toBe(404);
       expect(answer.json).toEqual({ error: 'flow_not_found', message: flowMessages.flowNotFound });
     }
     // With flows, they change only their own: Ada's requirement and secret stay.
-    const adaBefore = (await owner.client.get(signaturePath('abandoned_cart'))).json;
+    const adaBefore = (await owner.client.call(endpoints.flowSignature.read, signatureOf('abandoned_cart'))).json;
     expect(adaBefore.signature.required).toBe(true);
-    expect((await stranger.post('/api/flows/initialize')).status).toBe(200);
-    expect((await stranger.get(signaturePath('abandoned_cart'))).json).toEqual({ signature: notRequiredSignature });
-    expect((await stranger.delete(signaturePath('abandoned_cart'))).status).toBe(200);
-    issuedSecrets.push((await stranger.post(signaturePath('abandoned_cart'))).json.secret);
-    expect((await owner.client.get(signaturePath('abandoned_cart'))).json).toEqual(adaBefore);
+    expect((await stranger.call(endpoints.flows.initialize)).status).toBe(200);
+    expect((await stranger.call(endpoints.flowSignature.read, signatureOf('abandoned_cart'))).json).toEqual({ signature: notRequiredSignature });
+    expect((await stranger.call(endpoints.flowSignature.remove, signatureOf('abandoned_cart'))).status).toBe(200);
+    issuedSecrets.push((await stranger.call(endpoints.flowSignature.require, signatureOf('abandoned_cart'))).json.secret);
+    expect((await owner.client.call(endpoints.flowSignature.read, signatureOf('abandoned_cart'))).json).toEqual(adaBefore);
     expect((await postEvent(baseUrl(), owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart'))).status).toBe(401);
 
-    const anonymous = await fetch(`${baseUrl()}${signaturePath('abandoned_cart')}`);
+    const anonymous = await fetch(`${baseUrl()}${endpointAddress(endpoints.flowSignature.read, signatureOf('abandoned_cart'))}`);
     expect(anonymous.status).toBe(401);
   });
 

@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { defaultAssistants, ownerWithFlows, useEngineScenario } from '../fakes/engine-scenario.ts';
+import { defaultAssistants, ownerWithFlows, useEngineScenario, allStandIns } from '../support/engine-scenario.ts';
 import { flowValidationMessages as v, textRuleMessages as t } from '../../src/shared/flows/flow-messages.ts';
 import { defaultTextRules, MAX_DISCOUNT_CODES, MAX_TEXT_LENGTH } from '../../src/shared/flows/text-rules-schemas.ts';
 import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 // A flow's rules for its texts, checked before delivery (docs/decisions/0040-texts-checked-before-delivery.md).
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: ['openai', 'klaviyo'] });
 beforeEach(() => {
   scenario.testApp.clock.advance(61_000);
 });
@@ -20,22 +21,22 @@ describe('text rules', () => {
   it('saves and returns the rules and each assistant’s fallback and limit; a save without rules keeps them', async () => {
     const owner = await ownerWithFlows(scenario, {});
     const assistants = withFallback({ fallback_text: 'Your cart is waiting, {first_name}', max_length: 160 });
-    const saved = await owner.client.put('/api/flows/abandoned_cart', configuration({ assistants, textRules: rules }));
+    const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ assistants, textRules: rules }) });
     expect(saved.status, saved.text).toBe(200);
     expect(saved.json.flow.textRules).toEqual(rules);
     expect(saved.json.flow.assistants[0]).toMatchObject({ fallback_text: 'Your cart is waiting, {first_name}', max_length: 160 });
     expect(saved.json.flow.assistants[1]).toMatchObject({ fallback_text: null, max_length: null });
 
-    const kept = await owner.client.put('/api/flows/abandoned_cart', configuration({ assistants }));
+    const kept = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ assistants }) });
     expect(kept.status, kept.text).toBe(200);
     expect(kept.json.flow.textRules).toEqual(rules);
 
-    const listed = (await owner.client.get('/api/flows')).json.flows as Array<{ flowType: string; textRules: unknown }>;
+    const listed = (await owner.client.call(endpoints.flows.list)).json.flows as Array<{ flowType: string; textRules: unknown }>;
     expect(listed.find((flow) => flow.flowType === 'abandoned_cart')!.textRules).toEqual(rules);
     expect(listed.find((flow) => flow.flowType === 'post_purchase')!.textRules).toEqual(defaultTextRules);
 
     // Fields left out of the rules take their defaults; the lists are stored trimmed.
-    const partial = await owner.client.put('/api/flows/abandoned_cart', configuration({ textRules: { discountCodes: ['  SUMMER5 '] } }));
+    const partial = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ textRules: { discountCodes: ['  SUMMER5 '] } }) });
     expect(partial.status, partial.text).toBe(200);
     expect(partial.json.flow.textRules).toEqual({ ...defaultTextRules, discountCodes: ['SUMMER5'] });
   });
@@ -58,10 +59,10 @@ describe('text rules', () => {
     [{ assistants: withFallback({ max_length: 5000 }) }, 'assistants.0.max_length', t.maxLengthRange(MAX_TEXT_LENGTH)],
   ])('refuses %j with a 400 that says what is wrong', async (extra, field, message) => {
     const owner = await ownerWithFlows(scenario, {});
-    const refused = await owner.client.put('/api/flows/abandoned_cart', configuration(extra));
+    const refused = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration(extra) });
     expect(refused.status).toBe(400);
     expect(refused.json.fieldErrors[field]).toBe(message);
-    const listed = (await owner.client.get('/api/flows')).json.flows.find((flow: { flowType: string }) => flow.flowType === 'abandoned_cart');
+    const listed = (await owner.client.call(endpoints.flows.list)).json.flows.find((flow: { flowType: string }) => flow.flowType === 'abandoned_cart');
     expect(listed.textRules).toEqual(defaultTextRules);
   });
 
@@ -70,14 +71,14 @@ describe('text rules', () => {
     await db().query(`UPDATE flows SET text_rules = '{}'::jsonb WHERE id = $1`, [owner.flows.abandoned_cart.id]);
     await db().query(`UPDATE flows SET text_rules = '{"bannedPhrases": ["cheap"]}'::jsonb WHERE id = $1`, [owner.flows.post_purchase.id]);
 
-    const listed = (await owner.client.get('/api/flows')).json.flows as Array<{ flowType: string; textRules: unknown; assistants: unknown[] }>;
+    const listed = (await owner.client.call(endpoints.flows.list)).json.flows as Array<{ flowType: string; textRules: unknown; assistants: unknown[] }>;
     const cart = listed.find((flow) => flow.flowType === 'abandoned_cart')!;
     expect(cart.textRules).toEqual(defaultTextRules);
     expect(cart.assistants[0]).toMatchObject({ fallback_text: null, max_length: null });
     expect(listed.find((flow) => flow.flowType === 'post_purchase')!.textRules).toEqual({ ...defaultTextRules, bannedPhrases: ['cheap'] });
 
     // Saved again without rules, it keeps reading as the defaults.
-    const saved = await owner.client.put('/api/flows/abandoned_cart', configuration({}));
+    const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({}) });
     expect(saved.status, saved.text).toBe(200);
     expect(saved.json.flow.textRules).toEqual(defaultTextRules);
   });

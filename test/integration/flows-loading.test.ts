@@ -9,6 +9,8 @@ import { authMessages, requestMessages } from '../../src/shared/messages.ts';
 import { FlowLoadError, loadFlows, type FlowNotifier } from '../../src/web/flows/use-flows.ts';
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
 import { flowTypes } from '../../src/shared/flows/flow-types.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * The browser's loading sequence (docs/product/specification.md §4, "Flow
@@ -58,7 +60,7 @@ function recordingNotifier() {
 
 async function owner() {
   const { client } = await insertSignedInOwner(testApp);
-  return { client, userId: (await client.get('/api/account/session')).json.user.id as string };
+  return { client, userId: (await client.call(endpoints.account.session)).json.user.id as string };
 }
 
 describe('loading flows in the browser', () => {
@@ -74,7 +76,7 @@ describe('loading flows in the browser', () => {
     const { client } = await insertSignedInOwner(testApp);
     const flows = await asBrowser(client, () => loadFlows(recordingNotifier().notifier));
     for (const flowType of ['abandoned_cart', 'post_purchase']) {
-      const saved = await client.put(`/api/flows/${flowType}`, { isActive: true, assistants: flows[0]!.assistants });
+      const saved = await client.call(endpoints.flows.update, { params: { flowType }, body: { isActive: true, assistants: flows[0]!.assistants } });
       expect(saved.status).toBe(200);
     }
     const cart = flows.find((flow) => flow.flowType === 'abandoned_cart')!;
@@ -115,17 +117,17 @@ describe('loading flows in the browser', () => {
     const { client } = await insertSignedInOwner(testApp);
     const { notes, notifier } = recordingNotifier();
     const refused = () => new Response(JSON.stringify({ error: 'internal', message: requestMessages.internal }), { status: 500 });
-    await expect(asBrowser(client, () => loadFlows(notifier), { 'POST /api/flows/initialize': refused })).rejects.toThrow(flowMessages.initializeError(requestMessages.internal));
+    await expect(asBrowser(client, () => loadFlows(notifier), { [`${endpoints.flows.initialize.method} ${endpointAddress(endpoints.flows.initialize)}`]: refused })).rejects.toThrow(flowMessages.initializeError(requestMessages.internal));
     expect(notes).toEqual([['error', `Error initializing flow configurations: ${requestMessages.internal}`]]);
   });
 
   it("says 'Error updating flow: {msg}' when the fix-up is refused, and still shows the flows", async () => {
     const { client } = await insertSignedInOwner(testApp);
     const flows = await asBrowser(client, () => loadFlows(recordingNotifier().notifier));
-    await client.put('/api/flows/abandoned_cart', { isActive: true, assistants: flows[0]!.assistants });
+    await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: flows[0]!.assistants } });
     const cart = flows.find((flow) => flow.flowType === 'abandoned_cart')!;
     await testApp.database.pool.query('UPDATE flows SET webhook_url = $2 WHERE id = $1', [cart.id, `${testApp.baseUrl}/webhooks/abandoned_cart/${cart.id}`]);
-    const userId = (await client.get('/api/account/session')).json.user.id as string;
+    const userId = (await client.call(endpoints.account.session)).json.user.id as string;
     await fillRateLimitWindow(testApp.database.pool, userId, 'write', userRateLimits.write, testApp.clock.now());
 
     const { notes, notifier } = recordingNotifier();

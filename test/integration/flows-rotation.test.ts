@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
-import { postEvent, sampleEvent } from '../fakes/engine-scenario.ts';
+import { postEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { findFlowById } from '../../src/server/flows/flow-queries.ts';
 import { flowMessages, flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';
 import { authMessages } from '../../src/shared/messages.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let testApp: TestApp;
 beforeAll(async () => {
@@ -27,13 +28,13 @@ const configuration = {
 /** An owner whose abandoned cart flow is saved and active: its URL takes events. */
 async function ownerWithActiveCartFlow() {
   const { client } = await insertSignedInOwner(testApp);
-  expect((await client.post('/api/flows/initialize')).status).toBe(200);
-  const saved = await client.put('/api/flows/abandoned_cart', configuration);
+  expect((await client.call(endpoints.flows.initialize)).status).toBe(200);
+  const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration });
   expect(saved.status).toBe(200);
   return { client, flow: saved.json.flow as { id: string; webhookUrl: string } };
 }
 
-const rotate = (client: HttpClient, graceMinutes: unknown) => client.post('/api/flows/abandoned_cart/webhook-url/rotate', { graceMinutes });
+const rotate = (client: HttpClient, graceMinutes: unknown) => client.call(endpoints.flows.rotateWebhookUrl, { params: { flowType: 'abandoned_cart' }, body: { graceMinutes } });
 
 async function send(webhookUrl: string): Promise<number> {
   return (await postEvent(testApp.baseUrl, new URL(webhookUrl).pathname, sampleEvent('abandoned_cart'))).status;
@@ -64,7 +65,7 @@ describe('Rotate URL', () => {
 
     expect(await send(newUrl)).toBe(202);
     expect(await send(oldUrl)).toBe(202);
-    const listed = (await client.get('/api/flows')).json.flows.find((candidate: any) => candidate.flowType === 'abandoned_cart');
+    const listed = (await client.call(endpoints.flows.list)).json.flows.find((candidate: any) => candidate.flowType === 'abandoned_cart');
     expect(listed).toMatchObject({ webhookUrl: newUrl, previousWebhookUrlValidUntil: new Date(rotatedAt + HOUR_MS).toISOString() });
 
     testApp.clock.advance(HOUR_MS - 1_000);
@@ -72,7 +73,7 @@ describe('Rotate URL', () => {
     testApp.clock.advance(1_000);
     expect(await send(oldUrl)).toBe(404);
     expect(await send(newUrl)).toBe(202);
-    const after = (await client.get('/api/flows')).json.flows.find((candidate: any) => candidate.flowType === 'abandoned_cart');
+    const after = (await client.call(endpoints.flows.list)).json.flows.find((candidate: any) => candidate.flowType === 'abandoned_cart');
     expect(after.previousWebhookUrlValidUntil).toBeNull();
   });
 
@@ -111,16 +112,16 @@ describe('Rotate URL', () => {
   it('keeps the rotated URL when the flow is saved again or the URLs are fixed up', async () => {
     const { client } = await ownerWithActiveCartFlow();
     const rotatedUrl = (await rotate(client, 60)).json.flow.webhookUrl as string;
-    const saved = await client.put('/api/flows/abandoned_cart', configuration);
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration });
     expect(saved.json).toMatchObject({ firstSave: false, webhookUrlRewritten: false, flow: { webhookUrl: rotatedUrl, webhookUrlOutdated: false } });
-    const fixed = await client.post('/api/flows/fix-webhook-urls');
+    const fixed = await client.call(endpoints.flows.fixWebhookUrls);
     expect(fixed.json.updated).toBe(0);
     expect(await send(rotatedUrl)).toBe(202);
   });
 
   it('gives a flow never saved a new key but still no stored URL', async () => {
     const { client } = await insertSignedInOwner(testApp);
-    const initialized = (await client.post('/api/flows/initialize')).json.flows.find((candidate: any) => candidate.flowType === 'abandoned_cart');
+    const initialized = (await client.call(endpoints.flows.initialize)).json.flows.find((candidate: any) => candidate.flowType === 'abandoned_cart');
     const rotated = await rotate(client, 0);
     expect(rotated.json.flow.webhookUrl).toBeNull();
     expect(rotated.json.flow.generatedWebhookUrl).toMatch(webhookUrlPattern());
@@ -133,7 +134,7 @@ describe('Rotate URL', () => {
     ['no grace period', {}],
   ])('refuses %s with 400 and says what to choose', async (_case, body) => {
     const { client, flow } = await ownerWithActiveCartFlow();
-    const response = await client.post('/api/flows/abandoned_cart/webhook-url/rotate', body);
+    const response = await client.call(endpoints.flows.rotateWebhookUrl, { params: { flowType: 'abandoned_cart' }, body });
     expect(response.status).toBe(400);
     expect(response.json.fieldErrors.graceMinutes).toBe(v.graceChoice);
     expect((await findFlowById(testApp.database.pool, flow.id))?.webhookKey).toBe(flow.id);
@@ -141,7 +142,7 @@ describe('Rotate URL', () => {
 
   it("lets no one rotate another owner's URL", async () => {
     const ada = await ownerWithActiveCartFlow();
-    const anonymous = await new HttpClient(testApp.baseUrl).post('/api/flows/abandoned_cart/webhook-url/rotate', { graceMinutes: 0 });
+    const anonymous = await new HttpClient(testApp.baseUrl).call(endpoints.flows.rotateWebhookUrl, { params: { flowType: 'abandoned_cart' }, body: { graceMinutes: 0 } });
     expect(anonymous.status).toBe(401);
     expect(anonymous.json.message).toBe(authMessages.notSignedIn);
 
@@ -150,7 +151,7 @@ describe('Rotate URL', () => {
     const withoutFlows = await rotate(bob.client, 0);
     expect(withoutFlows.status).toBe(404);
     expect(withoutFlows.json.message).toBe(flowMessages.flowNotFound);
-    expect((await bob.client.post('/api/flows/initialize')).status).toBe(200);
+    expect((await bob.client.call(endpoints.flows.initialize)).status).toBe(200);
     const bobs = await rotate(bob.client, 0);
     expect(bobs.status).toBe(200);
     expect(bobs.json.flow.id).not.toBe(ada.flow.id);

@@ -13,6 +13,7 @@ import type { Queryable } from '../../src/server/database/database.ts';
 import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';
 import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
 import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let testApp: TestApp;
 beforeAll(async () => {
@@ -39,13 +40,13 @@ const configuration = (overrides: Record<string, unknown> = {}) => ({
 
 async function owner() {
   const { client, email } = await insertSignedInOwner(testApp);
-  const session = await client.get('/api/account/session');
+  const session = await client.call(endpoints.account.session);
   return { client, email, userId: session.json.user.id as string };
 }
 
 async function initializedOwner() {
   const signedIn = await owner();
-  const response = await signedIn.client.post('/api/flows/initialize');
+  const response = await signedIn.client.call(endpoints.flows.initialize);
   expect(response.status).toBe(200);
   return { ...signedIn, flows: response.json.flows as any[] };
 }
@@ -60,11 +61,11 @@ async function storeWebhookUrl(flowId: string, url: string | null) {
 describe('defaults', () => {
   it('has no flows before they are first needed, then initialises the four with the specified defaults', async () => {
     const { client } = await owner();
-    const before = await client.get('/api/flows');
+    const before = await client.call(endpoints.flows.list);
     expect(before.status).toBe(200);
     expect(before.json.flows).toEqual([]);
 
-    const initialized = await client.post('/api/flows/initialize');
+    const initialized = await client.call(endpoints.flows.initialize);
     expect(initialized.status).toBe(200);
     expect(initialized.json.created).toBe(4);
     expect(initialized.json.flows.map((flow: any) => flow.flowType)).toEqual([...flowTypes]);
@@ -92,7 +93,7 @@ describe('defaults', () => {
       max_length: null,
     });
 
-    const after = await client.get('/api/flows');
+    const after = await client.call(endpoints.flows.list);
     expect(after.json.flows).toEqual(initialized.json.flows);
   });
 
@@ -113,7 +114,7 @@ describe('defaults', () => {
     } as unknown as Queryable;
     expect(await createMissingFlows(racingDb, userId)).toBe(3);
 
-    const again = await client.post('/api/flows/initialize');
+    const again = await client.call(endpoints.flows.initialize);
     expect(again.json.created).toBe(0);
     expect(again.json.flows).toHaveLength(4);
     expect(again.json.flows.map((flow: any) => flow.id)).toContain(racingId);
@@ -123,16 +124,16 @@ describe('defaults', () => {
   it('creates only the flow types an owner is missing', async () => {
     const { client, userId } = await owner();
     await testApp.database.pool.query("INSERT INTO flows (id, user_id, flow_type, is_active) VALUES ($1, $2, 'post_purchase', true)", [`kept-${Date.now()}`, userId]);
-    const initialized = await client.post('/api/flows/initialize');
+    const initialized = await client.call(endpoints.flows.initialize);
     expect(initialized.json.created).toBe(3);
     expect(flowOf(initialized.json.flows, 'post_purchase').isActive).toBe(true);
   });
 
   it('initialises the defaults when an owner saves a flow before loading them', async () => {
     const { client } = await owner();
-    const saved = await client.put('/api/flows/post_purchase', configuration());
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration() });
     expect(saved.status).toBe(200);
-    const listed = await client.get('/api/flows');
+    const listed = await client.call(endpoints.flows.list);
     expect(listed.json.flows).toHaveLength(4);
     expect(flowOf(listed.json.flows, 'abandoned_cart')).toMatchObject({ webhookUrl: null, isActive: false });
   });
@@ -145,19 +146,19 @@ describe('webhook URLs', () => {
     // 24 base64url characters = 144 random bits.
     expect(flow.id).toMatch(/^[A-Za-z0-9_-]{24}$/);
 
-    const first = await client.put('/api/flows/abandoned_checkout', configuration());
+    const first = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: configuration() });
     expect(first.status).toBe(200);
     expect(first.json).toMatchObject({ firstSave: true, webhookUrlRewritten: false });
     expect(first.json.flow.webhookUrl).toBe(canonicalUrl('abandoned_checkout', flow.id));
 
-    const second = await client.put('/api/flows/abandoned_checkout', configuration({ isActive: false }));
+    const second = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: configuration({ isActive: false }) });
     expect(second.json).toMatchObject({ firstSave: false, webhookUrlRewritten: false });
     expect(second.json.flow.webhookUrl).toBe(first.json.flow.webhookUrl);
   });
 
   it('never takes a webhook URL from the owner', async () => {
     const { client, flows } = await initializedOwner();
-    const saved = await client.put('/api/flows/abandoned_cart', configuration({ webhookUrl: 'https://attacker.example/hook' }));
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ webhookUrl: 'https://attacker.example/hook' }) });
     expect(saved.status).toBe(200);
     expect(saved.json.flow.webhookUrl).toBe(canonicalUrl('abandoned_cart', flowOf(flows, 'abandoned_cart').id));
   });
@@ -187,16 +188,16 @@ describe('webhook URLs', () => {
 
   it('flags stored URLs of an old format or another origin, and the fix-up rewrites them and counts them', async () => {
     const { client, flows } = await initializedOwner();
-    for (const flowType of flowTypes) expect((await client.put(`/api/flows/${flowType}`, configuration())).status).toBe(200);
+    for (const flowType of flowTypes) expect((await client.call(endpoints.flows.update, { params: { flowType }, body: configuration() })).status).toBe(200);
     const [browse, cart, checkout, purchase] = flowTypes.map((flowType) => flowOf(flows, flowType));
     await storeWebhookUrl(browse.id, `${testApp.baseUrl}/api/api/webhooks/browser_abandonment/${browse.id}`);
     await storeWebhookUrl(cart.id, `${testApp.baseUrl}/webhooks/abandoned_cart/${cart.id}`);
     await storeWebhookUrl(checkout.id, `https://old-host.example/api/webhooks/abandoned_checkout/${checkout.id}`);
 
-    const listed = await client.get('/api/flows');
+    const listed = await client.call(endpoints.flows.list);
     expect(listed.json.flows.map((flow: any) => flow.webhookUrlOutdated)).toEqual([true, true, true, false]);
 
-    const fixed = await client.post('/api/flows/fix-webhook-urls');
+    const fixed = await client.call(endpoints.flows.fixWebhookUrls);
     expect(fixed.status).toBe(200);
     expect(fixed.json.updated).toBe(3);
     for (const flow of fixed.json.flows) {
@@ -204,22 +205,22 @@ describe('webhook URLs', () => {
       expect(flow.webhookUrlOutdated).toBe(false);
     }
     expect(flowOf(fixed.json.flows, 'post_purchase').webhookUrl).toBe(canonicalUrl('post_purchase', purchase.id));
-    expect((await client.post('/api/flows/fix-webhook-urls')).json.updated).toBe(0);
+    expect((await client.call(endpoints.flows.fixWebhookUrls)).json.updated).toBe(0);
   });
 
   it('leaves flows without a URL alone in the fix-up', async () => {
     const { client } = await initializedOwner();
-    const fixed = await client.post('/api/flows/fix-webhook-urls');
+    const fixed = await client.call(endpoints.flows.fixWebhookUrls);
     expect(fixed.json.updated).toBe(0);
     expect(fixed.json.flows.every((flow: any) => flow.webhookUrl === null)).toBe(true);
   });
 
   it('rewrites an old-format URL on save and says so', async () => {
     const { client, flows } = await initializedOwner();
-    await client.put('/api/flows/abandoned_cart', configuration());
+    await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration() });
     const cart = flowOf(flows, 'abandoned_cart');
     await storeWebhookUrl(cart.id, `${testApp.baseUrl}/webhooks/abandoned_cart/${cart.id}`);
-    const saved = await client.put('/api/flows/abandoned_cart', configuration());
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration() });
     expect(saved.json).toMatchObject({ firstSave: false, webhookUrlRewritten: true });
     expect(saved.json.flow.webhookUrl).toBe(canonicalUrl('abandoned_cart', cart.id));
   });
@@ -238,11 +239,14 @@ describe('configuration', () => {
         instructions: 'Warm, at most 60 words.',
       }),
     ];
-    const saved = await client.put('/api/flows/browser_abandonment', {
-      isActive: true,
-      assistants,
-      waitMinutes: 120,
-      klaviyoEventName: ' AI content ready ',
+    const saved = await client.call(endpoints.flows.update, {
+      params: { flowType: 'browser_abandonment' },
+      body: {
+        isActive: true,
+        assistants,
+        waitMinutes: 120,
+        klaviyoEventName: ' AI content ready ',
+      },
     });
     expect(saved.status).toBe(200);
     expect(saved.json.flow).toMatchObject({
@@ -284,42 +288,42 @@ describe('configuration', () => {
 
   it('keeps the wait when a save leaves it out, and clears blank optional fields', async () => {
     const { client } = await initializedOwner();
-    await client.put('/api/flows/abandoned_cart', configuration({ waitMinutes: 45, klaviyoEventName: 'Ready' }));
-    const saved = await client.put('/api/flows/abandoned_cart', configuration({ klaviyoEventName: '  ', assistants: [assistant({ model: '', instructions: ' ' })] }));
+    await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ waitMinutes: 45, klaviyoEventName: 'Ready' }) });
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ klaviyoEventName: '  ', assistants: [assistant({ model: '', instructions: ' ' })] }) });
     expect(saved.json.flow).toMatchObject({ waitMinutes: 45, klaviyoEventName: null, assistants: [{ model: null, instructions: null }] });
   });
 
   it('toggles a flow on and off', async () => {
     const { client } = await initializedOwner();
-    expect((await client.put('/api/flows/post_purchase', configuration({ isActive: true }))).json.flow.isActive).toBe(true);
-    expect((await client.put('/api/flows/post_purchase', configuration({ isActive: false }))).json.flow.isActive).toBe(false);
-    expect(flowOf((await client.get('/api/flows')).json.flows, 'post_purchase').isActive).toBe(false);
+    expect((await client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ isActive: true }) })).json.flow.isActive).toBe(true);
+    expect((await client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ isActive: false }) })).json.flow.isActive).toBe(false);
+    expect(flowOf((await client.call(endpoints.flows.list)).json.flows, 'post_purchase').isActive).toBe(false);
   });
 
   it('stores the limits on cost: hours between texts per shopper (0 = off) and events a day', async () => {
     const { client, flows } = await initializedOwner();
-    const saved = await client.put('/api/flows/post_purchase', configuration({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 }));
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 }) });
     expect(saved.status).toBe(200);
     expect(saved.json.flow).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 });
     expect(await findFlowById(testApp.database.pool, flowOf(flows, 'post_purchase').id)).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 1_000_000 });
 
-    const other = await client.put('/api/flows/abandoned_cart', configuration({ shopperCooldownHours: 720, dailyGenerationCap: 1 }));
+    const other = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ shopperCooldownHours: 720, dailyGenerationCap: 1 }) });
     expect(other.json.flow).toMatchObject({ shopperCooldownHours: 720, dailyGenerationCap: 1 });
   });
 
   it('keeps the limits when a save leaves them out', async () => {
     const { client } = await initializedOwner();
-    await client.put('/api/flows/abandoned_checkout', configuration({ shopperCooldownHours: 6, dailyGenerationCap: 50 }));
-    const saved = await client.put('/api/flows/abandoned_checkout', configuration({ isActive: false }));
+    await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: configuration({ shopperCooldownHours: 6, dailyGenerationCap: 50 }) });
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: configuration({ isActive: false }) });
     expect(saved.status).toBe(200);
     expect(saved.json.flow).toMatchObject({ isActive: false, shopperCooldownHours: 6, dailyGenerationCap: 50 });
-    const partly = await client.put('/api/flows/abandoned_checkout', configuration({ dailyGenerationCap: 75 }));
+    const partly = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: configuration({ dailyGenerationCap: 75 }) });
     expect(partly.json.flow).toMatchObject({ shopperCooldownHours: 6, dailyGenerationCap: 75 });
   });
 
   it.each([0, 10_080])('accepts a wait of %i minutes', async (waitMinutes) => {
     const { client } = await initializedOwner();
-    const saved = await client.put('/api/flows/abandoned_checkout', configuration({ waitMinutes }));
+    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: configuration({ waitMinutes }) });
     expect(saved.status).toBe(200);
     expect(saved.json.flow.waitMinutes).toBe(waitMinutes);
   });
@@ -330,8 +334,8 @@ describe('validation (same messages as the form)', () => {
   let flowsBefore: any[];
   beforeAll(async () => {
     ({ client } = await initializedOwner());
-    await client.put('/api/flows/abandoned_cart', configuration());
-    flowsBefore = (await client.get('/api/flows')).json.flows;
+    await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration() });
+    flowsBefore = (await client.call(endpoints.flows.list)).json.flows;
   });
 
   it.each([
@@ -375,38 +379,38 @@ describe('validation (same messages as the form)', () => {
     ['over a million events a day', { dailyGenerationCap: 1_000_001 }, 'dailyGenerationCap', v.dailyGenerationCapRange(1_000_000)],
     ['fractional events a day', { dailyGenerationCap: 2.5 }, 'dailyGenerationCap', v.dailyGenerationCapWholeNumber],
   ])('refuses %s', async (_case, overrides, field, message) => {
-    const response = await client.put('/api/flows/abandoned_cart', configuration(overrides));
+    const response = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration(overrides) });
     expect(response.status).toBe(400);
     expect(response.json.fieldErrors[field]).toBe(message);
-    expect((await client.get('/api/flows')).json.flows).toEqual(flowsBefore);
+    expect((await client.call(endpoints.flows.list)).json.flows).toEqual(flowsBefore);
   });
 
   it('names the unknown placeholder in the message', async () => {
-    const response = await client.put('/api/flows/abandoned_cart', configuration({ assistants: [assistant({ prompt_template: 'Use {Name} and {discount}' })] }));
+    const response = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ assistants: [assistant({ prompt_template: 'Use {Name} and {discount}' })] }) });
     expect(response.json.message).toContain('{Name}, {discount}');
   });
 
   it("refuses a placeholder the flow's events never fill, naming it and what the flow offers", async () => {
-    const response = await client.put('/api/flows/abandoned_cart', configuration({ assistants: [assistant(), assistant({ klaviyo_property: 'cta', prompt_template: 'Send them to {checkout_url} for {name}' })] }));
+    const response = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ assistants: [assistant(), assistant({ klaviyo_property: 'cta', prompt_template: 'Send them to {checkout_url} for {name}' })] }) });
     expect(response.status).toBe(400);
     const message = v.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart);
     expect(response.json).toMatchObject({ error: 'validation', message, fieldErrors: { 'assistants.1.prompt_template': message } });
-    expect((await client.get('/api/flows')).json.flows).toEqual(flowsBefore);
-    const browse = await client.put('/api/flows/browser_abandonment', configuration({ assistants: [assistant({ prompt_template: 'Remind them of {products}, {total} in all' })] }));
+    expect((await client.call(endpoints.flows.list)).json.flows).toEqual(flowsBefore);
+    const browse = await client.call(endpoints.flows.update, { params: { flowType: 'browser_abandonment' }, body: configuration({ assistants: [assistant({ prompt_template: 'Remind them of {products}, {total} in all' })] }) });
     expect(browse.json.fieldErrors['assistants.0.prompt_template']).toBe(v.placeholdersNotFilled(['{products}', '{total}'], 'Browser Abandonment', flowPlaceholderTokens.browser_abandonment));
     // The order's status link is a post-purchase placeholder.
     const other = await initializedOwner();
-    expect((await other.client.put('/api/flows/post_purchase', configuration({ assistants: [assistant({ prompt_template: 'Track it at {checkout_url}' })] }))).status).toBe(200);
+    expect((await other.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ assistants: [assistant({ prompt_template: 'Track it at {checkout_url}' })] }) })).status).toBe(200);
   });
 
   it('refuses a wait on the post purchase flow, which has none', async () => {
-    const response = await client.put('/api/flows/post_purchase', configuration({ waitMinutes: 30 }));
+    const response = await client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ waitMinutes: 30 }) });
     expect(response.status).toBe(400);
     expect(response.json.fieldErrors.waitMinutes).toBe(v.waitNotApplicable);
   });
 
   it('refuses an unknown flow type', async () => {
-    const response = await client.put('/api/flows/newsletter', configuration());
+    const response = await client.call(endpoints.flows.update, { params: { flowType: 'newsletter' }, body: configuration() });
     expect(response.status).toBe(400);
   });
 });
@@ -415,10 +419,10 @@ describe('isolation between owners', () => {
   it('refuses every route without a session', async () => {
     const anonymous = new HttpClient(testApp.baseUrl);
     const answers = [
-      await anonymous.get('/api/flows'),
-      await anonymous.post('/api/flows/initialize'),
-      await anonymous.put('/api/flows/abandoned_cart', configuration()),
-      await anonymous.post('/api/flows/fix-webhook-urls'),
+      await anonymous.call(endpoints.flows.list),
+      await anonymous.call(endpoints.flows.initialize),
+      await anonymous.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration() }),
+      await anonymous.call(endpoints.flows.fixWebhookUrls),
     ];
     for (const answer of answers) {
       expect(answer.status).toBe(401);
@@ -428,28 +432,28 @@ describe('isolation between owners', () => {
 
   it("lets each owner reach only their own flows through every route", async () => {
     const ada = await initializedOwner();
-    await ada.client.put('/api/flows/abandoned_cart', configuration({ assistants: [assistant({ name: 'Ada only' })] }));
+    await ada.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ assistants: [assistant({ name: 'Ada only' })] }) });
     const adaCart = flowOf(ada.flows, 'abandoned_cart');
     await storeWebhookUrl(adaCart.id, `${testApp.baseUrl}/webhooks/abandoned_cart/${adaCart.id}`);
     const adaIds = ada.flows.map((flow) => flow.id);
 
     const bob = await owner();
-    expect((await bob.client.get('/api/flows')).json.flows).toEqual([]);
-    const bobInitialized = await bob.client.post('/api/flows/initialize');
+    expect((await bob.client.call(endpoints.flows.list)).json.flows).toEqual([]);
+    const bobInitialized = await bob.client.call(endpoints.flows.initialize);
     expect(bobInitialized.json.created).toBe(4);
     expect(bobInitialized.json.flows.map((flow: any) => flow.id)).not.toEqual(expect.arrayContaining([adaIds[0]]));
     for (const flow of bobInitialized.json.flows) expect(adaIds).not.toContain(flow.id);
 
-    const bobSaved = await bob.client.put('/api/flows/abandoned_cart', configuration({ isActive: false, assistants: [assistant({ name: 'Bob only' })] }));
+    const bobSaved = await bob.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ isActive: false, assistants: [assistant({ name: 'Bob only' })] }) });
     expect(bobSaved.json.flow.id).not.toBe(adaCart.id);
-    const bobFix = await bob.client.post('/api/flows/fix-webhook-urls');
+    const bobFix = await bob.client.call(endpoints.flows.fixWebhookUrls);
     expect(bobFix.json.updated).toBe(0);
-    for (const flow of (await bob.client.get('/api/flows')).json.flows) expect(adaIds).not.toContain(flow.id);
+    for (const flow of (await bob.client.call(endpoints.flows.list)).json.flows) expect(adaIds).not.toContain(flow.id);
 
     const adaCartNow = await findFlowById(testApp.database.pool, adaCart.id);
     expect(adaCartNow).toMatchObject({ userId: ada.userId, isActive: true, assistants: [{ name: 'Ada only' }] });
     expect(adaCartNow?.webhookUrl).toBe(`${testApp.baseUrl}/webhooks/abandoned_cart/${adaCart.id}`);
-    expect((await ada.client.post('/api/flows/fix-webhook-urls')).json.updated).toBe(1);
+    expect((await ada.client.call(endpoints.flows.fixWebhookUrls)).json.updated).toBe(1);
   });
 });
 
@@ -458,15 +462,15 @@ describe('per-owner rate limits (docs/decisions/0025-per-owner-rate-limits.md)',
     const { client, userId } = await initializedOwner();
     testApp.clock.advance(61_000);
     await fillRateLimitWindow(testApp.database.pool, userId, 'read', userRateLimits.read - 1, testApp.clock.now());
-    expect((await client.get('/api/flows')).status).toBe(200);
-    const read = await client.get('/api/flows');
+    expect((await client.call(endpoints.flows.list)).status).toBe(200);
+    const read = await client.call(endpoints.flows.list);
     expect(read.status).toBe(429);
     expect(read.json.message).toBe(requestMessages.rateLimited);
 
     const writes = [
-      () => client.post('/api/flows/initialize'),
-      () => client.put('/api/flows/abandoned_cart', configuration()),
-      () => client.post('/api/flows/fix-webhook-urls'),
+      () => client.call(endpoints.flows.initialize),
+      () => client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration() }),
+      () => client.call(endpoints.flows.fixWebhookUrls),
     ];
     await fillRateLimitWindow(testApp.database.pool, userId, 'write', userRateLimits.write - 3, testApp.clock.now());
     for (const write of writes) expect((await write()).status).toBe(200);

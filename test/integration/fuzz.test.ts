@@ -6,7 +6,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EventStreamReader } from '../support/event-stream.ts';
 import { strongPassword } from '../support/accounts.ts';
-import { credentialsInput, defaultAssistants, ownerWithFlows, postEvent, sampleEvent, startEngineScenario, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, defaultAssistants, ownerWithFlows, postEvent, sampleEvent, startEngineScenario, type EngineScenario, type Owner, allStandIns } from '../support/engine-scenario.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * Hostile input against every route the app has, read from the app itself, so that a new
@@ -39,10 +41,10 @@ beforeAll(async () => {
   // Page routes serve the built web app; a stand-in page keeps them from answering "not built".
   webRoot = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-fuzz-web-'));
   await writeFile(path.join(webRoot, 'index.html'), '<!doctype html><title>Flowsmith</title>');
-  scenario = await startEngineScenario({ webRoot, pixelRateLimitPerMinute: 1_000_000 });
+  scenario = await startEngineScenario({ standIns: allStandIns, listen: true, webRoot, pixelRateLimitPerMinute: 1_000_000 });
   const { testApp } = scenario;
   owner = await ownerWithFlows(scenario, { abandoned_cart: {}, browser_abandonment: {} });
-  ownerEmail = (await owner.client.get('/api/account/session')).json.user.email;
+  ownerEmail = (await owner.client.call(endpoints.account.session)).json.user.email;
   const posted = await postEvent(testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart'));
   expect(posted.status, posted.text).toBe(202);
   eventId = posted.json.eventId;
@@ -57,20 +59,20 @@ afterAll(async () => {
 
 /** The fuzz may sign the owner out (a well-formed sign-out is a valid request). */
 async function signInAgainIfSignedOut(): Promise<void> {
-  const session = await owner.client.get('/api/account/session');
+  const session = await owner.client.call(endpoints.account.session);
   if (session.status === 200) return;
-  const signedIn = await owner.client.post('/api/account/sign-in', { email: ownerEmail, password: strongPassword, rememberMe: true });
+  const signedIn = await owner.client.call(endpoints.account.signIn, { body: { email: ownerEmail, password: strongPassword, rememberMe: true } });
   expect(signedIn.status, signedIn.text).toBe(200);
 }
 
 function openConsoleStream(): Promise<EventStreamReader> {
-  return EventStreamReader.open(`${scenario.testApp.baseUrl}/api/stream/abandoned_cart`, { cookie: owner.client.cookieHeader() });
+  return EventStreamReader.open(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.stream.flow, { params: { flowType: 'abandoned_cart' } })}`, { cookie: owner.client.cookieHeader() });
 }
 
 /** A test send from the console: stored like a webhook whatever the flow's signature setting, and streamed. */
 async function sendTestEvent(marker: string) {
   const payload = JSON.stringify({ ...sampleEvent('abandoned_cart'), event_id: marker });
-  const response = await owner.client.post('/api/test-webhooks/abandoned_cart', { payload, dryRun: true });
+  const response = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'abandoned_cart' }, body: { payload, dryRun: true } });
   expect(response.status, response.text).toBe(202);
 }
 
@@ -159,9 +161,9 @@ function validBodyFor(url: string): unknown {
   if (url.includes('/sign-up')) return { fullName: 'Eve Fuzz', email: 'eve@shop.example', password: strongPassword, confirmPassword: strongPassword };
   if (url.includes('/sign-in')) return { email: 'eve@shop.example', password: strongPassword, rememberMe: true };
   if (url.includes('/account/')) return { email: 'eve@shop.example', token: 'abc', password: strongPassword, confirmPassword: strongPassword };
-  if (url.startsWith('/api/credentials')) return credentialsInput();
-  if (url.startsWith('/api/flows')) return { isActive: true, assistants: defaultAssistants, waitMinutes: 30, klaviyoEventName: null };
-  if (url.startsWith('/api/test-webhooks')) return { payload: JSON.stringify(sampleEvent('abandoned_cart')), dryRun: true };
+  if (url.startsWith(endpoints.credentials.read.path)) return credentialsInput();
+  if (url.startsWith(endpoints.flows.list.path)) return { isActive: true, assistants: defaultAssistants, waitMinutes: 30, klaviyoEventName: null };
+  if (url.startsWith(endpoints.webhooks.testSend.path)) return { payload: JSON.stringify(sampleEvent('abandoned_cart')), dryRun: true };
   if (url.endsWith('/pixel') || url.includes('pixel')) {
     return { name: 'product_viewed', id: 'pix-1', timestamp: new Date().toISOString(), customer: { email: 'shopper@example.com' }, product: { id: 'p1', title: 'Trail Shoe', price: 12 } };
   }
@@ -311,7 +313,7 @@ describe('hostile input on every route', () => {
     const webhook = await postEvent(scenario.testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, deep);
     expect(webhook.status, webhook.text).toBeGreaterThanOrEqual(400);
     expect(webhook.status, webhook.text).toBeLessThan(500);
-    const consoleSend = await owner.client.post('/api/test-webhooks/abandoned_cart', { payload: deep, dryRun: true });
+    const consoleSend = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'abandoned_cart' }, body: { payload: deep, dryRun: true } });
     expect(consoleSend.status, consoleSend.text).toBe(400);
 
     await sendTestEvent('evt_after_deep_body');
@@ -325,7 +327,7 @@ describe('hostile input on every route', () => {
 
   it('answers HEAD of a live stream with its headers only, at once', async () => {
     const started = Date.now();
-    const response = await send(scenario.testApp.baseUrl, { method: 'HEAD', path: '/api/stream/abandoned_cart', headers: { cookie: '<session>' }, body: null }, owner.client.cookieHeader());
+    const response = await send(scenario.testApp.baseUrl, { method: 'HEAD', path: endpointAddress(endpoints.stream.flow, { params: { flowType: 'abandoned_cart' } }), headers: { cookie: '<session>' }, body: null }, owner.client.cookieHeader());
     expect(response.status).toBe(200);
     expect(Date.now() - started).toBeLessThan(5_000);
   });
@@ -335,7 +337,7 @@ describe('hostile input on every route', () => {
     const routes = routesOf(testApp.app.printRoutes({ commonPrefix: false }));
     const urls = routes.map((route) => route.url);
     // The enumeration must see the app's routes, the public and the signed-in ones.
-    expect(urls).toEqual(expect.arrayContaining(['/healthz', '/api/webhooks/:flowType/:flowId', '/api/stream/:flowType', '/api/events/:eventId', '/api/credentials']));
+    expect(urls).toEqual(expect.arrayContaining(['/healthz', '/api/webhooks/:flowType/:flowId', endpoints.stream.flow.path, endpoints.events.detail.path, endpoints.credentials.read.path]));
     expect(routes.length).toBeGreaterThan(30);
 
     const flowIds = Object.values(owner.flows).map((flow) => flow.id);

@@ -1,13 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import { findFlowSpend } from '../../src/server/engine/limits/flow-spend-queries.ts';
+import { findFlowSpend } from '../../src/server/generations/flow-spend-queries.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 // What a text costs: one OpenAI call per model for all of a flow's assistants, the fixed
 // part of the prompt served from OpenAI's cache, the flex tier where the flow can wait,
 // and a text reused when an identical request that names no shopper was answered lately
 // (docs/decisions/0021-one-call-per-model.md).
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 beforeEach(() => {
   scenario.openai.clearFailures();
   scenario.openai.setRefuseFlex(false);
@@ -184,7 +185,7 @@ describe('the generation cache', () => {
     const [reused] = await generationsOf(second);
     expect(reused).toMatchObject({ reused: true, reused_from: 'identical_request', text: (await generationsOf(first))[0]!.text, input_tokens: 0 });
     expect(scenario.klaviyo.profiles.get(secondEmail)?.properties.product_teaser).toBe(reused!.text);
-    const detail = await owner.client.get(`/api/events/${second}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId: second } });
     expect(detail.json.event.generations[0]).toMatchObject({ reused: true, reusedFrom: 'identical_request' });
 
     // Past the window, the request is written anew.

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database, Queryable } from '../../src/server/database/database.ts';
 import { insertEventOnce } from '../../src/server/events/event-queries.ts';
-import { listGenerations, saveGenerations, type GenerationRecord } from '../../src/server/engine/writing/generation-queries.ts';
+import { listGenerations, saveGenerations, type GenerationRecord } from '../../src/server/generations/generation-queries.ts';
 import { createTestDatabase, genericCartEvent, insertOwnerWithFlow } from '../support/test-database.ts';
 
 /** Each assistant's outcome is its own row, however many one OpenAI call wrote. */

@@ -8,9 +8,11 @@ import { pixelSnippet } from '../../src/shared/shopify-pixel/pixel-snippet.ts';
 import { parseJsonText } from '../../src/server/platform/json-text.ts';
 import { normalizeEvent } from '../../src/server/engine/spine/event-normalizer.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload, signShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { flowsmithSignature, ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { flowsmithSignature, ownerWithFlows, postEvent, sampleEvent, shopifySecret, startEngineScenario, useEngineScenario, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * Who may send what to a flow (docs/decisions/0013-who-may-send-what.md): what claims to
@@ -21,7 +23,7 @@ import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 const WAIT_MINUTES = 30;
 
 let owner: Owner;
-const scenario = useEngineScenario({ pixelRateLimitPerMinute: 10_000 });
+const scenario = useEngineScenario({ standIns: allStandIns, listen: true, pixelRateLimitPerMinute: 10_000 });
 beforeAll(async () => {
   const wait = { waitMinutes: WAIT_MINUTES };
   owner = await ownerWithFlows(scenario, { abandoned_checkout: wait, abandoned_cart: wait, browser_abandonment: wait, post_purchase: {} });
@@ -115,7 +117,7 @@ async function sendSignedText(path: string, topic: string, text: string, extraHe
 }
 
 async function pixelUrlOf(target: Owner): Promise<string> {
-  const answer = await target.client.get('/api/flows/browser_abandonment/pixel');
+  const answer = await target.client.call(endpoints.flows.pixelAddress);
   expect(answer.status, answer.text).toBe(200);
   return answer.json.pixelUrl as string;
 }
@@ -226,7 +228,7 @@ describe('requests that claim to be Shopify', () => {
 
   it("holds a Shopify claim to Shopify's signature even when it carries a valid generic signature", async () => {
     const signedOwner = await ownerWithFlows(scenario, { abandoned_cart: {} });
-    const enabled = await signedOwner.client.post('/api/flows/abandoned_cart/signature');
+    const enabled = await signedOwner.client.call(endpoints.flowSignature.require, { params: { flowType: 'abandoned_cart' } });
     expect(enabled.status, enabled.text).toBe(200);
     const body = JSON.stringify(sampleEvent('abandoned_cart'));
     const generic = { 'X-Flowsmith-Signature': flowsmithSignature(body, enabled.json.secret, now()) };
@@ -247,7 +249,7 @@ describe('the public test header', () => {
     expect(sent.status, sent.text).toBe(202);
     expect((await eventById(sent.json.eventId)).source).toBe('generic');
     // The console's own test send, behind sign-in, is still a test.
-    const console = await owner.client.post('/api/test-webhooks/post_purchase', { payload: JSON.stringify(sampleEvent('post_purchase')), dryRun: true });
+    const console = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'post_purchase' }, body: { payload: JSON.stringify(sampleEvent('post_purchase')), dryRun: true } });
     expect(console.status, console.text).toBe(202);
     expect((await eventById(console.json.eventId)).source).toBe('test');
   });
@@ -314,7 +316,7 @@ describe('ids, text and times from outside', () => {
     const typed = JSON.stringify({ ...sample, properties, remark: 'x' })
       .replace(`"email":"${email}"`, `"email":"${local}\\u0000@${domain}"`)
       .replace('"remark":"x"', '"remark":"\ud800"');
-    const consoleTest = await owner.client.post('/api/test-webhooks/post_purchase', { payload: typed, dryRun: true });
+    const consoleTest = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'post_purchase' }, body: { payload: typed, dryRun: true } });
     expect(consoleTest.status, consoleTest.text).toBe(202);
     const storedTest = await eventById(consoleTest.json.eventId);
     expect(storedTest.shopper_email).toBe(email);
@@ -379,7 +381,7 @@ describe('ids, text and times from outside', () => {
 
 describe("the pixel's own address", () => {
   it('is given to the signed-in owner only, and says nothing of the webhook URL', async () => {
-    const anonymous = await fetch(url('/api/flows/browser_abandonment/pixel'));
+    const anonymous = await fetch(url(endpointAddress(endpoints.flows.pixelAddress)));
     expect(anonymous.status).toBe(401);
     const pixelUrl = await pixelUrlOf(owner);
     const key = await pixelKeyOf(owner.flows.browser_abandonment.id);
@@ -391,7 +393,7 @@ describe("the pixel's own address", () => {
   });
 
   it("refuses generic JSON at every address in the snippet, which holds no webhook URL or key", async () => {
-    const flows = await owner.client.get('/api/flows');
+    const flows = await owner.client.call(endpoints.flows.list);
     const flowList = flows.json.flows as Array<{ flowType: FlowType; id: string; webhookUrl: string | null }>;
     const snippet = pixelSnippet(await pixelUrlOf(owner));
     for (const flow of flowList) {
@@ -428,7 +430,7 @@ describe("the pixel's own address", () => {
     }
     // The same browser, signed in as the owner, cannot change the owner's flows from there.
     for (const headers of storefrontHeaders) {
-      const refused = await owner.client.post('/api/flows/initialize', {}, headers);
+      const refused = await owner.client.call(endpoints.flows.initialize, {}, headers);
       expect(refused.status, headers.origin).toBe(403);
       expect(refused.json).toEqual({ error: 'cross_site', message: requestMessages.crossSite });
     }
@@ -523,10 +525,10 @@ describe("the pixel's own address", () => {
 
 describe("the pixel's rate limit without TRUST_PROXY", () => {
   it('counts the connecting address, so a forged X-Forwarded-For buys no new budget', async () => {
-    const limited = await startEngineScenario({ pixelRateLimitPerMinute: 2 });
+    const limited = await startEngineScenario({ standIns: allStandIns, listen: true, pixelRateLimitPerMinute: 2 });
     try {
       const limitedOwner = await ownerWithFlows(limited, { browser_abandonment: { waitMinutes: WAIT_MINUTES } });
-      const address = (await limitedOwner.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+      const address = (await limitedOwner.client.call(endpoints.flows.pixelAddress)).json.pixelUrl as string;
       const send = (forwardedFor: string) =>
         fetch(address, {
           method: 'POST',

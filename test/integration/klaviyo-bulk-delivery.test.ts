@@ -1,7 +1,8 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
-import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, useEngineScenario, validKlaviyoKey, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Under a backlog, deliveries go to Klaviyo in bulk import jobs (docs/decisions/0020-klaviyo-batches.md).
@@ -10,6 +11,7 @@ import { uniqueEmail } from '../support/accounts.ts';
  */
 let owner: Owner;
 const scenario = useEngineScenario({
+  standIns: allStandIns,
   engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] } },
 });
 beforeAll(async () => {
@@ -84,7 +86,7 @@ describe('bulk delivery under a backlog', () => {
     expect(settled.get(ids[2]!)).toMatchObject({ status: 'failed', error: 'Klaviyo: The email address is not valid.' });
     for (const [index, id] of ids.entries()) if (index !== 2) expect(settled.get(id)!.status, emails[index]).toBe('delivered');
     expect(scenario.klaviyo.profiles.get(emails[2]!)).toBeUndefined();
-    const detail = await owner.client.get(`/api/events/${ids[2]}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId: ids[2] } });
     expect(detail.json.event.deliveries[0]).toMatchObject({ status: 'failed', error: 'Klaviyo: The email address is not valid.' });
   });
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
 import { defaultRetryPolicy } from '../../src/server/engine/spine/retry-policy.ts';
-import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 
 /**
@@ -13,6 +13,7 @@ import { uniqueEmail } from '../support/accounts.ts';
  */
 let owner: Owner;
 const scenario = useEngineScenario({
+  standIns: allStandIns,
   engine: {
     klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] },
     retry: { ...defaultRetryPolicy, tries: 2, delaysMs: [60_000], jitter: 0 },

@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ownerWithFlows, useEngineScenario, credentialsInput, sampleEvent, postEvent, waitForEvent, settleOnTheAppClock, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, useEngineScenario, credentialsInput, sampleEvent, postEvent, waitForEvent, settleOnTheAppClock, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { pressConsentButton } from '../fakes/oauth-consent-page.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { strongPassword, uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { klaviyoKeyScopes } from '../../src/shared/credentials/klaviyo-scopes.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Klaviyo connected by OAuth with PKCE (docs/decisions/0048-connect-by-oauth.md), against
@@ -15,11 +16,11 @@ import { klaviyoKeyScopes } from '../../src/shared/credentials/klaviyo-scopes.ts
  * Disconnect revokes.
  */
 const oauthApp = { clientId: 'flowsmith-klaviyo-client', clientSecret: 'flowsmith-klaviyo-secret-0123456789', redirectUris: [] as string[] };
-const scenario = useEngineScenario({ klaviyo: { oauthApp, accountName: 'Trail Goods Marketing' } });
+const scenario = useEngineScenario({ standIns: allStandIns, klaviyo: { oauthApp, accountName: 'Trail Goods Marketing' } });
 
 /** The owner's way through Klaviyo's consent page: the callback's address as Klaviyo sends the browser to it. */
 async function approve(client: HttpClient, label: 'Allow' | 'Deny' = 'Allow'): Promise<string> {
-  const started = await client.post('/api/connections/klaviyo/start', { returnTo: '/settings/api' });
+  const started = await client.call(endpoints.connections.startKlaviyo, { body: { returnTo: '/settings/api' } });
   expect(started.status, started.text).toBe(200);
   const authorizeUrl = new URL(started.json.authorizeUrl as string);
   expect(authorizeUrl.searchParams.get('code_challenge_method')).toBe('S256');
@@ -53,10 +54,10 @@ describe('Klaviyo connected by OAuth', () => {
     await connected(owner);
     const exchange = scenario.klaviyo.oauthTokenRequests.find((request) => request.grantType === 'authorization_code');
     expect(exchange?.status).toBe(200);
-    const status = await owner.client.get('/api/connections');
+    const status = await owner.client.call(endpoints.connections.status);
     expect(status.json.klaviyo).toMatchObject({ accountName: 'Trail Goods Marketing', state: 'connected' });
     expect(status.json.klaviyo.scopes.sort()).toEqual([...klaviyoKeyScopes].sort());
-    expect((await owner.client.get('/api/credentials')).json.credentials).toMatchObject({ klaviyoAuthMethod: 'oauth', klaviyoApiKey: null });
+    expect((await owner.client.call(endpoints.credentials.read)).json.credentials).toMatchObject({ klaviyoAuthMethod: 'oauth', klaviyoApiKey: null });
 
     const before = klaviyoWrites().length;
     const eventId = await deliverOne(owner);
@@ -74,7 +75,7 @@ describe('Klaviyo connected by OAuth', () => {
     const first = await deliverOne(owner);
     expect((await settleOnTheAppClock(scenario, [first])).get(first)!.status).toBe('delivered');
     expect(refreshes().length - before).toBe(1);
-    expect((await owner.client.get('/api/connections')).json.klaviyo.renewedAt).not.toBeNull();
+    expect((await owner.client.call(endpoints.connections.status)).json.klaviyo.renewedAt).not.toBeNull();
 
     // Klaviyo stops taking the token before its hour is out: the 401 renews it and the event tries again.
     scenario.klaviyo.expireAccessTokens();
@@ -92,12 +93,12 @@ describe('Klaviyo connected by OAuth', () => {
     const eventId = await deliverOne(owner);
     const waiting = await waitForEvent(scenario.testApp.database.pool, eventId, { statuses: ['waiting'] });
     expect(waiting.error).toMatch(/Klaviyo refused to renew/);
-    expect((await owner.client.get('/api/connections')).json.klaviyo).toMatchObject({ state: 'renewal_refused' });
+    expect((await owner.client.call(endpoints.connections.status)).json.klaviyo).toMatchObject({ state: 'renewal_refused' });
     scenario.testApp.clock.advance(1_000);
-    expect((await owner.client.get('/api/service-conditions')).json.conditions).toEqual([expect.objectContaining({ kind: 'klaviyo_disconnected' })]);
+    expect((await owner.client.call(endpoints.serviceConditions.list)).json.conditions).toEqual([expect.objectContaining({ kind: 'klaviyo_disconnected' })]);
 
     await connected(owner);
-    expect((await owner.client.get('/api/service-conditions')).json.conditions).toEqual([]);
+    expect((await owner.client.call(endpoints.serviceConditions.list)).json.conditions).toEqual([]);
     expect((await settleOnTheAppClock(scenario, [eventId], { stepMs: 60_000 })).get(eventId)!.status).toBe('delivered');
   });
 
@@ -106,17 +107,17 @@ describe('Klaviyo connected by OAuth', () => {
     await connected(owner);
     scenario.testApp.clock.advance(1_000);
     const revokedBefore = scenario.klaviyo.revocations.length;
-    const answered = await owner.client.post('/api/connections/klaviyo/disconnect');
+    const answered = await owner.client.call(endpoints.connections.disconnectKlaviyo);
     expect(answered.json).toEqual({ disconnected: true, revoked: true });
     const revocation = scenario.klaviyo.revocations.at(-1)!;
     expect(scenario.klaviyo.revocations.length).toBe(revokedBefore + 1);
     expect(revocation).toMatchObject({ revoked: true, clientId: oauthApp.clientId });
-    expect((await owner.client.get('/api/connections')).json.klaviyo).toBeNull();
+    expect((await owner.client.call(endpoints.connections.status)).json.klaviyo).toBeNull();
     const eventId = await deliverOne(owner);
     const waiting = await waitForEvent(scenario.testApp.database.pool, eventId, { statuses: ['waiting'] });
     expect(waiting.error).toMatch(/Klaviyo is not connected/);
     // The keys path brings it back: a private key saved, the event goes out.
-    const saved = await owner.client.put('/api/credentials', credentialsInput());
+    const saved = await owner.client.call(endpoints.credentials.save, { body: credentialsInput() });
     expect(saved.status, saved.text).toBe(200);
     expect((await settleOnTheAppClock(scenario, [eventId], { stepMs: 60_000 })).get(eventId)!.status).toBe('delivered');
   });
@@ -125,7 +126,7 @@ describe('Klaviyo connected by OAuth', () => {
     const owner = await ownerWithFlows(scenario, {});
     await connected(owner);
     const before = scenario.klaviyo.revocations.length;
-    const deleted = await owner.client.post('/api/account/delete', { password: strongPassword, confirm: true });
+    const deleted = await owner.client.call(endpoints.account.delete, { body: { password: strongPassword, confirm: true } });
     expect(deleted.status, deleted.text).toBe(200);
     expect(scenario.klaviyo.revocations.slice(before)).toEqual([expect.objectContaining({ revoked: true })]);
   });
@@ -142,8 +143,8 @@ describe('Klaviyo connected by OAuth', () => {
     expect(replayed.text).toContain('already used');
     const unknown = await owner.client.get(`/api/connections/klaviyo/callback?code=x&state=${createHash('sha256').update('guess').digest('base64url')}`);
     expect(unknown.status).toBe(400);
-    expect((await owner.client.get('/api/connections')).json.klaviyo).toBeNull();
-    expect((await stranger.client.get('/api/connections')).json.klaviyo).toBeNull();
+    expect((await owner.client.call(endpoints.connections.status)).json.klaviyo).toBeNull();
+    expect((await stranger.client.call(endpoints.connections.status)).json.klaviyo).toBeNull();
 
     const declined = await owner.client.get(await approve(owner.client, 'Deny'));
     expect(declined.headers.get('location')).toBe('/settings/api?connection_error=denied&service=klaviyo');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ownerWithFlows, useEngineScenario, credentialsInput, sampleEvent, postEvent, waitForEvent, settleOnTheAppClock, shopifyToken } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, useEngineScenario, credentialsInput, sampleEvent, postEvent, waitForEvent, settleOnTheAppClock, shopifyToken, allStandIns } from '../support/engine-scenario.ts';
 import { shopifyInstallLaunchUrl, signShopifyQuery, signShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { pressConsentButton } from '../fakes/oauth-consent-page.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
@@ -9,6 +9,7 @@ import type { HttpClient } from '../support/http-client.ts';
 import { createShopifyInstallations } from '../../src/server/connections/shopify-installations.ts';
 import { fetchShop } from '../../src/server/integrations/shopify/shopify-admin.ts';
 import { connectionWords } from '../../src/server/connections/connection-words.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Connecting a shop through the deployment's own Shopify app (docs/decisions/0048-connect-by-oauth.md),
@@ -19,6 +20,7 @@ import { connectionWords } from '../../src/server/connections/connection-words.t
 const app = { clientId: 'flowsmith-app-client-id', clientSecret: 'flowsmith-app-client-secret-0123456789' };
 const shop = 'test-shop.myshopify.com';
 const scenario = useEngineScenario({
+  standIns: allStandIns,
   env: { SHOPIFY_API_KEY: app.clientId, SHOPIFY_API_SECRET: app.clientSecret },
   shopify: { app, shopName: 'Trail Goods' },
 });
@@ -32,7 +34,7 @@ afterEach(async () => {
 
 /** The owner's way through Shopify's install page: the callback's address as Shopify sends the browser to it. */
 async function approveInstall(client: HttpClient, options: { returnTo?: string } = {}): Promise<string> {
-  const started = await client.post('/api/connections/shopify/start', { shop, returnTo: options.returnTo ?? '/setup' });
+  const started = await client.call(endpoints.connections.startShopify, { body: { shop, returnTo: options.returnTo ?? '/setup' } });
   expect(started.status, started.text).toBe(200);
   const authorizeUrl = started.json.authorizeUrl as string;
   expect(new URL(authorizeUrl).searchParams.get('scope')).toBe('read_orders,read_products');
@@ -51,7 +53,7 @@ async function connectedOwner() {
   const answered = await owner.client.get(await approveInstall(owner.client));
   expect(answered.status).toBe(303);
   expect(answered.headers.get('location')).toBe('/setup?connected=shopify');
-  const saved = await owner.client.put('/api/credentials', credentialsInput({ shopifyAuthMethod: 'oauth', shopifyDomain: shop, shopifyAccessToken: '', shopifySigningSecret: '' }));
+  const saved = await owner.client.call(endpoints.credentials.save, { body: credentialsInput({ shopifyAuthMethod: 'oauth', shopifyDomain: shop, shopifyAccessToken: '', shopifySigningSecret: '' }) });
   expect(saved.status, saved.text).toBe(200);
   return owner;
 }
@@ -64,7 +66,7 @@ describe('connecting a shop by OAuth', () => {
     expect((await owner.client.get(await approveInstall(owner.client))).headers.get('location')).toBe('/setup?connected=shopify');
     const exchange = scenario.shopify.tokenRequests.filter((request) => request.grantType === 'authorization_code').at(-1)!;
     expect(exchange.expiring).toBe('1');
-    const status = await owner.client.get('/api/connections');
+    const status = await owner.client.call(endpoints.connections.status);
     expect(status.json).toMatchObject({
       offered: { shopify: true, klaviyo: false },
       shopify: { shopDomain: shop, shopName: 'Trail Goods', state: 'connected', scopes: ['read_orders', 'read_products'], renewedAt: null },
@@ -72,7 +74,7 @@ describe('connecting a shop by OAuth', () => {
     });
     // No token in any answer.
     expect(status.text).not.toMatch(/shpua_|shprt_|access_token/);
-    const saved = await owner.client.put('/api/credentials', credentialsInput({ shopifyAuthMethod: 'oauth', shopifyDomain: shop, shopifyAccessToken: '', shopifySigningSecret: '' }));
+    const saved = await owner.client.call(endpoints.credentials.save, { body: credentialsInput({ shopifyAuthMethod: 'oauth', shopifyDomain: shop, shopifyAccessToken: '', shopifySigningSecret: '' }) });
     expect(saved.status, saved.text).toBe(200);
     expect(saved.json.credentials).toMatchObject({ shopifyAuthMethod: 'oauth', shopifyDomain: shop, shopifyAccessToken: null });
     const connection = await scenario.testApp.app.shopifyTokens.connectionFor(owner.userId);
@@ -81,7 +83,7 @@ describe('connecting a shop by OAuth', () => {
 
   it('refuses to save the OAuth method for a shop this owner has not connected', async () => {
     const owner = await insertSignedInOwner(scenario.testApp, { email: uniqueEmail('oauth-none') });
-    const saved = await owner.client.put('/api/credentials', credentialsInput({ shopifyAuthMethod: 'oauth', shopifyDomain: shop, shopifyAccessToken: '' }));
+    const saved = await owner.client.call(endpoints.credentials.save, { body: credentialsInput({ shopifyAuthMethod: 'oauth', shopifyDomain: shop, shopifyAccessToken: '' }) });
     expect(saved.status).toBe(400);
     expect(saved.json.fieldErrors.shopifyDomain).toMatch(/not connected to this account/);
   });
@@ -108,7 +110,7 @@ describe('connecting a shop by OAuth', () => {
     expect(refreshes().length - before).toBe(1);
     expect(new Set([a.accessToken, b.accessToken, c!.accessToken]).size).toBe(1);
     expect(a.accessToken).not.toBe(first!.accessToken);
-    expect((await owner.client.get('/api/connections')).json.shopify.renewedAt).not.toBeNull();
+    expect((await owner.client.call(endpoints.connections.status)).json.shopify.renewedAt).not.toBeNull();
 
     // Shopify stops taking the token early: the 401 renews it.
     scenario.shopify.expireAccessTokens();
@@ -151,17 +153,17 @@ describe('connecting a shop by OAuth', () => {
     scenario.shopify.failTokenRequests(1, 503);
     const failed = await owner.client.get(callback);
     expect(failed.headers.get('location')).toBe('/settings/api?connection_error=failed&service=shopify');
-    expect((await owner.client.get('/api/connections')).json.shopify).toBeNull();
+    expect((await owner.client.call(endpoints.connections.status)).json.shopify).toBeNull();
     expect((await owner.client.get(await approveInstall(owner.client))).headers.get('location')).toBe('/setup?connected=shopify');
   });
 
   it('counts the tokens in the Encryption Warning\'s self-check', async () => {
     const owner = await connectedOwner();
-    expect((await owner.client.get('/api/credentials/encryption')).json).toEqual({ working: true, error: null });
+    expect((await owner.client.call(endpoints.credentials.encryption)).json).toEqual({ working: true, error: null });
     // A token changed in storage no longer decrypts.
     const other = await scenario.testApp.database.pool.query<{ access_token: string }>('SELECT access_token FROM shopify_installations WHERE user_id = $1', [owner.userId]);
     await scenario.testApp.database.pool.query("UPDATE shopify_installations SET access_token = $2 WHERE user_id = $1", [owner.userId, other.rows[0]!.access_token.replace(/.$/, (last) => (last === 'A' ? 'B' : 'A'))]);
-    expect((await owner.client.get('/api/credentials/encryption')).json.working).toBe(false);
+    expect((await owner.client.call(endpoints.credentials.encryption)).json.working).toBe(false);
   });
 
   it('says by name when Shopify granted fewer scopes than asked', async () => {
@@ -170,7 +172,7 @@ describe('connecting a shop by OAuth', () => {
     try {
       const answered = await owner.client.get(await approveInstall(owner.client, { returnTo: '/settings/api' }));
       expect(answered.headers.get('location')).toBe('/settings/api?connection_error=scopes_missing&service=shopify');
-      expect((await owner.client.get('/api/connections')).json.shopify.scopes).toEqual(['read_orders']);
+      expect((await owner.client.call(endpoints.connections.status)).json.shopify.scopes).toEqual(['read_orders']);
     } finally {
       scenario.shopify.grantOnly(null);
     }
@@ -196,11 +198,11 @@ describe('a callback that is not genuine', () => {
     // Someone else's session with the genuine answer: refused, and the state is spent.
     expect(page(await stranger.client.get(genuine))).toContain('another Flowsmith account');
     expect(page(await owner.client.get(genuine))).toContain('already used');
-    expect((await owner.client.get('/api/connections')).json.shopify).toBeNull();
-    expect((await stranger.client.get('/api/connections')).json.shopify).toBeNull();
+    expect((await owner.client.call(endpoints.connections.status)).json.shopify).toBeNull();
+    expect((await stranger.client.call(endpoints.connections.status)).json.shopify).toBeNull();
 
     // A genuine signature for another shop than the one the owner named.
-    const started = await owner.client.post('/api/connections/shopify/start', { shop, returnTo: '/setup' });
+    const started = await owner.client.call(endpoints.connections.startShopify, { body: { shop, returnTo: '/setup' } });
     const state = new URL(started.json.authorizeUrl as string).searchParams.get('state')!;
     const now = String(Math.floor(Date.now() / 1000));
     const signed = (params: Record<string, string>) => new URLSearchParams({ ...params, hmac: signShopifyQuery(params, app.clientSecret) });
@@ -213,13 +215,13 @@ describe('a callback that is not genuine', () => {
     // Nothing a stranger sent is shown: the page holds only Flowsmith's words.
     const echoed = await owner.client.get(`/api/connections/shopify/callback?shop=%3Cscript%3E&hmac=x&state=y&code=z`);
     expect(page(echoed)).not.toContain('<script>');
-    expect((await owner.client.get('/api/connections')).json.shopify).toBeNull();
+    expect((await owner.client.call(endpoints.connections.status)).json.shopify).toBeNull();
   });
 
   it('refuses a shop another owner has connected, with the reason', async () => {
     await connectedOwner();
     const second = await insertSignedInOwner(scenario.testApp, { email: uniqueEmail('oauth-second') });
-    const started = await second.client.post('/api/connections/shopify/start', { shop, returnTo: '/setup' });
+    const started = await second.client.call(endpoints.connections.startShopify, { body: { shop, returnTo: '/setup' } });
     expect(started.status).toBe(409);
     expect(started.json).toMatchObject({ error: 'shop_taken' });
   });
@@ -247,17 +249,17 @@ describe('an uninstall', () => {
     // The owner moves from their own app's token to the deployment's app.
     const callback = await approveInstall(owner.client);
     expect((await owner.client.get(callback)).status).toBe(303);
-    expect((await owner.client.get('/api/credentials')).json.credentials).toMatchObject({ shopifyAuthMethod: 'oauth', shopifyAccessToken: null });
+    expect((await owner.client.call(endpoints.credentials.read)).json.credentials).toMatchObject({ shopifyAuthMethod: 'oauth', shopifyAccessToken: null });
 
     testApp.clock.advance(1_000);
     expect((await sendAppWebhook('app/uninstalled', { id: 1, myshopify_domain: shop }, 'not-the-secret')).status).toBe(401);
     // The merchant uninstalls: Shopify ends the tokens and sends the webhook the app's configuration subscribes to.
     await scenario.shopify.uninstall();
     expect((await sendAppWebhook('app/uninstalled', { id: 1, myshopify_domain: shop })).status).toBe(200);
-    const status = (await owner.client.get('/api/connections')).json.shopify;
+    const status = (await owner.client.call(endpoints.connections.status)).json.shopify;
     expect(status).toMatchObject({ state: 'uninstalled', problem: connectionWords.shopifyUninstalled(shop) });
     await expect(testApp.app.shopifyTokens.connectionFor(owner.userId)).rejects.toMatchObject({ retryable: true });
-    const conditions = (await owner.client.get('/api/service-conditions')).json.conditions;
+    const conditions = (await owner.client.call(endpoints.serviceConditions.list)).json.conditions;
     expect(conditions).toEqual([expect.objectContaining({ kind: 'shopify_uninstalled' })]);
 
     const writtenBefore = scenario.openai.responsesRequests().length;
@@ -269,8 +271,8 @@ describe('an uninstall', () => {
 
     // Installed again: the same flows go on, and the waiting event is delivered.
     expect((await owner.client.get(await approveInstall(owner.client))).status).toBe(303);
-    expect((await owner.client.get('/api/connections')).json.shopify.state).toBe('connected');
-    expect((await owner.client.get('/api/service-conditions')).json.conditions).toEqual([]);
+    expect((await owner.client.call(endpoints.connections.status)).json.shopify.state).toBe('connected');
+    expect((await owner.client.call(endpoints.serviceConditions.list)).json.conditions).toEqual([]);
     const settled = await settleOnTheAppClock(scenario, [posted.json.eventId], { stepMs: 60_000 });
     expect(settled.get(posted.json.eventId)!.status).toBe('delivered');
   });
@@ -279,7 +281,7 @@ describe('an uninstall', () => {
     const owner = await connectedOwner();
     const answered = await sendAppWebhook('app/scopes_update', { id: 1, previous: ['read_orders', 'read_products'], current: ['read_orders'], updated_at: new Date().toISOString(), shop_id: 1 });
     expect(answered.status).toBe(200);
-    expect((await owner.client.get('/api/connections')).json.shopify.scopes).toEqual(['read_orders']);
+    expect((await owner.client.call(endpoints.connections.status)).json.shopify.scopes).toEqual(['read_orders']);
     // A body that is not Shopify's is refused with 400, never a 5xx.
     expect((await sendAppWebhook('app/scopes_update', { current: 'read_orders' })).status).toBe(400);
     expect((await sendAppWebhook('shop/unknown_topic', {})).status).toBe(400);
@@ -289,7 +291,7 @@ describe('an uninstall', () => {
     const owner = await connectedOwner();
     const answered = await sendAppWebhook('customers/redact', { shop_id: 1, shop_domain: shop, customer: { id: 7, email: 'gone@example.com', phone: null }, orders_to_redact: [] });
     expect(answered.status).toBe(200);
-    const requests = await owner.client.get('/api/privacy/requests');
+    const requests = await owner.client.call(endpoints.privacy.requests);
     expect(JSON.stringify(requests.json)).toContain('customers/redact');
   });
 });
@@ -306,7 +308,7 @@ it('says why the store cannot be asked for its webhooks while the app is uninsta
   expect((await owner.client.get(await approveInstall(owner.client))).status).toBe(303);
   await scenario.shopify.uninstall();
   await scenario.testApp.app.connections.shopify.uninstalled(shop);
-  const listed = await owner.client.get('/api/shopify/subscriptions');
+  const listed = await owner.client.call(endpoints.shopify.subscriptions);
   expect(listed.status).toBe(502);
   expect(listed.json.message).toBe(connectionWords.shopifyUninstalled(shop));
 });

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { randomUUID } from 'node:crypto';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
 import { uniqueEmail } from '../support/accounts.ts';
@@ -7,6 +7,8 @@ import { genericCartEvent, insertOwnerWithFlow } from '../support/test-database.
 import { requestMessages } from '../../src/shared/messages.ts';
 import { insertEventOnce, releaseWaitingEvent, setEventStatus, startReplay } from '../../src/server/events/event-queries.ts';
 import { findEventsBehind } from '../../src/server/events/event-log-queries.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * What operators see from outside: metrics that move with what happens, readiness that
@@ -16,7 +18,7 @@ let scenario: EngineScenario;
 let owner: Owner;
 
 beforeAll(async () => {
-  scenario = await startEngineScenario();
+  scenario = await startEngineScenario({ standIns: allStandIns, listen: true });
   owner = await ownerWithFlows(scenario, { abandoned_cart: {} });
 }, 60_000);
 
@@ -289,7 +291,7 @@ describe('GET /readyz', () => {
 
 describe('overload', () => {
   it('answers 503 with Retry-After while the event loop is blocked, serves the operators\' routes, and recovers', async () => {
-    const busy = await startTestApp({ overload: { maxEventLoopDelayMs: 20, sampleIntervalMs: 250 } });
+    const busy = await startTestApp({ listen: true, overload: { maxEventLoopDelayMs: 20, sampleIntervalMs: 250 } });
     try {
       // Block the app's event loop (it runs in this process) far longer than its limit. The
       // sample right after averages the block with at most 25 ordinary 10 ms ticks, so it
@@ -302,14 +304,14 @@ describe('overload', () => {
         while (Date.now() < until) {
           // busy on purpose
         }
-        [shed, operators] = await Promise.all([fetch(`${busy.baseUrl}/api/account/session`), fetch(`${busy.baseUrl}/healthz`)]);
+        [shed, operators] = await Promise.all([fetch(`${busy.baseUrl}${endpointAddress(endpoints.account.session)}`), fetch(`${busy.baseUrl}/healthz`)]);
       }
       if (!shed || !operators) throw new Error('no answer');
       expect(shed.status).toBe(503);
       expect(shed.headers.get('retry-after')).toBe('5');
       expect(await shed.json()).toMatchObject({ error: 'overloaded', message: requestMessages.overloaded });
       expect(operators.status).toBe(200);
-      await expect.poll(async () => (await fetch(`${busy.baseUrl}/api/account/session`)).status, { timeout: 10_000, interval: 100 }).not.toBe(503);
+      await expect.poll(async () => (await fetch(`${busy.baseUrl}${endpointAddress(endpoints.account.session)}`)).status, { timeout: 10_000, interval: 100 }).not.toBe(503);
     } finally {
       await busy.close();
     }

@@ -1,16 +1,17 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { shopperKey } from '../../src/server/platform/shopper-key.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 // Shoppers' privacy (docs/decisions/0028-shopper-privacy.md): Shopify's compliance
 // webhooks, the audit list, Find a shopper. Whether an erasure left anything is asked of
 // the database itself, column by column, so a table added later without a registry entry
 // makes these tests fail.
 
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 
 const db = () => scenario.testApp.database.pool;
 
@@ -36,7 +37,7 @@ async function rowsHolding(needle: string): Promise<Record<string, number>> {
 const masked = (email: string) => `${email[0]}***@${email.split('@')[1]}`;
 
 async function endpointOf(owner: Owner): Promise<string> {
-  const response = await owner.client.get('/api/privacy/endpoint');
+  const response = await owner.client.call(endpoints.privacy.endpoint);
   expect(response.status, response.text).toBe(200);
   expect(response.json.url).toMatch(/\/api\/privacy-webhooks\/[0-9a-f]{64}$/);
   return response.json.url as string;
@@ -79,7 +80,7 @@ async function sandboxActivity(owner: Owner, email: string) {
 }
 
 async function requestsOf(owner: Owner) {
-  const response = await owner.client.get('/api/privacy/requests');
+  const response = await owner.client.call(endpoints.privacy.requests);
   expect(response.status, response.text).toBe(200);
   return response.json.requests as Array<Record<string, any>>;
 }
@@ -300,21 +301,21 @@ describe('Find a shopper', () => {
     const onlyOthers = uniqueEmail('only-other');
     await shopperActivity(otherOwner, onlyOthers);
 
-    const found = await owner.client.get(`/api/privacy/shoppers?email=${encodeURIComponent(shopper.toUpperCase())}`);
+    const found = await owner.client.call(endpoints.privacy.shopper, { query: { email: shopper.toUpperCase() } });
     expect(found.status, found.text).toBe(200);
     expect(found.json).toMatchObject({ email: shopper, found: true, events: 3, timers: 0 });
     expect(found.json.texts).toBeGreaterThanOrEqual(4);
-    const notMine = await owner.client.get(`/api/privacy/shoppers?email=${encodeURIComponent(onlyOthers)}`);
+    const notMine = await owner.client.call(endpoints.privacy.shopper, { query: { email: onlyOthers } });
     expect(notMine.json).toMatchObject({ found: false, events: 0 });
-    expect((await owner.client.get('/api/privacy/shoppers?email=not-an-email')).status).toBe(400);
+    expect((await owner.client.call(endpoints.privacy.shopper, { query: { email: 'not-an-email' } })).status).toBe(400);
 
-    const exported = await owner.client.get(`/api/privacy/shoppers/export?email=${encodeURIComponent(shopper)}`);
+    const exported = await owner.client.call(endpoints.privacy.shopperExport, { query: { email: shopper } });
     expect(exported.status).toBe(200);
     expect(exported.headers.get('content-disposition')).toMatch(/^attachment/);
     expect(exported.json.events).toHaveLength(3);
 
     expect(Object.keys(scenario.klaviyo.profiles.get(shopper)!.properties).sort()).toEqual(['body_copy', 'subject_line1']);
-    const erased = await owner.client.post('/api/privacy/shoppers/erase', { email: shopper, unsetKlaviyo: true });
+    const erased = await owner.client.call(endpoints.privacy.eraseShopper, { body: { email: shopper, unsetKlaviyo: true } });
     expect(erased.status, erased.text).toBe(200);
     expect(erased.json).toMatchObject({ klaviyo: 'removed' });
     expect(erased.json.recordsAffected).toBeGreaterThanOrEqual(3);
@@ -322,7 +323,7 @@ describe('Find a shopper', () => {
     expect(unset.at(-1)!.body).toMatchObject({ data: { attributes: { email: shopper }, meta: { patch_properties: { unset: ['subject_line1', 'body_copy'] } } } });
     expect(scenario.klaviyo.profiles.get(shopper)!.properties).toEqual({});
 
-    expect((await owner.client.get(`/api/privacy/shoppers?email=${encodeURIComponent(shopper)}`)).json).toMatchObject({ found: false, events: 0 });
+    expect((await owner.client.call(endpoints.privacy.shopper, { query: { email: shopper } })).json).toMatchObject({ found: false, events: 0 });
     expect((await db().query('SELECT 1 FROM events WHERE user_id = $1 AND shopper_email = $2', [owner.userId, shopper])).rowCount).toBe(0);
     expect((await db().query('SELECT 1 FROM events WHERE id = ANY($1)', [othersEvents])).rowCount).toBe(3);
     const [audit] = await requestsOf(owner);
@@ -330,7 +331,7 @@ describe('Find a shopper', () => {
 
     // Without the box ticked, Klaviyo is not asked.
     const before = scenario.klaviyo.requests.length;
-    const quiet = await otherOwner.client.post('/api/privacy/shoppers/erase', { email: onlyOthers });
+    const quiet = await otherOwner.client.call(endpoints.privacy.eraseShopper, { body: { email: onlyOthers } });
     expect(quiet.json).toMatchObject({ klaviyo: 'not_asked' });
     expect(scenario.klaviyo.requests.length).toBe(before);
   });

@@ -10,10 +10,12 @@ import { testEngineOptions } from '../support/test-app.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { EventStreamReader } from '../support/event-stream.ts';
-import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, startEngineScenario, waitForEvent, type EngineScenario, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { streamChangeSchema, type StreamChange } from '../../src/shared/webhooks/webhook-schemas.ts';
 import { dryRunOutcome, webhookConsoleMessages, webhookHandlerMessages } from '../../src/shared/webhooks/webhook-messages.ts';
 import { sampleTestEvent } from '../../src/shared/webhooks/sample-events.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * The live stream as the console reads it: the session cookie and Last-Event-ID (or its
@@ -27,9 +29,9 @@ class StreamReader {
   }
 
   static async open(baseUrl: string, client: HttpClient, flowType: string, lastEventId?: string, via: 'header' | 'query' = 'header'): Promise<StreamReader> {
-    const query = lastEventId && via === 'query' ? `?lastEventId=${lastEventId}` : '';
+    const query = lastEventId && via === 'query' ? { lastEventId } : {};
     const headers = { cookie: client.cookieHeader(), ...(lastEventId && via === 'header' ? { 'last-event-id': lastEventId } : {}) };
-    return new StreamReader(await EventStreamReader.open(`${baseUrl}/api/stream/${flowType}${query}`, headers));
+    return new StreamReader(await EventStreamReader.open(`${baseUrl}${endpointAddress(endpoints.stream.flow, { params: { flowType }, query })}`, headers));
   }
 
   get status(): number {
@@ -97,7 +99,7 @@ async function startSecondInstance(): Promise<typeof second> {
 }
 
 beforeAll(async () => {
-  scenario = await startEngineScenario();
+  scenario = await startEngineScenario({ standIns: allStandIns, listen: true });
   second = await startSecondInstance();
 });
 afterAll(async () => {
@@ -145,9 +147,9 @@ describe('the live stream of a flow', () => {
     expect(otherStream.changes).toEqual([]);
     await Promise.all([firstStream.close(), otherStream.close()]);
 
-    const anonymous = await fetch(`${scenario.testApp.baseUrl}/api/stream/abandoned_cart`);
+    const anonymous = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.stream.flow, { params: { flowType: 'abandoned_cart' } })}`);
     expect(anonymous.status).toBe(401);
-    const unknownType = await first.client.get('/api/stream/not_a_flow');
+    const unknownType = await first.client.call(endpoints.stream.flow, { params: { flowType: 'not_a_flow' } });
     expect(unknownType.status).toBe(400);
   });
 
@@ -203,7 +205,7 @@ describe('the console test send', () => {
     const owner = await newOwner();
     const stream = await StreamReader.open(scenario.testApp.baseUrl, owner.client, 'abandoned_cart');
     const payload = JSON.stringify(sampleTestEvent('abandoned_cart', new Date(), 'evt_console_1'), null, 2);
-    const sent = await owner.client.post('/api/test-webhooks/abandoned_cart', { payload });
+    const sent = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'abandoned_cart' }, body: { payload } });
     expect(sent.status, sent.text).toBe(202);
     expect(sent.json).toMatchObject({ success: true, status: 'received', duplicate: false });
     await expect.poll(() => stream.statusesOf(sent.json.eventId), { timeout: 15_000, interval: 20 }).toContain('delivered');
@@ -212,7 +214,7 @@ describe('the console test send', () => {
 
     const dryEmail = uniqueEmail('dry');
     const dryPayload = JSON.stringify({ ...sampleTestEvent('abandoned_cart', new Date(), 'evt_console_dry'), properties: { ...sampleTestEvent('abandoned_cart').properties, customer: { email: dryEmail, first_name: 'Dry', last_name: 'Run' } } });
-    const dry = await owner.client.post('/api/test-webhooks/abandoned_cart', { payload: dryPayload, dryRun: true });
+    const dry = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'abandoned_cart' }, body: { payload: dryPayload, dryRun: true } });
     expect(dry.status, dry.text).toBe(202);
     await expect.poll(() => stream.statusesOf(dry.json.eventId), { timeout: 15_000, interval: 20 }).toEqual(['received', 'generating', 'skipped']);
     const ended = stream.changes.find((change) => change.eventId === dry.json.eventId && change.status === 'skipped')!;
@@ -227,7 +229,7 @@ describe('the console test send', () => {
     const owner = await newOwner();
     const before = await db().query('SELECT count(*)::int AS n FROM events WHERE user_id = $1', [owner.userId]);
     for (const payload of ['{"event_id": ', '[1, 2]', '"text"']) {
-      const sent = await owner.client.post('/api/test-webhooks/abandoned_cart', { payload });
+      const sent = await owner.client.call(endpoints.webhooks.testSend, { params: { flowType: 'abandoned_cart' }, body: { payload } });
       expect(sent.status).toBe(400);
       expect(sent.json.message).toBe(webhookConsoleMessages.invalidJson);
     }
@@ -239,14 +241,14 @@ describe('the console test send', () => {
 describe('the webhook handler page check', () => {
   it('says whether the flow of a webhook URL exists and is active, and nothing more', async () => {
     const owner = await newOwner();
-    const ok = await fetch(`${scenario.testApp.baseUrl}/api/webhook-status/abandoned_cart/${owner.flows.abandoned_cart.id}`);
+    const ok = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.webhooks.status, { params: { flowType: 'abandoned_cart', flowId: owner.flows.abandoned_cart.id } })}`);
     expect(ok.status).toBe(200);
     const body = await ok.json();
     expect(body).toEqual({ success: true, message: webhookHandlerMessages.active, flowType: 'abandoned_cart', flowId: owner.flows.abandoned_cart.id, timestamp: expect.any(String) });
-    const inactive = await fetch(`${scenario.testApp.baseUrl}/api/webhook-status/browser_abandonment/${owner.flows.browser_abandonment.id}`);
+    const inactive = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.webhooks.status, { params: { flowType: 'browser_abandonment', flowId: owner.flows.browser_abandonment.id } })}`);
     expect(await inactive.json()).toMatchObject({ success: false, message: webhookHandlerMessages.inactive });
-    for (const wrong of [`abandoned_checkout/${owner.flows.abandoned_cart.id}`, 'abandoned_cart/nope']) {
-      const missing = await fetch(`${scenario.testApp.baseUrl}/api/webhook-status/${wrong}`);
+    for (const [flowType, flowId] of [['abandoned_checkout', owner.flows.abandoned_cart.id], ['abandoned_cart', 'nope']] as const) {
+      const missing = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.webhooks.status, { params: { flowType, flowId } })}`);
       expect(missing.status).toBe(404);
       expect((await missing.json()).message).toBe(webhookHandlerMessages.notFound);
     }
@@ -254,13 +256,13 @@ describe('the webhook handler page check', () => {
 
   it("follows the flow's URL key through a rotation: the new URL is known, the old one not once it stops", async () => {
     const owner = await newOwner();
-    const rotated = await owner.client.post('/api/flows/abandoned_cart/webhook-url/rotate', { graceMinutes: 0 });
+    const rotated = await owner.client.call(endpoints.flows.rotateWebhookUrl, { params: { flowType: 'abandoned_cart' }, body: { graceMinutes: 0 } });
     expect(rotated.status, rotated.text).toBe(200);
     const newKey = new URL(rotated.json.flow.webhookUrl as string).pathname.split('/').at(-1)!;
-    const current = await fetch(`${scenario.testApp.baseUrl}/api/webhook-status/abandoned_cart/${newKey}`);
+    const current = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.webhooks.status, { params: { flowType: 'abandoned_cart', flowId: newKey } })}`);
     expect(current.status).toBe(200);
     expect(await current.json()).toMatchObject({ success: true, flowId: newKey });
-    const old = await fetch(`${scenario.testApp.baseUrl}/api/webhook-status/abandoned_cart/${owner.flows.abandoned_cart.id}`);
+    const old = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.webhooks.status, { params: { flowType: 'abandoned_cart', flowId: owner.flows.abandoned_cart.id } })}`);
     expect(old.status).toBe(404);
   });
 });

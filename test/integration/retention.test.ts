@@ -1,16 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { retentionMessages } from '../../src/shared/retention/retention-schemas.ts';
 import { scheduleOf, sendScheduledJob } from '../support/scheduled-jobs.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * The retention job (docs/decisions/0029-retention-and-account-deletion.md): each owner's
  * events older than their own period go, with everything that hangs off them; younger
  * ones, and other owners' within their period, stay.
  */
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const db = () => scenario.testApp.database.pool;
@@ -49,23 +51,23 @@ async function rowsOf(eventIds: string[]) {
 describe('the retention setting', () => {
   it('is 30 days until the owner changes it, and takes whole days from 1 to 365', async () => {
     const owner = await ownerWithFlows(scenario, {}, { withCredentials: false });
-    expect((await owner.client.get('/api/retention')).json).toEqual({ retentionDays: 30 });
+    expect((await owner.client.call(endpoints.retention.read)).json).toEqual({ retentionDays: 30 });
     for (const retentionDays of [0, 366, 1.5, -3, '30', null]) {
-      const refused = await owner.client.put('/api/retention', { retentionDays });
+      const refused = await owner.client.call(endpoints.retention.save, { body: { retentionDays } });
       expect(refused.status, JSON.stringify(retentionDays)).toBe(400);
       expect(refused.json.message).toBe(retentionMessages.daysInvalid);
     }
-    expect((await owner.client.put('/api/retention', {})).status).toBe(400);
-    expect((await owner.client.get('/api/retention')).json).toEqual({ retentionDays: 30 });
+    expect((await owner.client.call(endpoints.retention.save, { body: {} })).status).toBe(400);
+    expect((await owner.client.call(endpoints.retention.read)).json).toEqual({ retentionDays: 30 });
     for (const retentionDays of [1, 365, 7]) {
-      const saved = await owner.client.put('/api/retention', { retentionDays });
+      const saved = await owner.client.call(endpoints.retention.save, { body: { retentionDays } });
       expect(saved.status, saved.text).toBe(200);
-      expect((await owner.client.get('/api/retention')).json).toEqual({ retentionDays });
+      expect((await owner.client.call(endpoints.retention.read)).json).toEqual({ retentionDays });
     }
   });
 
   it('is the owner’s own', async () => {
-    const response = await fetch(`${scenario.testApp.baseUrl}/api/retention`);
+    const response = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.retention.read)}`);
     expect(response.status).toBe(401);
   });
 });
@@ -74,7 +76,7 @@ describe('the retention job', () => {
   it('deletes exactly what is older than each owner’s period, and everything hanging off it', async () => {
     const keeper = await ownerWithFlows(scenario, { post_purchase: {} });
     const brief = await ownerWithFlows(scenario, { post_purchase: {} });
-    expect((await brief.client.put('/api/retention', { retentionDays: 2 })).status).toBe(200);
+    expect((await brief.client.call(endpoints.retention.save, { body: { retentionDays: 2 } })).status).toBe(200);
 
     // Each owner: one event, one a millisecond later, one another millisecond later.
     const keeperEvents = [];
@@ -126,7 +128,7 @@ describe('the retention job', () => {
     expect(await rowsOf(all(briefEvents))).toEqual({ events: [], generations: [], deliveries: [], capPasses: [], cooldowns: [] });
 
     // The event log no longer lists what is gone.
-    const log = await keeper.client.get('/api/events?flowType=post_purchase');
+    const log = await keeper.client.call(endpoints.events.list, { query: { flowType: 'post_purchase' } });
     expect(log.status, log.text).toBe(200);
     expect(JSON.stringify(log.json)).not.toContain(keeperEvents[0]!.id);
     expect(JSON.stringify(log.json)).toContain(keeperEvents[1]!.id);
@@ -134,7 +136,7 @@ describe('the retention job', () => {
 
   it('deletes in bounded batches until nothing old is left', async () => {
     const owner = await ownerWithFlows(scenario, { post_purchase: {} }, { withCredentials: false });
-    expect((await owner.client.put('/api/retention', { retentionDays: 1 })).status).toBe(200);
+    expect((await owner.client.call(endpoints.retention.save, { body: { retentionDays: 1 } })).status).toBe(200);
     const { runRetention } = await import('../../src/server/retention/retention.ts');
     const first = clock().now().getTime();
     const ids = [];
@@ -162,12 +164,12 @@ describe('experiments past the period', () => {
       { prompts: { subject_line1: 'Write a short subject line for {description}', body_copy: body } },
     ];
     for (const owner of [ended, running]) {
-      expect((await owner.client.put('/api/retention', { retentionDays: 2 })).status).toBe(200);
-      const started = await owner.client.put('/api/flows/post_purchase/experiment', { arms, holdoutPercent: 0 });
+      expect((await owner.client.call(endpoints.retention.save, { body: { retentionDays: 2 } })).status).toBe(200);
+      const started = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'post_purchase' }, body: { arms, holdoutPercent: 0 } });
       expect(started.status, started.text).toBe(200);
       for (let index = 0; index < 3; index += 1) await deliveredEvent(owner, `${owner.userId}-shopper-${index}`);
     }
-    expect((await ended.client.post('/api/flows/post_purchase/experiment/stop')).status).toBe(200);
+    expect((await ended.client.call(endpoints.experiments.stop, { params: { flowType: 'post_purchase' } })).status).toBe(200);
     const keysOf = async (owner: Owner) =>
       (
         await db().query<{ shopper_key: string | null }>(
@@ -176,7 +178,7 @@ describe('experiments past the period', () => {
         )
       ).rows.map((row) => row.shopper_key);
     const exposuresOf = async (owner: Owner) => {
-      const answer = await owner.client.get('/api/flows/post_purchase/experiments');
+      const answer = await owner.client.call(endpoints.experiments.list, { params: { flowType: 'post_purchase' } });
       expect(answer.status, answer.text).toBe(200);
       const experiment = (answer.json.current ?? answer.json.past[0]) as { groups: Array<{ exposures: number }> };
       return experiment.groups.reduce((sum, group) => sum + group.exposures, 0);
@@ -207,7 +209,7 @@ describe('the scheduled retention job', () => {
     expect(RETENTION_SCHEDULE).toBe('*/15 * * * *');
 
     const owner = await ownerWithFlows(scenario, { post_purchase: {} }, { withCredentials: false });
-    expect((await owner.client.put('/api/retention', { retentionDays: 1 })).status).toBe(200);
+    expect((await owner.client.call(endpoints.retention.save, { body: { retentionDays: 1 } })).status).toBe(200);
     const response = await postEvent(scenario.testApp.baseUrl, owner.flows.post_purchase.webhookPath, sampleEvent('post_purchase', { email: uniqueEmail('scheduled') }));
     expect(response.status, response.text).toBe(202);
     const old = response.json.eventId as string;
@@ -244,7 +246,7 @@ describe('stored payloads', () => {
     const eventId = JSON.parse(sent.text).eventId as string;
     await waitForEvent(db(), eventId);
 
-    const detail = await owner.client.get(`/api/events/${eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(detail.status, detail.text).toBe(200);
     const stored = detail.json.event.rawBody as string;
     for (const dropped of ['Hidden Lane', 'Secretville', '99999', '555 01', '203.0.113.77', 'SecretOS', 'en-GB', 'blue gate', 'Other Road', 'lives alone', 'utm=someone']) {

@@ -99,7 +99,7 @@ describe("the sandbox's services answer in the vendors' shapes", () => {
       },
     };
     expect(checkKlaviyoType(klaviyoOperation('createEvent').requestType!, event).problems).toEqual([]);
-    expect((await call(`${klaviyoBaseUrl}/api/events`, { method: 'POST', headers, body: event })).status).toBe(202);
+    expect((await call(`${klaviyoBaseUrl}${klaviyoOperation('createEvent').path}`, { method: 'POST', headers, body: event })).status).toBe(202);
     const refused = await call(`${klaviyoBaseUrl}/api/accounts`, { headers: { ...headers, authorization: 'Klaviyo-API-Key sbx_unknown' } });
     expect(refused.status).toBe(401);
     expect(checkKlaviyoType('GetAccounts4XXResponse', refused.json).problems).toEqual([]);

@@ -5,10 +5,12 @@ import type { SampleActivityResult, SandboxProfile } from '../../src/shared/sand
 import { sampleProducts } from '../../src/server/sandbox/sample-shop.ts';
 import { startSandboxListener } from '../../src/server/sandbox/sandbox-listener.ts';
 import { createLogger } from '../../src/server/logger.ts';
-import { credentialsInput, useEngineScenario, validOpenAIKey, waitForEvents } from '../fakes/engine-scenario.ts';
+import { credentialsInput, useEngineScenario, validOpenAIKey, waitForEvents, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { insertSignedInOwner } from '../support/owner-builder.ts';
 import type { HttpClient } from '../support/http-client.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * The sandbox (docs/decisions/0026-sandbox.md): an owner without any service account
@@ -16,7 +18,7 @@ import type { HttpClient } from '../support/http-client.ts';
  * writer. The configured services here are the recording fakes: the sandbox must send
  * them nothing, except OpenAI calls with a key the owner gave.
  */
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 
 const db = () => scenario.testApp.database.pool;
 
@@ -26,7 +28,7 @@ function requestsToRealServices() {
 
 async function sandboxOwner(): Promise<HttpClient> {
   const { client } = await insertSignedInOwner(scenario.testApp, { fullName: 'Sam Sandbox', email: uniqueEmail('sandbox') });
-  const started = await client.post('/api/sandbox/start');
+  const started = await client.call(endpoints.sandbox.start);
   expect(started.status, started.text).toBe(200);
   expect(started.json).toMatchObject({ active: true, tried: true, writer: 'sample', canUseRealServices: false });
   return client;
@@ -34,13 +36,13 @@ async function sandboxOwner(): Promise<HttpClient> {
 
 async function sendActivity(client: HttpClient, flowType?: FlowType): Promise<SampleActivityResult['events']> {
   scenario.testApp.clock.advance(1_000);
-  const sent = await client.post('/api/sandbox/activity', flowType ? { flowType } : {});
+  const sent = await client.call(endpoints.sandbox.activity, { body: flowType ? { flowType } : {} });
   expect(sent.status, sent.text).toBe(200);
   return sent.json.events;
 }
 
 async function profilesOf(client: HttpClient): Promise<SandboxProfile[]> {
-  const answer = await client.get('/api/sandbox/profiles');
+  const answer = await client.call(endpoints.sandbox.profiles);
   expect(answer.status, answer.text).toBe(200);
   return answer.json.profiles;
 }
@@ -70,14 +72,14 @@ describe('the sandbox', () => {
     expect(requestsToRealServices()).toEqual(before);
 
     // The event log shows the events, each received within the sandbox period the status names.
-    const status = (await client.get('/api/sandbox')).json;
+    const status = (await client.call(endpoints.sandbox.status)).json;
     expect(status.periods).toHaveLength(1);
     expect(status.periods[0].endedAt).toBeNull();
   });
 
   it('writes with OpenAI once the owner gives a key, still delivering to the sandbox Klaviyo only', async () => {
     const client = await sandboxOwner();
-    const keySaved = await client.put('/api/sandbox/openai-key', { openaiApiKey: validOpenAIKey });
+    const keySaved = await client.call(endpoints.sandbox.openaiKey, { body: { openaiApiKey: validOpenAIKey } });
     expect(keySaved.status, keySaved.text).toBe(200);
     expect(keySaved.json).toMatchObject({ writer: 'openai', sandboxOpenaiKeySet: true });
     const openaiBefore = scenario.openai.responsesRequests().length;
@@ -100,7 +102,7 @@ describe('the sandbox', () => {
     expect(scenario.shopify.requests.length).toBe(shopifyBefore);
 
     // Taking the key back returns to the sample writer.
-    const removed = await client.put('/api/sandbox/openai-key', { openaiApiKey: null });
+    const removed = await client.call(endpoints.sandbox.openaiKey, { body: { openaiApiKey: null } });
     expect(removed.json).toMatchObject({ writer: 'sample', sandboxOpenaiKeySet: false });
   });
 
@@ -118,7 +120,7 @@ describe('the sandbox', () => {
     expect(await profilesOf(first)).toHaveLength(1);
 
     // Signed out: no sandbox at all.
-    const stranger = await fetch(`${scenario.testApp.baseUrl}/api/sandbox/profiles`);
+    const stranger = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.sandbox.profiles)}`);
     expect(stranger.status).toBe(401);
   });
 
@@ -132,7 +134,7 @@ describe('the sandbox', () => {
       const events = await sendActivity(first, 'post_purchase');
       await waitForEvents(db(), events.map((event) => event.eventId), { statuses: ['delivered'], timeoutMs: 20_000 });
       const tokenOf = async (client: HttpClient) => {
-        const userId = (await client.get('/api/account/session')).json.user.id as string;
+        const userId = (await client.call(endpoints.account.session)).json.user.id as string;
         return (await db().query<{ access_token: string }>('SELECT access_token FROM sandbox_accounts WHERE user_id = $1', [userId])).rows[0]!.access_token;
       };
       const lookUp = (token: string) =>
@@ -152,34 +154,34 @@ describe('the sandbox', () => {
 
   it('switches to the real services in one step once credentials are saved; sandbox events stay in the sandbox', async () => {
     const client = await sandboxOwner();
-    const refused = await client.post('/api/sandbox/leave');
+    const refused = await client.call(endpoints.sandbox.leave);
     expect(refused.status).toBe(409);
     expect(refused.json.message).toBe(sandboxMessages.needCredentials);
 
     const sandboxEvents = await sendActivity(client, 'post_purchase');
     await waitForEvents(db(), sandboxEvents.map((event) => event.eventId), { statuses: ['delivered'], timeoutMs: 20_000 });
-    const saved = await client.put('/api/credentials', credentialsInput());
+    const saved = await client.call(endpoints.credentials.save, { body: credentialsInput() });
     expect(saved.status, saved.text).toBe(200);
     // In the sandbox with saved credentials: the saved OpenAI key writes, nothing else is real.
-    expect((await client.get('/api/sandbox')).json).toMatchObject({ active: true, writer: 'openai', canUseRealServices: true });
+    expect((await client.call(endpoints.sandbox.status)).json).toMatchObject({ active: true, writer: 'openai', canUseRealServices: true });
 
     scenario.testApp.clock.advance(1_000);
-    const left = await client.post('/api/sandbox/leave');
+    const left = await client.call(endpoints.sandbox.leave);
     expect(left.status, left.text).toBe(200);
     expect(left.json).toMatchObject({ active: false, tried: true });
-    const activity = await client.post('/api/sandbox/activity', {});
+    const activity = await client.call(endpoints.sandbox.activity, { body: {} });
     expect(activity.status).toBe(409);
 
     // A sandbox event replayed after the switch still goes to the sandbox Klaviyo.
     const klaviyoBefore = scenario.klaviyo.requests.length;
     scenario.testApp.clock.advance(1_000);
-    const replay = await client.post(`/api/events/${sandboxEvents[0]!.eventId}/replay`);
+    const replay = await client.call(endpoints.events.replay, { params: { eventId: sandboxEvents[0]!.eventId } });
     expect(replay.status, replay.text).toBeLessThan(300);
     await waitForEvents(db(), [sandboxEvents[0]!.eventId], { statuses: ['delivered'], timeoutMs: 20_000 });
     expect(scenario.klaviyo.requests.length).toBe(klaviyoBefore);
 
     // A new event now goes to the owner's real Klaviyo (the fake behind KLAVIYO_BASE_URL).
-    const flows = (await client.get('/api/flows')).json.flows as Array<{ flowType: FlowType; webhookUrl: string }>;
+    const flows = (await client.call(endpoints.flows.list)).json.flows as Array<{ flowType: FlowType; webhookUrl: string }>;
     const postPurchase = flows.find((flow) => flow.flowType === 'post_purchase')!;
     scenario.testApp.clock.advance(1_000);
     const body = {

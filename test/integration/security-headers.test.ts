@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 // Every answer carries the security headers (helmet's, built once in app.ts), whatever
 // route or outcome: pages, the API, a refused webhook, an unknown address.
@@ -12,7 +14,7 @@ afterAll(async () => {
 });
 
 it.each([
-  ['GET', '/api/account/session'],
+  ['GET', endpointAddress(endpoints.account.session)],
   ['GET', '/api/no-such-route'],
   ['POST', '/api/webhooks/post_purchase/no-such-key'],
   ['GET', '/healthz'],

@@ -2,11 +2,12 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
 import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { defaultOpenAIText } from '../fakes/fake-openai.ts';
-import { credentialsInput, ownerWithFlows, settleOnTheAppClock, settleWithClockRunning, postEvent, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, settleOnTheAppClock, settleWithClockRunning, postEvent, sampleEvent, shopifySecret, shopifyToken, useEngineScenario, validKlaviyoKey, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { STORE_RECHECK_MINUTES, type ServiceCondition } from '../../src/shared/service-conditions/service-condition-schemas.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { shopifyScopes } from '../../src/shared/shopify-connect/shopify-scopes.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Conditions of an owner's services that every later event meets, told once on the pages
@@ -15,6 +16,7 @@ import { shopifyScopes } from '../../src/shared/shopify-connect/shopify-scopes.t
  * deliveries queue for a bulk job.
  */
 const scenario = useEngineScenario({
+  standIns: allStandIns,
   engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] } },
 });
 beforeEach(() => {
@@ -28,7 +30,7 @@ const db = () => scenario.testApp.database.pool;
 const oneAssistant = [{ name: 'Subject Line', klaviyo_property: 'subject_line1', prompt_template: 'Write a subject line for {first_name} about {name}' }];
 
 async function conditionsOf(owner: Owner): Promise<ServiceCondition[]> {
-  const answer = await owner.client.get('/api/service-conditions');
+  const answer = await owner.client.call(endpoints.serviceConditions.list);
   expect(answer.status, answer.text).toBe(200);
   return answer.json.conditions as ServiceCondition[];
 }
@@ -155,7 +157,7 @@ describe('a store that refuses the token', () => {
     }
     // Saving the credentials again is the owner's fix: the condition no longer stands, and the store is asked again.
     scenario.testApp.clock.advance(1_000);
-    const saved = await owner.client.put('/api/credentials', credentialsInput());
+    const saved = await owner.client.call(endpoints.credentials.save, { body: credentialsInput() });
     expect(saved.status, saved.text).toBe(200);
     expect(await conditionsOf(owner)).toEqual([]);
     // Nothing was lost: at its next try the store is asked, and the event ends.
@@ -184,7 +186,7 @@ describe('OpenAI', () => {
       const [failed] = await sendOrders(owner, 1, 'retired');
       expect((await waitForEvent(db(), failed!)).status).toBe('failed');
       expect(await conditionsOf(owner)).toEqual([expect.objectContaining({ kind: 'openai_model_unavailable', subject: 'gpt-4.1-mini' })]);
-      const changed = await owner.client.put('/api/flows/post_purchase', { isActive: true, assistants: oneAssistant, klaviyoEventName: null });
+      const changed = await owner.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, assistants: oneAssistant, klaviyoEventName: null } });
       expect(changed.status, changed.text).toBe(200);
       expect(await conditionsOf(owner)).toEqual([]);
     } finally {

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { defaultOpenAIText } from '../fakes/fake-openai.ts';
 import type { TextChecksRecord } from '../../src/shared/text-checks/text-check-schemas.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Recommendations from the owner's shop (docs/decisions/0050-recommendations-from-the-shop.md):
@@ -11,7 +12,7 @@ import type { TextChecksRecord } from '../../src/shared/text-checks/text-check-s
  * profile as a list; a text naming an invented product is still refused; a storefront
  * that fails leaves the text written without them.
  */
-const scenario = useEngineScenario({}, { clearFailures: true });
+const scenario = useEngineScenario({ standIns: allStandIns }, { clearFailures: true });
 
 const jacket = { id: 7001, title: 'Summit Down Jacket', price: 22900 };
 const beanie = { id: 7002, title: 'Alpine Merino Beanie', price: 3400, image: '//cdn.shopify.com/s/files/beanie.jpg' };
@@ -36,12 +37,12 @@ function stockTheShop(): void {
 async function ownerWithRecommendations(): Promise<Owner> {
   const owner = await ownerWithFlows(scenario, { post_purchase: {}, abandoned_checkout: { waitMinutes: 0, assistants: [reminder] } });
   scenario.testApp.clock.advance(61_000);
-  const saved = await owner.client.put('/api/flows/abandoned_checkout', {
+  const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: {
     isActive: true,
     klaviyoEventName: null,
     assistants: [reminder],
     recommendations: { intent: 'complementary', count: 2, profileProperty: 'recommended_products' },
-  });
+  } });
   expect(saved.status, saved.text).toBe(200);
   expect(saved.json.flow.recommendations).toEqual({ intent: 'complementary', count: 2, profileProperty: 'recommended_products' });
   return owner;
@@ -90,7 +91,7 @@ describe("the shop's recommendations", () => {
     expect(list[0]).toEqual({ title: beanie.title, url: expect.stringMatching(/\/products\/alpine-merino-beanie/), image: 'https://cdn.shopify.com/s/files/beanie.jpg', price: '34.00', currency: 'USD' });
     expect(list[1]).toMatchObject({ title: mug.title, price: '14.00', currency: 'USD', image: null });
 
-    const detail = await owner.client.get(`/api/events/${eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(detail.json.event.status).toBe('delivered');
     const checks = detail.json.event.generations[0].checks as TextChecksRecord;
     // The recommended beanie and its price passed; the invented axe did not.
@@ -110,7 +111,7 @@ describe("the shop's recommendations", () => {
     scenario.shopify.failNext({ on: 'recommendations', kind: 'status', status: 500 });
     const email = `failing-${randomUUID().slice(0, 8)}@example.com`;
     const eventId = await send(owner, 'abandoned_checkout', email);
-    const detail = await owner.client.get(`/api/events/${eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(detail.json.event.status, detail.json.event.error).toBe('delivered');
     expect(reminderPrompts().at(-1)).not.toContain('recommendations\\"');
     expect(scenario.klaviyo.profiles.get(email)!.properties.recommended_products).toEqual([]);
@@ -118,15 +119,15 @@ describe("the shop's recommendations", () => {
 
   it("refuses a profile property an assistant already writes, naming the field", async () => {
     const owner = await ownerWithRecommendations();
-    const refused = await owner.client.put('/api/flows/abandoned_checkout', {
+    const refused = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: {
       isActive: true,
       klaviyoEventName: null,
       assistants: [reminder],
       recommendations: { intent: 'related', count: 2, profileProperty: reminder.klaviyo_property },
-    });
+    } });
     expect(refused.status).toBe(400);
     expect(refused.json.fieldErrors['recommendations.profileProperty']).toMatch(/already writes the Klaviyo property "reminder_text"/);
-    const kept = await owner.client.get('/api/flows');
+    const kept = await owner.client.call(endpoints.flows.list);
     const flow = (kept.json.flows as Array<{ flowType: string; recommendations: unknown }>).find((candidate) => candidate.flowType === 'abandoned_checkout');
     expect(flow?.recommendations).toEqual({ intent: 'complementary', count: 2, profileProperty: 'recommended_products' });
   });
@@ -134,16 +135,16 @@ describe("the shop's recommendations", () => {
   it('writes an experiment arm without the shopper context when the arm says so, and the other arm with it', async () => {
     stockTheShop();
     const owner = await ownerWithRecommendations();
-    const started = await owner.client.put('/api/flows/abandoned_checkout/experiment', {
+    const started = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_checkout' }, body: {
       arms: [{ prompts: { reminder_text: reminder.prompt_template } }, { prompts: { reminder_text: reminder.prompt_template }, shopperContext: false }],
       holdoutPercent: 0,
-    });
+    } });
     expect(started.status, started.text).toBe(200);
     expect(started.json.current.arms.map((arm: { shopperContext: boolean }) => arm.shopperContext)).toEqual([true, false]);
     const seen = new Map<string, string>();
     for (let index = 0; index < 12 && seen.size < 2; index += 1) {
       const eventId = await send(owner, 'abandoned_checkout', `arm-${index}-${randomUUID().slice(0, 8)}@example.com`, { dayLater: false });
-      const detail = await owner.client.get(`/api/events/${eventId}`);
+      const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
       seen.set(detail.json.event.experimentGroup.group as string, detail.json.event.generations[0].prompt as string);
     }
     expect([...seen.keys()].sort()).toEqual(['A', 'B']);

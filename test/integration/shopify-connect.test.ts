@@ -10,20 +10,23 @@ import {
   waitForEvents,
   type EngineScenario,
   type Owner,
-} from '../fakes/engine-scenario.ts';
+  allStandIns,
+} from '../support/engine-scenario.ts';
 import { defaultGrantedScopes, sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { vendorLimitMessages } from '../../src/shared/flows/flow-messages.ts';
 import { isPublicAddress } from '../../src/server/shopify-connect/public-address.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 // A public-looking PUBLIC_URL: only judged and written into subscriptions, never called;
 // the fake Shopify is reached through SHOPIFY_BASE_URL.
 const publicUrl = 'https://hooks.flowsmith-test.example';
 
 let owner: Owner;
-const scenario = useEngineScenario({ env: { PUBLIC_URL: publicUrl } });
+const scenario = useEngineScenario({ standIns: allStandIns, env: { PUBLIC_URL: publicUrl } });
 beforeAll(async () => {
   owner = await ownerWithFlows(scenario, { abandoned_checkout: {}, post_purchase: {}, abandoned_cart: {}, browser_abandonment: {} });
 });
@@ -46,7 +49,7 @@ describe('connecting the store', () => {
       createdAt: new Date().toISOString(),
       updatedAt: new Date().toISOString(),
     });
-    const connected = await owner.client.post('/api/shopify/connect');
+    const connected = await owner.client.call(endpoints.shopify.connect);
     expect(connected.status, connected.text).toBe(200);
     expect(connected.json).toMatchObject({ created: 6, updated: 0, deleted: 0, unchanged: 0 });
     const url = (flowType: keyof Owner['flows']) => `${publicUrl}${owner.flows[flowType].webhookPath}`;
@@ -58,7 +61,7 @@ describe('connecting the store', () => {
     expect(subscriptionsOf(owner.flows.browser_abandonment.id)).toEqual([]);
     expect(scenario.shopify.webhookSubscriptions.get('gid://shopify/WebhookSubscription/other')?.uri).toBe('https://other-app.example/hooks/orders');
 
-    const listed = await owner.client.get('/api/shopify/subscriptions');
+    const listed = await owner.client.call(endpoints.shopify.subscriptions);
     expect(listed.status).toBe(200);
     expect(listed.json.configured).toBe(true);
     expect(listed.json.publicAddress).toBe(true);
@@ -68,21 +71,21 @@ describe('connecting the store', () => {
 
   it('changes nothing on a second run, and moves a subscription left at an old address', async () => {
     const creates = scenario.shopify.operationCounts.webhookSubscriptionCreate ?? 0;
-    const again = await owner.client.post('/api/shopify/connect');
+    const again = await owner.client.call(endpoints.shopify.connect);
     expect(again.json).toMatchObject({ created: 0, updated: 0, deleted: 0, unchanged: 6 });
     expect(scenario.shopify.operationCounts.webhookSubscriptionCreate ?? 0).toBe(creates);
 
     const order = [...scenario.shopify.webhookSubscriptions.values()].find((subscription) => subscription.uri.endsWith(owner.flows.post_purchase.id))!;
     order.uri = `https://old-address.example${owner.flows.post_purchase.webhookPath}`;
-    const moved = await owner.client.post('/api/shopify/connect');
+    const moved = await owner.client.call(endpoints.shopify.connect);
     expect(moved.json).toMatchObject({ created: 0, updated: 1, deleted: 0, unchanged: 5 });
     expect(scenario.shopify.webhookSubscriptions.get(order.id)?.uri).toBe(`${publicUrl}${owner.flows.post_purchase.webhookPath}`);
   });
 
   it("removes a flow's subscriptions once it is switched off", async () => {
-    const off = await owner.client.put('/api/flows/abandoned_cart', { isActive: false, assistants: defaultAssistants, klaviyoEventName: null });
+    const off = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: false, assistants: defaultAssistants, klaviyoEventName: null } });
     expect(off.status, off.text).toBe(200);
-    const connected = await owner.client.post('/api/shopify/connect');
+    const connected = await owner.client.call(endpoints.shopify.connect);
     expect(connected.json).toMatchObject({ created: 0, updated: 0, deleted: 2, unchanged: 4 });
     expect(subscriptionsOf(owner.flows.abandoned_cart.id)).toEqual([]);
     expect(subscriptionsOf(owner.flows.post_purchase.id)).toHaveLength(1);
@@ -91,32 +94,32 @@ describe('connecting the store', () => {
   it("keeps owners apart: one owner's connect neither lists nor touches another's subscriptions", async () => {
     const other = await ownerWithFlows(scenario, { post_purchase: {} });
     const before = subscriptionsOf(owner.flows.post_purchase.id);
-    const connected = await other.client.post('/api/shopify/connect');
+    const connected = await other.client.call(endpoints.shopify.connect);
     expect(connected.json).toMatchObject({ created: 1, updated: 0, deleted: 0, unchanged: 0 });
     expect(subscriptionsOf(owner.flows.post_purchase.id)).toEqual(before);
-    const listed = await other.client.get('/api/shopify/subscriptions');
+    const listed = await other.client.call(endpoints.shopify.subscriptions);
     expect(listed.json.subscriptions).toEqual([expect.objectContaining({ topic: 'ORDERS_CREATE', url: `${publicUrl}${other.flows.post_purchase.webhookPath}` })]);
-    expect((await owner.client.get('/api/shopify/subscriptions')).json.subscriptions).toHaveLength(4);
+    expect((await owner.client.call(endpoints.shopify.subscriptions)).json.subscriptions).toHaveLength(4);
   });
 
   it('asks for Shopify credentials first, and says what Shopify refused', async () => {
     const bare = await ownerWithFlows(scenario, { post_purchase: {} }, { withCredentials: false });
-    const refused = await bare.client.post('/api/shopify/connect');
+    const refused = await bare.client.call(endpoints.shopify.connect);
     expect(refused.status).toBe(409);
     expect(refused.json).toEqual({ error: 'shopify_not_configured', message: shopifyConnectMessages.noCredentials });
-    expect((await bare.client.get('/api/shopify/subscriptions')).json).toEqual({ configured: false, publicAddress: true, addressProblem: null, subscriptions: [] });
+    expect((await bare.client.call(endpoints.shopify.subscriptions)).json).toEqual({ configured: false, publicAddress: true, addressProblem: null, subscriptions: [] });
 
     // What the owner reads says what happened and what to do, never how an answer failed to parse.
     scenario.shopify.failNext({ on: 'graphql', kind: 'status', status: 503 });
-    const down = await owner.client.post('/api/shopify/connect');
+    const down = await owner.client.call(endpoints.shopify.connect);
     expect(down.status).toBe(502);
     expect(down.json.message).toBe(shopifyConnectMessages.shopifyUnavailable);
     scenario.shopify.failNext({ on: 'graphql', kind: 'graphql-errors' });
-    const unreadable = await owner.client.get('/api/shopify/subscriptions');
+    const unreadable = await owner.client.call(endpoints.shopify.subscriptions);
     expect(unreadable.status).toBe(502);
     expect(unreadable.json.message).toBe(shopifyConnectMessages.shopifyUnavailable);
     scenario.shopify.failNext({ on: 'graphql', kind: 'status', status: 401 });
-    const refusedKey = await owner.client.get('/api/shopify/subscriptions');
+    const refusedKey = await owner.client.call(endpoints.shopify.subscriptions);
     expect(refusedKey.json.message).toBe(shopifyConnectMessages.shopifyRefusedCredentials);
   });
 
@@ -124,7 +127,7 @@ describe('connecting the store', () => {
     const connections = scenario.shopify.operationCounts.webhookSubscriptionCreate ?? 0;
     scenario.shopify.setTokenScopes(shopifyToken, ['read_products']);
     try {
-      const missing = await owner.client.post('/api/shopify/connect');
+      const missing = await owner.client.call(endpoints.shopify.connect);
       expect(missing.status).toBe(409);
       expect(missing.json).toEqual({ error: 'shopify_missing_scope', message: shopifyConnectMessages.shopifyMissingScopes('read_orders (checkout, order and cart webhooks)', 1) });
       expect(scenario.shopify.operationCounts.webhookSubscriptionCreate ?? 0).toBe(connections);
@@ -139,7 +142,7 @@ describe('connecting the store', () => {
     ] as const) {
       const calls = scenario.shopify.counts.graphql;
       scenario.shopify.failNext({ on: 'graphql', kind: 'status', status });
-      const answer = await owner.client.post('/api/shopify/connect');
+      const answer = await owner.client.call(endpoints.shopify.connect);
       expect(answer.status, String(status)).toBe(502);
       expect(answer.json.message).toBe(message);
       expect(scenario.shopify.counts.graphql - calls, String(status)).toBe(1);
@@ -147,22 +150,22 @@ describe('connecting the store', () => {
   });
 
   it('requires signing in', async () => {
-    const response = await fetch(`${scenario.testApp.baseUrl}/api/shopify/subscriptions`);
+    const response = await fetch(`${scenario.testApp.baseUrl}${endpointAddress(endpoints.shopify.subscriptions)}`);
     expect(response.status).toBe(401);
   });
 
   it('moves the subscriptions to the new URL after the owner rotates it, and never registers the old one', async () => {
-    const rotated = await owner.client.post('/api/flows/post_purchase/webhook-url/rotate', { graceMinutes: 60 });
+    const rotated = await owner.client.call(endpoints.flows.rotateWebhookUrl, { params: { flowType: 'post_purchase' }, body: { graceMinutes: 60 } });
     expect(rotated.status, rotated.text).toBe(200);
     const newUrl: string = rotated.json.flow.webhookUrl;
     expect(newUrl).not.toContain(owner.flows.post_purchase.id);
-    const moved = await owner.client.post('/api/shopify/connect');
+    const moved = await owner.client.call(endpoints.shopify.connect);
     expect(moved.json).toMatchObject({ created: 0, updated: 1, deleted: 0 });
     const ownersOrders = [...scenario.shopify.webhookSubscriptions.values()].filter(
       (subscription) => subscription.topic === 'ORDERS_CREATE' && (subscription.uri === newUrl || subscription.uri.endsWith(`/${owner.flows.post_purchase.id}`)),
     );
     expect(ownersOrders.map((subscription) => subscription.uri)).toEqual([newUrl]);
-    const again = await owner.client.post('/api/shopify/connect');
+    const again = await owner.client.call(endpoints.shopify.connect);
     expect(again.json).toMatchObject({ created: 0, updated: 0, deleted: 0 });
   });
 });
@@ -201,7 +204,7 @@ describe('orders end every abandonment timer, whichever flows are on', () => {
   }
 
   it("registers ORDERS_CREATE at the checkout flow while Post Purchase is off, so an order ends the checkout's timer with nothing written or sent", async () => {
-    const connected = await shop.client.post('/api/shopify/connect');
+    const connected = await shop.client.call(endpoints.shopify.connect);
     expect(connected.status, connected.text).toBe(200);
     expect(connected.json).toMatchObject({ created: 4, updated: 0, deleted: 0, unchanged: 0 });
     expect(topicsAndAddresses(shop)).toEqual(['CHECKOUTS_CREATE', 'CHECKOUTS_DELETE', 'CHECKOUTS_UPDATE', 'ORDERS_CREATE'].map((topic) => `${topic} ${url('abandoned_checkout')}`));
@@ -231,18 +234,18 @@ describe('orders end every abandonment timer, whichever flows are on', () => {
 
   it('moves the order topic to Post Purchase once it is switched on, and back when it is off, never leaving two', async () => {
     const before = ownersSubscriptions(shop).find((subscription) => subscription.topic === 'ORDERS_CREATE');
-    const on = await shop.client.put('/api/flows/post_purchase', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const on = await shop.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     expect(on.status, on.text).toBe(200);
-    const moved = await shop.client.post('/api/shopify/connect');
+    const moved = await shop.client.call(endpoints.shopify.connect);
     expect(moved.status, moved.text).toBe(200);
     expect(moved.json).toMatchObject({ created: 0, updated: 1, deleted: 0, unchanged: 3 });
     const orders = ownersSubscriptions(shop).filter((subscription) => subscription.topic === 'ORDERS_CREATE');
     expect(orders.map((subscription) => subscription.uri)).toEqual([url('post_purchase')]);
     expect(orders[0]!.id).toBe(before?.id);
 
-    const off = await shop.client.put('/api/flows/post_purchase', { isActive: false, assistants: defaultAssistants, klaviyoEventName: null });
+    const off = await shop.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: false, assistants: defaultAssistants, klaviyoEventName: null } });
     expect(off.status, off.text).toBe(200);
-    const back = await shop.client.post('/api/shopify/connect');
+    const back = await shop.client.call(endpoints.shopify.connect);
     expect(back.json).toMatchObject({ created: 0, updated: 1, deleted: 0, unchanged: 3 });
     expect(topicsAndAddresses(shop).filter((line) => line.startsWith('ORDERS_'))).toEqual([`ORDERS_CREATE ${url('abandoned_checkout')}`]);
   });
@@ -257,17 +260,17 @@ describe('orders end every abandonment timer, whichever flows are on', () => {
     registerInShop('CHECKOUTS_DELETE', current('abandoned_checkout'));
     registerInShop('CARTS_CREATE', current('abandoned_cart'));
 
-    const listed = await earlier.client.get('/api/shopify/subscriptions');
+    const listed = await earlier.client.call(endpoints.shopify.subscriptions);
     expect(listed.json.subscriptions).toContainEqual(expect.objectContaining({ id: staleCreate, atCurrentAddress: false }));
 
-    const connected = await earlier.client.post('/api/shopify/connect');
+    const connected = await earlier.client.call(endpoints.shopify.connect);
     expect(connected.status, connected.text).toBe(200);
     expect(connected.json).toMatchObject({ created: 1, updated: 1, deleted: 2, unchanged: 2 });
     expect(topicsAndAddresses(earlier)).toEqual(['CHECKOUTS_CREATE', 'CHECKOUTS_DELETE', 'CHECKOUTS_UPDATE', 'ORDERS_CREATE'].map((topic) => `${topic} ${current('abandoned_checkout')}`));
     expect(scenario.shopify.webhookSubscriptions.get(staleCreate)?.uri).toBe(current('abandoned_checkout'));
-    expect((await earlier.client.get('/api/shopify/subscriptions')).json.subscriptions.every((subscription: { atCurrentAddress: boolean }) => subscription.atCurrentAddress)).toBe(true);
+    expect((await earlier.client.call(endpoints.shopify.subscriptions)).json.subscriptions.every((subscription: { atCurrentAddress: boolean }) => subscription.atCurrentAddress)).toBe(true);
 
-    const again = await earlier.client.post('/api/shopify/connect');
+    const again = await earlier.client.call(endpoints.shopify.connect);
     expect(again.json).toMatchObject({ created: 0, updated: 0, deleted: 0, unchanged: 4 });
   });
 });
@@ -275,7 +278,7 @@ describe('orders end every abandonment timer, whichever flows are on', () => {
 describe('a PUBLIC_URL Shopify cannot reach', () => {
   let local: EngineScenario;
   beforeAll(async () => {
-    local = await startEngineScenario();
+    local = await startEngineScenario({ standIns: allStandIns, listen: true });
   });
   afterAll(async () => {
     await local?.close();
@@ -284,24 +287,24 @@ describe('a PUBLIC_URL Shopify cannot reach', () => {
   it('is refused with the message, and nothing is registered', async () => {
     const localOwner = await ownerWithFlows(local, { post_purchase: {} });
     const graphqlCalls = local.shopify.counts.graphql;
-    const refused = await localOwner.client.post('/api/shopify/connect');
+    const refused = await localOwner.client.call(endpoints.shopify.connect);
     expect(refused.status).toBe(409);
     expect(refused.json).toEqual({ error: 'not_public', message: 'Shopify can only deliver webhooks to a public address. Set PUBLIC_URL to the address your store can reach.' });
     expect(local.shopify.counts.graphql).toBe(graphqlCalls);
     expect(local.shopify.webhookSubscriptions.size).toBe(0);
-    expect((await localOwner.client.get('/api/shopify/subscriptions')).json.publicAddress).toBe(false);
+    expect((await localOwner.client.call(endpoints.shopify.subscriptions)).json.publicAddress).toBe(false);
   });
 
   it('is refused in words when it is public but not https://, which is all Shopify registers', async () => {
-    const plain = await startEngineScenario({ env: { PUBLIC_URL: 'http://hooks.flowsmith-test.example' } });
+    const plain = await startEngineScenario({ standIns: allStandIns, env: { PUBLIC_URL: 'http://hooks.flowsmith-test.example' } });
     try {
       const plainOwner = await ownerWithFlows(plain, { post_purchase: {} });
       const graphqlCalls = plain.shopify.counts.graphql;
-      const refused = await plainOwner.client.post('/api/shopify/connect');
+      const refused = await plainOwner.client.call(endpoints.shopify.connect);
       expect(refused.status).toBe(409);
       expect(refused.json).toEqual({ error: 'not_public', message: vendorLimitMessages.shopifyWebhookNeedsHttps });
       expect(plain.shopify.counts.graphql).toBe(graphqlCalls);
-      expect((await plainOwner.client.get('/api/shopify/subscriptions')).json).toMatchObject({ publicAddress: false, addressProblem: vendorLimitMessages.shopifyWebhookNeedsHttps });
+      expect((await plainOwner.client.call(endpoints.shopify.subscriptions)).json).toMatchObject({ publicAddress: false, addressProblem: vendorLimitMessages.shopifyWebhookNeedsHttps });
     } finally {
       await plain.close();
     }

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { parseJsonText } from '../../src/server/platform/json-text.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, settleOnTheAppClock, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, settleOnTheAppClock, shopifySecret, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 
 /**
  * Shopify writes `"email": ""` on checkouts and orders whose contact field was left empty
@@ -13,7 +13,7 @@ import { ownerWithFlows, settleOnTheAppClock, shopifySecret, useEngineScenario, 
  */
 const SHOPPER = 'jon.buyer@example.com';
 
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 let owner: Owner;
 beforeAll(async () => {
   owner = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 30 }, post_purchase: {} });

@@ -2,7 +2,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Shopify's own payload shapes (test/fixtures/shopify) end to end: signed webhooks through
@@ -13,7 +14,7 @@ const SHOPPER = 'jon.buyer@example.com';
 const MINUTE_MS = 60_000;
 
 let owner: Owner;
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 beforeAll(async () => {
   owner = await ownerWithFlows(scenario, { abandoned_checkout: { waitMinutes: 30 }, abandoned_cart: {}, post_purchase: {} });
   // Shopify's sample order is a German shopper's (customer_locale "de"), and the stand-in
@@ -36,7 +37,7 @@ async function sendFixture(path: string, topic: string, text: string): Promise<s
 }
 
 async function sendPrivacyFixture(topic: string, name: string) {
-  const url = (await owner.client.get('/api/privacy/endpoint')).json.url as string;
+  const url = (await owner.client.call(endpoints.privacy.endpoint)).json.url as string;
   const body = fixture(name);
   const response = await fetch(url, {
     method: 'POST',
@@ -53,7 +54,7 @@ async function sendPrivacyFixture(topic: string, name: string) {
 }
 
 async function requests() {
-  return (await owner.client.get('/api/privacy/requests')).json.requests as Array<Record<string, any>>;
+  return (await owner.client.call(endpoints.privacy.requests)).json.requests as Array<Record<string, any>>;
 }
 
 describe("Shopify's payloads through Flowsmith", () => {

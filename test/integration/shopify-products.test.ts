@@ -1,13 +1,14 @@
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
-import { credentialsInput, ownerWithFlows, shopifySecret, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, shopifySecret, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { reserveShopifyRequestSlot, SHOPIFY_REQUEST_SPACING_MS } from '../../src/server/engine/shop-facts/shop-product-queries.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let owner: Owner;
 const assistants = [{ name: 'Body', klaviyo_property: 'body_copy', prompt_template: 'About {name}: {description} at {product_url}' }];
 
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 beforeAll(async () => {
   owner = await ownerWithFlows(scenario, { post_purchase: { assistants } });
 });
@@ -109,7 +110,7 @@ describe('product details from the shop', () => {
     expect(sent.status, sent.text).toBe(202);
     const eventId = JSON.parse(sent.text).eventId as string;
     expect((await waitForEvent(db(), eventId)).status).toBe('delivered');
-    const detail = await owner.client.get(`/api/events/${eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(detail.json.event.normalized.products[0].id).toBe(bigId);
     expect(scenario.klaviyo.profiles.get(email)?.properties.body_copy).toContain('A pack for long days');
   });
@@ -124,16 +125,15 @@ describe('product details from the shop', () => {
 
   it('renews a client-credentials token before it expires', async () => {
     const app = await ownerWithFlows(scenario, { post_purchase: { assistants } }, { withCredentials: false });
-    const saved = await app.client.put(
-      '/api/credentials',
-      credentialsInput({
+    const saved = await app.client.call(endpoints.credentials.save, {
+      body: credentialsInput({
         shopifyAuthMethod: 'client_credentials',
         shopifyAccessToken: '',
         shopifyClientId: scenario.shopify.clientId,
         shopifyClientSecret: scenario.shopify.clientSecret,
         shopifySigningSecret: '',
       }),
-    );
+    });
     expect(saved.status, saved.text).toBe(200);
     const sendAs = async (productId: number) => {
       const sent = await sendShopifyWebhook(`${scenario.testApp.baseUrl}${app.flows.post_purchase.webhookPath}`, 'orders/create', trailShoeOrder(uniqueEmail('cc'), productId), scenario.shopify.clientSecret);

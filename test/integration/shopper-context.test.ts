@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { ownerWithFlows, useEngineScenario, sampleEvent, postEvent, settleOnTheAppClock, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, useEngineScenario, sampleEvent, postEvent, settleOnTheAppClock, type Owner, allStandIns } from '../support/engine-scenario.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * The shopper in the prompt (docs/decisions/0049-the-shopper-in-the-prompt.md): a checkout
  * text written from a prompt that names the shopper's orders and last purchase, read from
  * the owner's own stored events only, forgotten with an erasure, never another owner's.
  */
-const scenario = useEngineScenario({}, { clearFailures: true });
+const scenario = useEngineScenario({ standIns: allStandIns }, { clearFailures: true });
 
 const reminder = {
   name: 'Reminder',
@@ -66,7 +67,7 @@ describe('the shopper in the prompt', () => {
     await send(owner, 'post_purchase', email);
     await send(owner, 'abandoned_checkout', email);
     expect(reminderPrompt()).toContain('returning customer (1 earlier order)');
-    const erased = await owner.client.post('/api/privacy/shoppers/erase', { email });
+    const erased = await owner.client.call(endpoints.privacy.eraseShopper, { body: { email } });
     expect(erased.status, erased.text).toBe(200);
     await send(owner, 'abandoned_checkout', email);
     expect(reminderPrompt()).toContain('new customer');

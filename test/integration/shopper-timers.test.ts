@@ -3,9 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { eventOutcomeMessages as outcome, rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
-import { ownerWithFlows, shopifySecret, startEngineScenario, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, shopifySecret, startEngineScenario, useEngineScenario, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Issue 7's abandonment timers, driven by the app's manual clock: nothing here waits
@@ -16,7 +17,7 @@ const WAIT_MINUTES = 30;
 const PIXEL_LIMIT_PER_MINUTE = 500;
 
 let owner: Owner;
-const scenario = useEngineScenario({ pixelRateLimitPerMinute: PIXEL_LIMIT_PER_MINUTE });
+const scenario = useEngineScenario({ standIns: allStandIns, pixelRateLimitPerMinute: PIXEL_LIMIT_PER_MINUTE });
 beforeAll(async () => {
   const wait = { waitMinutes: WAIT_MINUTES };
   owner = await ownerWithFlows(scenario, { abandoned_checkout: wait, abandoned_cart: wait, browser_abandonment: wait, post_purchase: {} });
@@ -26,7 +27,7 @@ beforeAll(async () => {
 
 const db = () => scenario.testApp.database.pool;
 const url = (path: string) => `${scenario.testApp.baseUrl}${path}`;
-const pixelUrl = async (target: Owner = owner) => (await target.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+const pixelUrl = async (target: Owner = owner) => (await target.client.call(endpoints.flows.pixelAddress)).json.pixelUrl as string;
 
 function passTheWait(): void {
   scenario.testApp.clock.advance((WAIT_MINUTES + 1) * 60_000);
@@ -119,7 +120,7 @@ describe('abandoned checkout timers', () => {
     expect(await statusOf(eventId)).toMatchObject({ status: 'waiting' });
     // The owner sees when the timer fires.
     const receivedAt = scenario.testApp.clock.now().getTime();
-    const waiting = await owner.client.get(`/api/events/${eventId}`);
+    const waiting = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(waiting.json.event.waitsUntil).toBe(new Date(receivedAt + WAIT_MINUTES * 60_000).toISOString());
 
     scenario.testApp.clock.advance((WAIT_MINUTES - 5) * 60_000);
@@ -129,7 +130,7 @@ describe('abandoned checkout timers', () => {
 
     passTheWait();
     expect((await waitForEvents(db(), [eventId])).get(eventId)).toMatchObject({ status: 'delivered' });
-    const detail = await owner.client.get(`/api/events/${eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(detail.json.event.waitsUntil).toBeNull();
     expect(detail.json.event.normalized).toMatchObject({
       shopper: { email, firstName: 'Kim' },
@@ -181,7 +182,7 @@ describe('abandoned checkout timers', () => {
     passTheWait();
     expect((await waitForEvents(db(), [ids[2]!])).get(ids[2]!)).toMatchObject({ status: 'delivered' });
     expect(profileWrites(email)).toHaveLength(1);
-    const detail = await owner.client.get(`/api/events/${ids[2]}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId: ids[2] } });
     expect(detail.json.event.normalized.products).toMatchObject([{ name: 'Summit Boot' }]);
   });
 
@@ -204,7 +205,7 @@ describe('abandoned checkout timers', () => {
 
     passTheWait();
     expect((await waitForEvents(db(), [newer])).get(newer)).toMatchObject({ status: 'delivered' });
-    const detail = await owner.client.get(`/api/events/${newer}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId: newer } });
     expect(detail.json.event.normalized.products).toMatchObject([{ name: 'Newer Item' }]);
     expect(profileWrites(email)).toHaveLength(1);
   });
@@ -309,7 +310,7 @@ describe('abandoned carts', () => {
 
     passTheWait();
     expect((await waitForEvents(db(), [cart])).get(cart)).toMatchObject({ status: 'delivered' });
-    const detail = await owner.client.get(`/api/events/${cart}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId: cart } });
     // The pixel's name for the shopper is not taken; Klaviyo's is (docs/decisions/0014).
     expect(detail.json.event.normalized.shopper).toMatchObject({ email, firstName: null });
     expect(profileWrites(email)).toHaveLength(1);
@@ -334,7 +335,7 @@ describe('browse abandonment through the pixel', () => {
     passTheWait();
     expect((await waitForEvents(db(), [view])).get(view)).toMatchObject({ status: 'delivered' });
     expect(scenario.klaviyo.profiles.get(email)?.first_name).toBe('Pia');
-    const detail = await owner.client.get(`/api/events/${view}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId: view } });
     expect(detail.json.event).toMatchObject({ source: 'pixel', topic: 'product_viewed' });
     // Stored as the pixel named it: by id only; its details come from the shop when prompts are made.
     expect(detail.json.event.normalized.products).toMatchObject([{ id: '7001', name: null, price: null }]);
@@ -433,7 +434,7 @@ describe('the pixel endpoint', () => {
 
 describe('the pixel endpoint\'s rate limit', () => {
   it('turns a source away with 429 and Retry-After once it has sent its budget for the minute', async () => {
-    const limited = await startEngineScenario({ pixelRateLimitPerMinute: 5, env: { TRUST_PROXY: 'loopback' } });
+    const limited = await startEngineScenario({ standIns: allStandIns, pixelRateLimitPerMinute: 5, env: { TRUST_PROXY: 'loopback' } });
     try {
       const limitedOwner = await ownerWithFlows(limited, { browser_abandonment: { waitMinutes: WAIT_MINUTES } });
       const limitedPixelUrl = await pixelUrl(limitedOwner);

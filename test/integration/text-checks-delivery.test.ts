@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { textCheckOutcomeMessages } from '../../src/shared/text-checks/text-check-messages.ts';
 import type { TextChecksRecord } from '../../src/shared/text-checks/text-check-schemas.ts';
 import type { TextRulesInput } from '../../src/shared/flows/text-rules-schemas.ts';
-import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner } from '../fakes/engine-scenario.ts';
+import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Every text is checked before it reaches a shopper's profile
@@ -12,7 +13,7 @@ import { uniqueEmail } from '../support/accounts.ts';
  * one: the clean one is delivered, the event log says what failed. Twice wrong, the
  * owner's fallback text goes out, or nothing.
  */
-const scenario = useEngineScenario({}, { clearFailures: true, advanceClockMs: 61_000 });
+const scenario = useEngineScenario({ standIns: allStandIns }, { clearFailures: true, advanceClockMs: 61_000 });
 const db = () => scenario.testApp.database.pool;
 
 const assistant = {
@@ -32,7 +33,7 @@ interface Generation {
 async function ownerWithRules(rules: TextRulesInput = {}, fallback: string | null = assistant.fallback_text): Promise<Owner> {
   const owner = await ownerWithFlows(scenario, { post_purchase: {} });
   scenario.testApp.clock.advance(61_000);
-  const saved = await owner.client.put('/api/flows/post_purchase', { isActive: true, klaviyoEventName: null, assistants: [{ ...assistant, fallback_text: fallback }], textRules: rules });
+  const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, klaviyoEventName: null, assistants: [{ ...assistant, fallback_text: fallback }], textRules: rules } });
   expect(saved.status, saved.text).toBe(200);
   scenario.testApp.clock.advance(61_000);
   return owner;
@@ -51,7 +52,7 @@ async function send(owner: Owner, email: string, extra: Record<string, unknown> 
 }
 
 async function generationOf(owner: Owner, eventId: string): Promise<Generation> {
-  const detail = await owner.client.get(`/api/events/${eventId}`);
+  const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
   expect(detail.status).toBe(200);
   return detail.json.event.generations[0] as Generation;
 }
@@ -189,7 +190,7 @@ describe('Preview', () => {
     const sampleClean = 'Thank you for your order, John. We hope you enjoy your new Premium Wireless Headphones.';
     answerWith('Thank you, John! Use code THANKS20 at checkout.', sampleClean);
     const profiles = scenario.klaviyo.profiles.size;
-    const preview = await owner.client.post('/api/flows/post_purchase/preview', { eventId: null, assistants: [assistant], textRules: { onFailedChecks: 'nothing' } });
+    const preview = await owner.client.call(endpoints.flows.preview, { params: { flowType: 'post_purchase' }, body: { eventId: null, assistants: [assistant], textRules: { onFailedChecks: 'nothing' } } });
     expect(preview.status, preview.text).toBe(200);
     expect(preview.json.texts).toEqual([
       expect.objectContaining({ klaviyoProperty: 'thank_you', text: sampleClean, error: null, checks: expect.objectContaining({ stage: 'done', delivered: 'rewritten' }) }),
@@ -206,12 +207,12 @@ describe('Preview', () => {
 
     // Twice wrong: the flow's "nothing", shown as no text.
     answerWith('Use code THANKS20.', 'Use code SAVE30.');
-    const twice = await owner.client.post('/api/flows/post_purchase/preview', { eventId: null, assistants: [assistant], textRules: { onFailedChecks: 'nothing' } });
+    const twice = await owner.client.call(endpoints.flows.preview, { params: { flowType: 'post_purchase' }, body: { eventId: null, assistants: [assistant], textRules: { onFailedChecks: 'nothing' } } });
     expect(twice.json.texts[0]).toMatchObject({ text: null, checks: { delivered: 'nothing' } });
     expect(scenario.klaviyo.profiles.size).toBe(profiles);
 
     // Bad input is refused with the form's message.
-    const unknown = await owner.client.post('/api/flows/post_purchase/preview', { eventId: null, assistants: [{ ...assistant, fallback_text: 'Hi {coupon}' }], textRules: {} });
+    const unknown = await owner.client.call(endpoints.flows.preview, { params: { flowType: 'post_purchase' }, body: { eventId: null, assistants: [{ ...assistant, fallback_text: 'Hi {coupon}' }], textRules: {} } });
     expect(unknown.status).toBe(400);
   });
 });

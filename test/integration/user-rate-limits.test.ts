@@ -4,6 +4,8 @@ import { insertSignedInOwner } from '../support/owner-builder.ts';
 import { fillRateLimitWindow } from '../support/rate-limit-uses.ts';
 import { userRateLimits } from '../../src/server/platform/user-rate-limit.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 /**
  * The per-owner limits (docs/decisions/0025-per-owner-rate-limits.md): sized so that a
@@ -22,8 +24,8 @@ beforeEach(() => testApp.clock.advance(61_000));
 
 async function owner() {
   const { client } = await insertSignedInOwner(testApp);
-  const userId = (await client.get('/api/account/session')).json.user.id as string;
-  expect((await client.post('/api/flows/initialize')).status).toBe(200);
+  const userId = (await client.call(endpoints.account.session)).json.user.id as string;
+  expect((await client.call(endpoints.flows.initialize)).status).toBe(200);
   return { client, userId };
 }
 
@@ -31,7 +33,13 @@ describe('per-owner rate limits', () => {
   it('serves the reads of a fast owner with five tabs open: 200 within the minute', async () => {
     const { client } = await owner();
     // What opening and clicking through pages asks for, tab after tab.
-    const pageReads = ['/api/flows', '/api/credentials/status', '/api/events?flowType=abandoned_cart&limit=25', '/api/flows/abandoned_cart/signature', '/api/events/activity'];
+    const pageReads = [
+      endpointAddress(endpoints.flows.list),
+      endpointAddress(endpoints.credentials.status),
+      endpointAddress(endpoints.events.list, { query: { flowType: 'abandoned_cart', limit: 25 } }),
+      endpointAddress(endpoints.flowSignature.read, { params: { flowType: 'abandoned_cart' } }),
+      endpointAddress(endpoints.events.activity),
+    ];
     const tab = async () => {
       const statuses: number[] = [];
       for (let i = 0; i < 40; i += 1) statuses.push((await client.get(pageReads[i % pageReads.length]!)).status);
@@ -44,9 +52,9 @@ describe('per-owner rate limits', () => {
 
   it('serves a burst of saves and test sends an owner makes while setting up a flow', async () => {
     const { client } = await owner();
-    const flow = (await client.get('/api/flows')).json.flows.find((candidate: { flowType: string }) => candidate.flowType === 'abandoned_cart');
+    const flow = (await client.call(endpoints.flows.list)).json.flows.find((candidate: { flowType: string }) => candidate.flowType === 'abandoned_cart');
     for (let i = 0; i < 40; i += 1) {
-      const saved = await client.put('/api/flows/abandoned_cart', { isActive: i % 2 === 0, assistants: flow.assistants });
+      const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: i % 2 === 0, assistants: flow.assistants } });
       expect(saved.status, saved.text).toBe(200);
     }
   });
@@ -55,23 +63,23 @@ describe('per-owner rate limits', () => {
     const { client, userId } = await owner();
     // A script's worth of reads, the oldest 45 seconds ago: the first frees up in 15 seconds.
     await fillRateLimitWindow(testApp.database.pool, userId, 'read', userRateLimits.read, new Date(testApp.clock.now().getTime() - 45_000));
-    const refused = await client.get('/api/flows');
+    const refused = await client.call(endpoints.flows.list);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('15');
     expect(refused.json).toEqual({ error: 'rate_limited', message: requestMessages.rateLimited, retryAfterSeconds: 15 });
     // Writes have their own count.
-    expect((await client.post('/api/flows/fix-webhook-urls')).status).toBe(200);
+    expect((await client.call(endpoints.flows.fixWebhookUrls)).status).toBe(200);
     testApp.clock.advance(15_000);
-    expect((await client.get('/api/flows')).status).toBe(200);
+    expect((await client.call(endpoints.flows.list)).status).toBe(200);
   });
 
   it('refuses writes past their limit the same way', async () => {
     const { client, userId } = await owner();
     await fillRateLimitWindow(testApp.database.pool, userId, 'write', userRateLimits.write, testApp.clock.now());
-    const refused = await client.post('/api/flows/fix-webhook-urls');
+    const refused = await client.call(endpoints.flows.fixWebhookUrls);
     expect(refused.status).toBe(429);
     expect(refused.headers.get('retry-after')).toBe('60');
-    expect((await client.get('/api/flows')).status).toBe(200);
+    expect((await client.call(endpoints.flows.list)).status).toBe(200);
   });
 
   it('keeps the limits well above a person and below a script', () => {

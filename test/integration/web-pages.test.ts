@@ -26,7 +26,7 @@ beforeAll(async () => {
   await writeFile(path.join(webRoot, 'assets', `${scriptName}.br`), brotliCompressSync(script));
   await writeFile(path.join(webRoot, 'assets', `${scriptName}.gz`), gzipSync(script));
   await writeFile(path.join(webRoot, 'assets', smallStyleName), 'body{margin:0}');
-  testApp = await startTestApp({ webRoot });
+  testApp = await startTestApp({ listen: true, webRoot });
 });
 afterAll(async () => {
   await testApp?.close();
@@ -159,7 +159,7 @@ describe('while a new build replaces the old one', () => {
   it('answers a page with 503 and Retry-After, not 500, while index.html is missing', async () => {
     const replacedRoot = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-web-pages-rebuild-'));
     await writeFile(path.join(replacedRoot, 'index.html'), indexHtml);
-    const rebuilding = await startTestApp({ webRoot: replacedRoot });
+    const rebuilding = await startTestApp({ listen: true, webRoot: replacedRoot });
     try {
       // `vite build` empties the folder first.
       await rm(path.join(replacedRoot, 'index.html'));

@@ -3,11 +3,12 @@ import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { eventOutcomeMessages, rejectionReasons, webhookMessages } from '../../src/shared/events/event-messages.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload, signShopifyWebhook } from '../fakes/fake-shopify.ts';
-import { credentialsInput, ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner } from '../fakes/engine-scenario.ts';
+import { credentialsInput, ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let owner: Owner;
-const scenario = useEngineScenario();
+const scenario = useEngineScenario({ standIns: allStandIns });
 beforeAll(async () => {
   owner = await ownerWithFlows(scenario, { abandoned_cart: {}, abandoned_checkout: { waitMinutes: 0 }, post_purchase: {}, browser_abandonment: {} });
 });
@@ -90,7 +91,7 @@ describe('receiving', () => {
     expect(response.status).toBe(202);
     const { eventId } = await response.json();
     await waitForEvents(db(), [eventId]);
-    const detail = await owner.client.get(`/api/events/${eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(detail.json.event).toMatchObject({ source: 'generic', status: 'delivered', contentType: 'text/plain;charset=UTF-8' });
   });
 
@@ -115,7 +116,7 @@ describe('Shopify signatures', () => {
     const settled = await waitForEvents(db(), [eventId]);
     expect(settled.get(eventId)).toMatchObject({ status: 'delivered' });
     expect(scenario.klaviyo.profiles.get(email)).toMatchObject({ first_name: 'Kim', last_name: 'Buyer' });
-    const detail = await owner.client.get(`/api/events/${eventId}`);
+    const detail = await owner.client.call(endpoints.events.detail, { params: { eventId } });
     expect(detail.json.event).toMatchObject({ source: 'shopify', topic: 'checkouts/update' });
     expect(detail.json.event.headers['x-shopify-hmac-sha256']).toBeUndefined();
     expect(detail.json.event.normalized).toMatchObject({
@@ -146,7 +147,7 @@ describe('Shopify signatures', () => {
 
   it('also accepts the previous secret for the hour after a secret change', async () => {
     const rotating = await ownerWithFlows(scenario, { post_purchase: {} });
-    const changed = await rotating.client.put('/api/credentials', credentialsInput({ shopifySigningSecret: 'shpss_new_secret_0123456789' }));
+    const changed = await rotating.client.call(endpoints.credentials.save, { body: credentialsInput({ shopifySigningSecret: 'shpss_new_secret_0123456789' }) });
     expect(changed.status, changed.text).toBe(200);
     const target = url(rotating.flows.post_purchase.webhookPath);
     expect((await sendShopifyWebhook(target, 'orders/create', shopifyCheckout(uniqueEmail('old')), shopifySecret)).status).toBe(202);
@@ -159,10 +160,10 @@ describe('Shopify signatures', () => {
   it("verifies with both the client secret and the Notifications key once both are saved, not only within the hour after", async () => {
     const both = await ownerWithFlows(scenario, { post_purchase: {} });
     const clientCredentials = { shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifyClientId: scenario.shopify.clientId, shopifyClientSecret: scenario.shopify.clientSecret };
-    const appOnly = await both.client.put('/api/credentials', credentialsInput({ ...clientCredentials, shopifySigningSecret: '' }));
+    const appOnly = await both.client.call(endpoints.credentials.save, { body: credentialsInput({ ...clientCredentials, shopifySigningSecret: '' }) });
     expect(appOnly.status, appOnly.text).toBe(200);
     const notificationsKey = 'shpss_notifications_key_0123456789';
-    const withKey = await both.client.put('/api/credentials', credentialsInput({ ...clientCredentials, shopifySigningSecret: notificationsKey }));
+    const withKey = await both.client.call(endpoints.credentials.save, { body: credentialsInput({ ...clientCredentials, shopifySigningSecret: notificationsKey }) });
     expect(withKey.status, withKey.text).toBe(200);
     // Past the rotation hour: what still verifies does so because it is current.
     scenario.testApp.clock.advance(61 * 60_000);

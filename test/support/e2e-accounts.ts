@@ -2,6 +2,7 @@ import type { BrowserContext } from 'playwright-core';
 import { HttpClient } from './http-client.ts';
 import { strongPassword, uniqueEmail } from './accounts.ts';
 import type { E2EServer } from './e2e-server.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 export interface E2EUser {
   email: string;
@@ -24,12 +25,12 @@ export async function createSignedInUser(
   const fullName = options.fullName ?? 'Ada Owner';
   const email = options.email ?? uniqueEmail('e2e');
   const client = new HttpClient(server.baseUrl);
-  const signUp = await client.post('/api/account/sign-up', { fullName, email, password: strongPassword, confirmPassword: strongPassword });
+  const signUp = await client.call(endpoints.account.signUp, { body: { fullName, email, password: strongPassword, confirmPassword: strongPassword } });
   if (signUp.status !== 200) throw new Error(`sign-up failed: ${signUp.status} ${signUp.text}`);
   const mail = await server.smtp.waitForMail(email, 'Confirm your email');
   const token = new URLSearchParams(new URL(server.smtp.linkIn(mail, '/auth/verify')).hash.slice(1)).get('access_token');
   if (!token) throw new Error(`no access_token in the verification mail to ${email}`);
-  const verified = await client.post('/api/account/verify-email', { token });
+  const verified = await client.call(endpoints.account.verifyEmail, { body: { token } });
   if (verified.status !== 200) throw new Error(`verification failed: ${verified.status} ${verified.text}`);
   await copySessionCookies(client, context, server.baseUrl);
   return { email, password: strongPassword, fullName, client };

@@ -2,7 +2,7 @@ import { startE2EServer, type E2EServer } from './e2e-server.ts';
 import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from '../fakes/fake-klaviyo.ts';
 import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
-import { shopifyToken } from '../fakes/engine-scenario.ts';
+import { shopifyToken } from './engine-scenario.ts';
 
 export interface E2EWithServices {
   server: E2EServer;

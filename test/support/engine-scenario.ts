@@ -1,18 +1,19 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import type { DatabaseUpkeepOptions } from '../../src/server/background/database-upkeep.ts';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app.ts';
-import { uniqueEmail } from '../support/accounts.ts';
-import { insertSignedInOwner } from '../support/owner-builder.ts';
-import type { HttpClient } from '../support/http-client.ts';
-import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from './fake-openai.ts';
-import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from './fake-klaviyo.ts';
-import { startFakeShopify, type FakeShopify, type FakeShopifyOptions } from './fake-shopify.ts';
+import { startTestApp, type TestApp } from './test-app.ts';
+import { uniqueEmail } from './accounts.ts';
+import { insertSignedInOwner } from './owner-builder.ts';
+import type { HttpClient } from './http-client.ts';
+import { startFakeOpenAI, type FakeOpenAI, type FakeOpenAIOptions } from '../fakes/fake-openai.ts';
+import { startFakeKlaviyo, type FakeKlaviyo, type FakeKlaviyoOptions } from '../fakes/fake-klaviyo.ts';
+import { startFakeShopify, type FakeShopify, type FakeShopifyOptions } from '../fakes/fake-shopify.ts';
 import type { Queryable } from '../../src/server/database/database.ts';
 import type { EngineOptions } from '../../src/server/engine/spine/engine.ts';
 import type { CredentialsLoader } from '../../src/server/engine/spine/engine-credentials.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
 import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * The engine's tests and benchmarks share this: the app on real HTTP with fake OpenAI and
@@ -24,6 +25,15 @@ export const validKlaviyoKey = 'pk_test_valid';
 export const shopifyToken = 'shpat_engine_test_token_0123456789';
 export const shopifySecret = 'shpss_engine_test_secret_0123456789';
 
+/** The service stand-ins a scenario can start; a test names the ones it talks to. */
+export type StandIn = 'openai' | 'klaviyo' | 'shopify';
+export const allStandIns: readonly StandIn[] = ['openai', 'klaviyo', 'shopify'];
+/**
+ * Where a service is said to be when its stand-in was not asked for: a port nothing listens
+ * on, so a call the test did not expect fails at once instead of reaching the real service.
+ */
+const unreachable = 'http://127.0.0.1:9';
+
 export interface EngineScenario {
   testApp: TestApp;
   openai: FakeOpenAI;
@@ -34,6 +44,8 @@ export interface EngineScenario {
 
 export async function startEngineScenario(
   options: {
+    /** The stand-ins to start (none unless named); a stand-in's options start it too. */
+    standIns?: readonly StandIn[];
     openai?: FakeOpenAIOptions;
     klaviyo?: FakeKlaviyoOptions;
     shopify?: FakeShopifyOptions;
@@ -43,21 +55,34 @@ export async function startEngineScenario(
     loadEngineCredentials?: CredentialsLoader;
     webRoot?: string;
     databaseUpkeep?: Partial<DatabaseUpkeepOptions>;
+    /** A real port for the app (test/support/test-app.ts says when a test needs one). */
+    listen?: boolean;
+    /** An SMTP server for the app's mails. */
+    smtp?: boolean;
   } = {},
 ): Promise<EngineScenario> {
-  const openai = await startFakeOpenAI(options.openai);
-  const klaviyo = await startFakeKlaviyo(options.klaviyo);
-  const shopify = await startFakeShopify({ accessTokens: [shopifyToken], ...options.shopify });
+  const wanted = (standIn: StandIn) => Boolean(options.standIns?.includes(standIn) || options[standIn]);
+  const openai = wanted('openai') ? await startFakeOpenAI(options.openai) : null;
+  const klaviyo = wanted('klaviyo') ? await startFakeKlaviyo(options.klaviyo) : null;
+  const shopify = wanted('shopify') ? await startFakeShopify({ accessTokens: [shopifyToken], ...options.shopify }) : null;
   // The deployment's own apps, when the stand-ins have them: the app connects by OAuth, and
   // its callback (known once it listens) is one of the Klaviyo app's redirect URLs.
   const klaviyoApp = options.klaviyo?.oauthApp;
   const shopifyApp = options.shopify?.app;
   const oauthEnv = {
-    ...(klaviyoApp ? { KLAVIYO_CLIENT_ID: klaviyoApp.clientId, KLAVIYO_CLIENT_SECRET: klaviyoApp.clientSecret, KLAVIYO_OAUTH_BASE_URL: klaviyo.baseUrl } : {}),
+    ...(klaviyoApp ? { KLAVIYO_CLIENT_ID: klaviyoApp.clientId, KLAVIYO_CLIENT_SECRET: klaviyoApp.clientSecret, KLAVIYO_OAUTH_BASE_URL: klaviyo?.baseUrl ?? unreachable } : {}),
     ...(shopifyApp ? { SHOPIFY_API_KEY: shopifyApp.clientId, SHOPIFY_API_SECRET: shopifyApp.clientSecret } : {}),
   };
   const testApp = await startTestApp({
-    env: { OPENAI_BASE_URL: openai.apiBaseUrl, KLAVIYO_BASE_URL: klaviyo.baseUrl, SHOPIFY_BASE_URL: shopify.baseUrl, ...oauthEnv, ...options.env },
+    ...(options.listen ? { listen: true } : {}),
+    ...(options.smtp ? { smtp: true } : {}),
+    env: {
+      OPENAI_BASE_URL: openai?.apiBaseUrl ?? `${unreachable}/v1`,
+      KLAVIYO_BASE_URL: klaviyo?.baseUrl ?? unreachable,
+      SHOPIFY_BASE_URL: shopify?.baseUrl ?? unreachable,
+      ...oauthEnv,
+      ...options.env,
+    },
     engine: options.engine,
     ...(options.pixelRateLimitPerMinute ? { pixelRateLimitPerMinute: options.pixelRateLimitPerMinute } : {}),
     ...(options.loadEngineCredentials ? { loadEngineCredentials: options.loadEngineCredentials } : {}),
@@ -65,16 +90,26 @@ export async function startEngineScenario(
     ...(options.databaseUpkeep ? { databaseUpkeep: options.databaseUpkeep } : {}),
   });
   klaviyoApp?.redirectUris.push(`${testApp.baseUrl}/api/connections/klaviyo/callback`);
+  const started = <T>(standIn: StandIn, fake: T | null): T => {
+    if (!fake) throw new Error(`this scenario has no ${standIn} stand-in: name it in { standIns: [...] }`);
+    return fake;
+  };
   return {
     testApp,
-    openai,
-    klaviyo,
-    shopify,
+    get openai() {
+      return started('openai', openai);
+    },
+    get klaviyo() {
+      return started('klaviyo', klaviyo);
+    },
+    get shopify() {
+      return started('shopify', shopify);
+    },
     async close() {
       await testApp.close();
-      await openai.close();
-      await klaviyo.close();
-      await shopify.close();
+      await openai?.close();
+      await klaviyo?.close();
+      await shopify?.close();
     },
   };
 }
@@ -187,10 +222,10 @@ export async function ownerWithFlows(
 ): Promise<Owner> {
   const { client, userId } = await insertSignedInOwner(scenario.testApp, { email: uniqueEmail('engine') });
   if (options.withCredentials ?? true) {
-    const saved = await client.put('/api/credentials', credentialsInput());
+    const saved = await client.call(endpoints.credentials.save, { body: credentialsInput() });
     expect(saved.status, saved.text).toBe(200);
   }
-  const initialized = await client.post('/api/flows/initialize');
+  const initialized = await client.call(endpoints.flows.initialize);
   expect(initialized.status).toBe(200);
   const flows = {} as Owner['flows'];
   for (const flow of initialized.json.flows as Array<{ id: string; flowType: FlowType }>) {
@@ -198,11 +233,14 @@ export async function ownerWithFlows(
   }
   for (const [flowType, setup] of Object.entries(setups) as Array<[FlowType, FlowSetup]>) {
     scenario.testApp.clock.advance(61_000);
-    const saved = await client.put(`/api/flows/${flowType}`, {
-      isActive: setup.isActive ?? true,
-      assistants: setup.assistants ?? defaultAssistants,
-      ...(setup.waitMinutes !== undefined && flowType !== 'post_purchase' ? { waitMinutes: setup.waitMinutes } : {}),
-      klaviyoEventName: setup.klaviyoEventName ?? null,
+    const saved = await client.call(endpoints.flows.update, {
+      params: { flowType },
+      body: {
+        isActive: setup.isActive ?? true,
+        assistants: setup.assistants ?? defaultAssistants,
+        ...(setup.waitMinutes !== undefined && flowType !== 'post_purchase' ? { waitMinutes: setup.waitMinutes } : {}),
+        klaviyoEventName: setup.klaviyoEventName ?? null,
+      },
     });
     expect(saved.status, saved.text).toBe(200);
     await scenario.testApp.database.pool.query('UPDATE flows SET reuse_window_hours = $2, use_flex_tier = $3 WHERE id = $1', [

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { endpointAddress, type Endpoint } from '../../src/shared/api/endpoint.ts';
 
 /**
  * A tiny HTTP client that keeps cookies like a browser would (one jar per client), so
@@ -62,6 +63,17 @@ export class HttpClient {
     // A Response cannot carry a body with these statuses.
     const bodyless = status === 204 || status === 304 || method === 'HEAD';
     return new Response(bodyless ? null : new Uint8Array(answer.rawPayload), { status, headers: responseHeaders });
+  }
+
+  /**
+   * One of the app's own endpoints, named through the endpoint table (src/shared/api/endpoints.ts)
+   * as the browser names it: its method, and its address built from `params` and `query`.
+   * The answer is not parsed with the endpoint's schema, so a test can see a refusal as it is.
+   */
+  call(endpoint: Endpoint, input: { params?: object; query?: object; body?: unknown } = {}, headers?: Record<string, string>) {
+    const address = endpointAddress(endpoint, input);
+    const body = input.body ?? (endpoint.method === 'GET' || endpoint.method === 'DELETE' ? undefined : {});
+    return this.request(endpoint.method, address, body, headers);
   }
 
   get(path: string, headers?: Record<string, string>) {

@@ -11,6 +11,7 @@ import { createMailer } from '../../src/server/mail/mailer.ts';
 import { ManualClock } from './manual-clock.ts';
 import { createTestDatabase } from './test-database.ts';
 import { startSmtpCapture, type SmtpCapture } from './smtp-capture.ts';
+import { inProcessOrigin, registerInProcessApp, unregisterInProcessApp } from './in-process-fetch.ts';
 import type { Database } from '../../src/server/database/database.ts';
 import type { OverloadLimits } from '../../src/server/observability/overload.ts';
 import type { DatabaseUpkeepOptions } from '../../src/server/background/database-upkeep.ts';
@@ -33,9 +34,11 @@ export const testEngineOptions: Partial<EngineOptions> = {
 
 export interface TestApp {
   app: FastifyInstance;
+  /** Where `fetch` reaches the app: its port, or its in-process origin (test/support/in-process-fetch.ts). */
   baseUrl: string;
   config: AppConfig;
   database: Database;
+  /** The mails the app sent; only for an app started with `smtp: true`. */
   smtp: SmtpCapture;
   clock: ManualClock;
   /** Every log line the app wrote, as raw JSON text. */
@@ -44,11 +47,16 @@ export interface TestApp {
 }
 
 /**
- * The real app on a real port, with a fresh database, an in-test SMTP server and a
- * manual clock. `env` adds configuration as the environment would.
+ * The real app with a fresh database and a manual clock. `env` adds configuration as the
+ * environment would. It answers in-process through `inject` unless the test asks for a
+ * real port (`listen: true`: a live stream, socket limits, another process calling it);
+ * an SMTP server catches its mails when the test reads them (`smtp: true`), and without
+ * one the mailer keeps them in the data folder's outbox, as it does in development.
  */
 export async function startTestApp(
   options: {
+    listen?: boolean;
+    smtp?: boolean;
     env?: Record<string, string>;
     webRoot?: string;
     accountRateLimitPerMinute?: number;
@@ -59,7 +67,7 @@ export async function startTestApp(
     databaseUpkeep?: Partial<DatabaseUpkeepOptions>;
   } = {},
 ): Promise<TestApp> {
-  const smtp = await startSmtpCapture();
+  const smtp = options.smtp ? await startSmtpCapture() : null;
   const database = await createTestDatabase();
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-test-'));
   const logLines: string[] = [];
@@ -76,13 +84,12 @@ export async function startTestApp(
   // that port before the app listens on it (a CI run failed on EADDRINUSE so): then the
   // app is built again on another.
   const mailers: Array<ReturnType<typeof createMailer>> = [];
-  const listening = async (attempt: number): Promise<{ app: FastifyInstance; config: AppConfig; port: number }> => {
-    const port = await freePort();
+  const build = async (port: number, publicUrl: string): Promise<{ app: FastifyInstance; config: AppConfig }> => {
     const config = loadConfig({
       DATA_DIR: dataDir,
-      SMTP_URL: smtp.url,
+      ...(smtp ? { SMTP_URL: smtp.url } : {}),
       PORT: String(port),
-      PUBLIC_URL: `http://127.0.0.1:${port}`,
+      PUBLIC_URL: publicUrl,
       ...options.env,
     });
     const mailer = createMailer({ smtpUrl: config.smtpUrl, mailFrom: config.mailFrom, outboxDir: path.join(dataDir, 'outbox'), logger });
@@ -104,6 +111,11 @@ export async function startTestApp(
       overload: options.overload ?? { maxEventLoopDelayMs: 0 },
       ...(options.databaseUpkeep ? { databaseUpkeep: options.databaseUpkeep } : {}),
     });
+    return { app, config };
+  };
+  const listening = async (attempt: number): Promise<{ app: FastifyInstance; config: AppConfig; port: number }> => {
+    const port = await freePort();
+    const { app, config } = await build(port, `http://127.0.0.1:${port}`);
     try {
       await app.listen({ port, host: '127.0.0.1' });
       return { app, config, port };
@@ -113,31 +125,48 @@ export async function startTestApp(
       return listening(attempt + 1);
     }
   };
-  const { app, config, port } = await listening(1);
+  const inProcess = async () => {
+    // The origin is known before the app is built, so PUBLIC_URL (mails, webhook addresses)
+    // names where the test reaches it. No port is opened.
+    const origin = inProcessOrigin();
+    const { app, config } = await build(0, origin);
+    await app.ready();
+    registerInProcessApp(origin, app);
+    return { app, config, baseUrl: origin, inProcess: true };
+  };
+  const started = options.listen
+    ? await listening(1).then(({ app, config, port }) => ({ app, config, baseUrl: `http://127.0.0.1:${port}`, inProcess: false }))
+    : await inProcess();
+  const { app, config, baseUrl } = started;
   return {
     app,
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl,
     config,
     database,
-    smtp,
+    get smtp(): SmtpCapture {
+      if (!smtp) throw new Error('this test app has no SMTP server: start it with { smtp: true } to read its mails');
+      return smtp;
+    },
     clock,
     logLines,
     async close() {
       // Everything is released even when the app cannot close cleanly (its database gone).
       try {
+        if (started.inProcess) unregisterInProcessApp(baseUrl);
         await app.close();
       } finally {
         for (const mailer of mailers) mailer.close();
         try {
           await database.close();
         } finally {
-          await smtp.close();
+          await smtp?.close();
           await rm(dataDir, { recursive: true, force: true });
         }
       }
     },
   };
 }
+
 
 async function freePort(): Promise<number> {
   const server = createServer();

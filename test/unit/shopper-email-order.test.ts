@@ -15,7 +15,7 @@ import { packageFile } from '../contracts/type-schemas.ts';
  *   `email` and `customer` are fields of @shopify/shopify-api's REST resources `Order` and
  *   `AbandonedCheckout` (rest/admin/2026-04), and `email` one of `Customer` (checked below).
  *   Shopify writes `"email": ""` when the contact field is empty and `customer.email` is set.
- * - Generic events (the sample events, sampleEvent in test/fakes/engine-scenario.ts, put the shopper in `properties.customer`):
+ * - Generic events (the sample events, sampleEvent in test/support/engine-scenario.ts, put the shopper in `properties.customer`):
  *   `properties.customer.email`, `customer.email`, `properties.email`, `email`.
  * - The pixel's body: `customer.email` (the logged-in customer), `checkout.email`.
  */
