@@ -256,7 +256,11 @@ describe('login lockout behind a proxy: per account and per client address', () 
     try {
       const statuses: number[] = [];
       for (let attempt = 1; attempt <= ADDRESS_LOCKOUT_ATTEMPTS; attempt += 1) {
-        const response = await new HttpClient(direct.baseUrl).call(endpoints.account.signIn, { body: { email: uniqueEmail('direct'), password: wrongPassword } }, { 'x-forwarded-for': `198.51.100.${attempt}` });
+        const response = await new HttpClient(direct.baseUrl).call(
+          endpoints.account.signIn,
+          { body: { email: uniqueEmail('direct'), password: wrongPassword } },
+          { 'x-forwarded-for': `198.51.100.${attempt}` },
+        );
         statuses.push(response.status);
       }
       expect(statuses.at(-1)).toBe(429);

@@ -192,7 +192,9 @@ describe('setup and saving', () => {
 describe('live checks', () => {
   it('gives each refused key its field error and the toast message, and saves nothing', async () => {
     const { client, userId } = await owner();
-    const refused = await client.call(endpoints.credentials.save, { body: validInput({ klaviyoApiKey: 'pk_live_unknown_0123456789', openaiApiKey: 'sk-proj-unknown-0123456789', shopifyAccessToken: 'shpat_unknown_0123456789' }) });
+    const refused = await client.call(endpoints.credentials.save, {
+      body: validInput({ klaviyoApiKey: 'pk_live_unknown_0123456789', openaiApiKey: 'sk-proj-unknown-0123456789', shopifyAccessToken: 'shpat_unknown_0123456789' }),
+    });
     expect(refused.status).toBe(400);
     expect(refused.json).toMatchObject({ error: 'invalid_credentials', message: 'One or more API keys are invalid' });
     expect(refused.json.fieldErrors).toEqual({
@@ -216,7 +218,9 @@ describe('live checks', () => {
     }
     shopify.setAppScopes(['read_customers']);
     try {
-      const app = await client.call(endpoints.credentials.save, { body: validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifySigningSecret: '', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret }) });
+      const app = await client.call(endpoints.credentials.save, {
+        body: validInput({ shopifyAuthMethod: 'client_credentials', shopifyAccessToken: '', shopifySigningSecret: '', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret }),
+      });
       expect(app.status, app.text).toBe(400);
       expect(app.json.fieldErrors).toEqual({ shopifyClientId: check.shopifyScopesMissing('read_orders (checkout, order and cart webhooks) and read_products (product details for the texts)', 2) });
     } finally {
@@ -576,7 +580,11 @@ describe('isolation and secrecy', () => {
     const record = async (response: Promise<{ text: string }>) => responses.push((await response).text);
     await record(client.call(endpoints.credentials.save, { body: validInput() }));
     await record(client.call(endpoints.credentials.read));
-    await record(client.call(endpoints.credentials.save, { body: validInput({ shopifyAuthMethod: 'client_credentials', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret, shopifySigningSecret: '' }) }));
+    await record(
+      client.call(endpoints.credentials.save, {
+        body: validInput({ shopifyAuthMethod: 'client_credentials', shopifyClientId: keys.clientId, shopifyClientSecret: keys.clientSecret, shopifySigningSecret: '' }),
+      }),
+    );
     await record(client.call(endpoints.credentials.read));
     await record(client.call(endpoints.credentials.save, { body: validInput({ openaiApiKey: `${keys.openai}-x` }) }));
     await record(client.call(endpoints.credentials.check, { body: validInput() }));

@@ -241,7 +241,10 @@ describe('an owner changing an experiment', () => {
     expect(refused.json.message).toBe(experimentMessages.currencyRequired);
     expect(refused.json.fieldErrors).toMatchObject({ objectiveCurrency: experimentMessages.currencyRequired });
 
-    const byRevenue = await owner.client.call(endpoints.experiments.setUp, { params: { flowType: 'abandoned_cart' }, body: { arms, holdoutPercent: 0, objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' } });
+    const byRevenue = await owner.client.call(endpoints.experiments.setUp, {
+      params: { flowType: 'abandoned_cart' },
+      body: { arms, holdoutPercent: 0, objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' },
+    });
     expect(byRevenue.status, byRevenue.text).toBe(200);
     expect(byRevenue.json.message).toBe(experimentMessages.updated);
     expect(byRevenue.json.current).toMatchObject({ id: first.id, objective: 'revenue_per_exposure', objectiveCurrency: 'EUR' });

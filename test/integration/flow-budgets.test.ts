@@ -25,7 +25,10 @@ async function spend(flowId: string, costUsd: number) {
 describe('cost settings', () => {
   it('saves and returns the budget, what happens past it, the reuse window and the flex tier; a field left out keeps its value', async () => {
     const owner = await ownerWithFlows(scenario, {});
-    const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ dailyBudgetUsd: 12.5, overBudget: 'skip', reuseWindowHours: 6, useFlexTier: false }) });
+    const saved = await owner.client.call(endpoints.flows.update, {
+      params: { flowType: 'abandoned_cart' },
+      body: configuration({ dailyBudgetUsd: 12.5, overBudget: 'skip', reuseWindowHours: 6, useFlexTier: false }),
+    });
     expect(saved.status, saved.text).toBe(200);
     expect(saved.json.flow).toMatchObject({ dailyBudgetUsd: 12.5, overBudget: 'skip', reuseWindowHours: 6, useFlexTier: false });
 

@@ -6,7 +6,7 @@ import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 // A flow's rules for its texts, checked before delivery (docs/decisions/0040-texts-checked-before-delivery.md).
-const scenario = useEngineScenario({ standIns: ['openai', 'klaviyo'] });
+const scenario = useEngineScenario({ standIns: allStandIns });
 beforeEach(() => {
   scenario.testApp.clock.advance(61_000);
 });

@@ -117,7 +117,8 @@ describe('loading flows in the browser', () => {
     const { client } = await insertSignedInOwner(testApp);
     const { notes, notifier } = recordingNotifier();
     const refused = () => new Response(JSON.stringify({ error: 'internal', message: requestMessages.internal }), { status: 500 });
-    await expect(asBrowser(client, () => loadFlows(notifier), { [`${endpoints.flows.initialize.method} ${endpointAddress(endpoints.flows.initialize)}`]: refused })).rejects.toThrow(flowMessages.initializeError(requestMessages.internal));
+    const initialize = `${endpoints.flows.initialize.method} ${endpointAddress(endpoints.flows.initialize)}`;
+    await expect(asBrowser(client, () => loadFlows(notifier), { [initialize]: refused })).rejects.toThrow(flowMessages.initializeError(requestMessages.internal));
     expect(notes).toEqual([['error', `Error initializing flow configurations: ${requestMessages.internal}`]]);
   });
 

@@ -289,7 +289,10 @@ describe('configuration', () => {
   it('keeps the wait when a save leaves it out, and clears blank optional fields', async () => {
     const { client } = await initializedOwner();
     await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ waitMinutes: 45, klaviyoEventName: 'Ready' }) });
-    const saved = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ klaviyoEventName: '  ', assistants: [assistant({ model: '', instructions: ' ' })] }) });
+    const saved = await client.call(endpoints.flows.update, {
+      params: { flowType: 'abandoned_cart' },
+      body: configuration({ klaviyoEventName: '  ', assistants: [assistant({ model: '', instructions: ' ' })] }),
+    });
     expect(saved.json.flow).toMatchObject({ waitMinutes: 45, klaviyoEventName: null, assistants: [{ model: null, instructions: null }] });
   });
 
@@ -386,21 +389,34 @@ describe('validation (same messages as the form)', () => {
   });
 
   it('names the unknown placeholder in the message', async () => {
-    const response = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ assistants: [assistant({ prompt_template: 'Use {Name} and {discount}' })] }) });
+    const response = await client.call(endpoints.flows.update, {
+      params: { flowType: 'abandoned_cart' },
+      body: configuration({ assistants: [assistant({ prompt_template: 'Use {Name} and {discount}' })] }),
+    });
     expect(response.json.message).toContain('{Name}, {discount}');
   });
 
   it("refuses a placeholder the flow's events never fill, naming it and what the flow offers", async () => {
-    const response = await client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: configuration({ assistants: [assistant(), assistant({ klaviyo_property: 'cta', prompt_template: 'Send them to {checkout_url} for {name}' })] }) });
+    const response = await client.call(endpoints.flows.update, {
+      params: { flowType: 'abandoned_cart' },
+      body: configuration({ assistants: [assistant(), assistant({ klaviyo_property: 'cta', prompt_template: 'Send them to {checkout_url} for {name}' })] }),
+    });
     expect(response.status).toBe(400);
     const message = v.placeholdersNotFilled(['{checkout_url}'], 'Abandoned Cart', flowPlaceholderTokens.abandoned_cart);
     expect(response.json).toMatchObject({ error: 'validation', message, fieldErrors: { 'assistants.1.prompt_template': message } });
     expect((await client.call(endpoints.flows.list)).json.flows).toEqual(flowsBefore);
-    const browse = await client.call(endpoints.flows.update, { params: { flowType: 'browser_abandonment' }, body: configuration({ assistants: [assistant({ prompt_template: 'Remind them of {products}, {total} in all' })] }) });
+    const browse = await client.call(endpoints.flows.update, {
+      params: { flowType: 'browser_abandonment' },
+      body: configuration({ assistants: [assistant({ prompt_template: 'Remind them of {products}, {total} in all' })] }),
+    });
     expect(browse.json.fieldErrors['assistants.0.prompt_template']).toBe(v.placeholdersNotFilled(['{products}', '{total}'], 'Browser Abandonment', flowPlaceholderTokens.browser_abandonment));
     // The order's status link is a post-purchase placeholder.
     const other = await initializedOwner();
-    expect((await other.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: configuration({ assistants: [assistant({ prompt_template: 'Track it at {checkout_url}' })] }) })).status).toBe(200);
+    const tracked = await other.client.call(endpoints.flows.update, {
+      params: { flowType: 'post_purchase' },
+      body: configuration({ assistants: [assistant({ prompt_template: 'Track it at {checkout_url}' })] }),
+    });
+    expect(tracked.status).toBe(200);
   });
 
   it('refuses a wait on the post purchase flow, which has none', async () => {
