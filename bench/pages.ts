@@ -19,6 +19,7 @@ import { copySessionCookies, createSignedInUser, type E2EUser } from '../test/su
 import { credentialsInput } from '../test/support/engine-scenario.ts';
 import { measureFirstLoad, type AssetKind, type FirstLoad } from '../test/support/page-weight.ts';
 import { pageRoutes } from '../src/shared/routes.ts';
+import { endpoints } from '../src/shared/api/endpoints.ts';
 import { formatNumber } from './bench-support.ts';
 
 const overallLimitMs = 180_000;
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
     const context = await browser.newContext({ baseURL: server.baseUrl });
     if (!owner) {
       owner = await createSignedInUser(server, context);
-      const saved = await owner.client.put('/api/credentials', credentialsInput());
+      const saved = await owner.client.call(endpoints.credentials.save, { body: credentialsInput() });
       if (saved.status !== 200) throw new Error(`saving credentials failed: ${saved.status} ${saved.text}`);
     } else {
       await copySessionCookies(owner.client, context, server.baseUrl);

@@ -8,6 +8,7 @@ import { HttpClient } from '../support/http-client.ts';
 import { accountDeletionMessages } from '../../src/shared/auth/account-deletion.ts';
 import { retentionMessages } from '../../src/shared/retention/retention-schemas.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /** The settings page's retention period and danger zone (docs/decisions/0029-retention-and-account-deletion.md). */
 let server: E2EServer;
@@ -31,13 +32,13 @@ describe('API settings', () => {
     await days.fill('14');
     await page.getByRole('region', { name: retentionMessages.sectionTitle }).getByRole('button', { name: 'Save' }).click();
     await toastOf(page, retentionMessages.saved).waitFor();
-    expect((await user.client.get('/api/retention')).json).toEqual({ retentionDays: 14 });
+    expect((await user.client.call(endpoints.retention.read)).json).toEqual({ retentionDays: 14 });
     await expectNoSeriousA11yViolations(page);
 
     // Every flow's event log says it, with the way back here.
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    expect((await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null })).status).toBe(200);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } })).status).toBe(200);
     await page.goto('/flows/abandoned-cart');
     await page.getByRole('heading', { name: 'Event Log' }).waitFor();
     await page.getByText(retentionMessages.keptFor(14)).waitFor();
@@ -63,7 +64,7 @@ describe('API settings', () => {
     await zone.getByLabel(accountDeletionMessages.passwordLabel, { exact: true }).fill('Not-my-password-1');
     await zone.getByRole('button', { name: accountDeletionMessages.button }).click();
     await zone.getByText(accountDeletionMessages.wrongPassword).waitFor();
-    expect((await user.client.get('/api/account/session')).status).toBe(200);
+    expect((await user.client.call(endpoints.account.session)).status).toBe(200);
 
     await zone.getByLabel(accountDeletionMessages.passwordLabel, { exact: true }).fill(user.password);
     await zone.getByRole('button', { name: accountDeletionMessages.button }).click();
@@ -74,7 +75,7 @@ describe('API settings', () => {
     // Signed out for real, and the account is gone.
     await page.goto('/settings/api');
     await page.waitForURL('**/auth/login');
-    const signIn = await new HttpClient(server.baseUrl).post('/api/account/sign-in', { email: user.email, password: user.password });
+    const signIn = await new HttpClient(server.baseUrl).call(endpoints.account.signIn, { body: { email: user.email, password: user.password } });
     expect(signIn.status).toBe(401);
     await server.smtp.waitForMail(user.email, accountDeletionMessages.mailSubject);
     await expectNoSeriousA11yViolations(page);

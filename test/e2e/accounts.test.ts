@@ -10,6 +10,7 @@ import { IDLE_SIGN_OUT_MS, LOGIN_LOCKOUT_ATTEMPTS, LOGIN_LOCKOUT_SECONDS } from 
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { accountPageMessages } from '../../src/web/auth/auth-messages.ts';
 import { useE2EServerSuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let server: E2EServer;
 let browser: Browser;
@@ -25,7 +26,7 @@ const heading = (name: string) => page.getByRole('heading', { level: 1, name, ex
 const fieldError = (label: string) => fieldErrorOf(page, label);
 
 function signUpThroughApi(email: string, fullName = 'Unconfirmed Owner') {
-  return new HttpClient(server.baseUrl).post('/api/account/sign-up', { fullName, email, password: strongPassword, confirmPassword: strongPassword });
+  return new HttpClient(server.baseUrl).call(endpoints.account.signUp, { body: { fullName, email, password: strongPassword, confirmPassword: strongPassword } });
 }
 
 describe('sign-up, email verification, sign-out and sign-in', () => {
@@ -177,8 +178,8 @@ describe('password reset', () => {
 
     // The old password is gone, the new one works.
     const client = new HttpClient(server.baseUrl);
-    expect((await client.post('/api/account/sign-in', { email: user.email, password: user.password })).status).toBe(401);
-    expect((await client.post('/api/account/sign-in', { email: user.email, password: newPassword })).status).toBe(200);
+    expect((await client.call(endpoints.account.signIn, { body: { email: user.email, password: user.password } })).status).toBe(401);
+    expect((await client.call(endpoints.account.signIn, { body: { email: user.email, password: newPassword } })).status).toBe(200);
 
     // A used link cannot be used again, and the page says so.
     await context.clearCookies();
@@ -191,7 +192,8 @@ describe('password reset', () => {
   });
 
   it("shows the specified fallback on each account page when Flowsmith cannot be reached", async () => {
-    await page.route('**/api/account/{sign-up,sign-in,forgot-password,reset-password}', (route) => route.abort('connectionrefused'));
+    const accountForms: string[] = [endpoints.account.signUp.path, endpoints.account.signIn.path, endpoints.account.forgotPassword.path, endpoints.account.resetPassword.path];
+    await page.route((url) => accountForms.includes(url.pathname), (route) => route.abort('connectionrefused'));
     const unreachable = 'Could not reach Flowsmith';
 
     await page.goto('/auth/register');
@@ -316,7 +318,7 @@ describe('idle sign-out', () => {
 
     const signOutRequests: string[] = [];
     page.on('request', (request) => {
-      if (request.url().endsWith('/api/account/sign-out')) signOutRequests.push(request.url());
+      if (request.url().endsWith(endpoints.account.signOut.path)) signOutRequests.push(request.url());
     });
     await page.clock.fastForward(IDLE_SIGN_OUT_MS - 60_000);
     await page.mouse.move(200, 200);
@@ -327,13 +329,13 @@ describe('idle sign-out', () => {
     await page.evaluate(() => document.title);
     expect(signOutRequests).toEqual([]);
     expect(page.url()).toBe(`${server.baseUrl}/dashboard`);
-    expect((await user.client.get('/api/account/session')).status).toBe(200);
+    expect((await user.client.call(endpoints.account.session)).status).toBe(200);
 
     await page.clock.fastForward(IDLE_SIGN_OUT_MS);
     await page.waitForURL('**/auth/login');
     await toast(accountPageMessages.idleSignedOut).waitFor();
     // The browser's session was the client's: it ended on the server too.
-    await expect.poll(async () => (await user.client.get('/api/account/session')).status).toBe(401);
+    await expect.poll(async () => (await user.client.call(endpoints.account.session)).status).toBe(401);
     expectNoBrowserErrors(errors);
   });
 });
@@ -359,7 +361,7 @@ describe('login lockout', () => {
 
     const submit = async (password: string) => {
       await field('Password').fill(password);
-      const answered = page.waitForResponse((response) => response.url().endsWith('/api/account/sign-in'));
+      const answered = page.waitForResponse((response) => response.url().endsWith(endpoints.account.signIn.path));
       await page.getByRole('button', { name: 'Sign In' }).click();
       return (await answered).status();
     };

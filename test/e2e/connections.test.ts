@@ -10,6 +10,7 @@ import { connectionMessages as m } from '../../src/shared/connections/connection
 import { credentialMessages, credentialValidationMessages } from '../../src/shared/credentials/credential-messages.ts';
 import { serviceConditionMessages } from '../../src/shared/service-conditions/service-condition-schemas.ts';
 import { connectionWords } from '../../src/server/connections/connection-words.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * "Connect in one click" (docs/decisions/0048-connect-by-oauth.md): a deployment with its
@@ -124,7 +125,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     const shopifyCallbacks: string[] = [];
     page.on('request', (request) => {
       const url = new URL(request.url());
-      if (url.pathname === '/api/connections/shopify/start') starts.push(url.pathname);
+      if (url.pathname === endpoints.connections.startShopify.path) starts.push(url.pathname);
       if (url.pathname === callbackPaths.shopify) shopifyCallbacks.push(request.url());
     });
 
@@ -182,7 +183,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     await button('Save and Continue').click();
     await toastOf(page, credentialMessages.setupCompleted).waitFor();
     await page.waitForURL('**/dashboard');
-    const saved = (await user.client.get('/api/credentials')).json as { credentials: Record<string, unknown> };
+    const saved = (await user.client.call(endpoints.credentials.read)).json as { credentials: Record<string, unknown> };
     expect(saved.credentials).toMatchObject({ shopifyAuthMethod: 'oauth', shopifyDomain: shopDomain, klaviyoAuthMethod: 'oauth', klaviyoApiKey: null, shopifyAccessToken: null });
 
     // API Settings says how each is connected, as whom, with which scopes.
@@ -211,7 +212,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     });
     const deliveries = await shopify!.uninstall();
     expect(deliveries.map((delivery) => delivery.status)).toEqual([200]);
-    await expect.poll(async () => ((await user.client.get('/api/connections')).json as { shopify: { state: string } }).shopify.state).toBe('uninstalled');
+    await expect.poll(async () => ((await user.client.call(endpoints.connections.status)).json as { shopify: { state: string } }).shopify.state).toBe('uninstalled');
     await page.goto('/dashboard');
     await page.getByTestId('service-conditions').getByText(serviceConditionMessages.title.shopify_uninstalled, { exact: true }).waitFor();
     await page.goto('/settings/api');
@@ -237,7 +238,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     await toastOf(page, 'Klaviyo is disconnected').waitFor();
     await klaviyoCard.getByText(m.notConnected, { exact: true }).waitFor();
     await klaviyoCard.getByRole('button', { name: m.connectKlaviyo }).waitFor();
-    expect(((await user.client.get('/api/connections')).json as { klaviyo: unknown }).klaviyo).toBeNull();
+    expect(((await user.client.call(endpoints.connections.status)).json as { klaviyo: unknown }).klaviyo).toBeNull();
 
     expectNoBrowserErrors(errors);
   });
@@ -249,7 +250,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     expect(answer?.status()).toBe(400);
     await page.getByRole('heading', { level: 1, name: connectionWords.refusedPageTitle }).waitFor();
     await page.getByText(connectionWords.forgedCallback).waitFor();
-    expect(((await user.client.get('/api/connections')).json as { shopify: unknown }).shopify).toBeNull();
+    expect(((await user.client.call(endpoints.connections.status)).json as { shopify: unknown }).shopify).toBeNull();
 
     // An error code in the address is shown in the app's words, then leaves the address.
     await page.goto('/setup?connection_error=denied&service=klaviyo');

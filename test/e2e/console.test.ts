@@ -13,6 +13,7 @@ import { webhookConsoleMessages as m, webhookHandlerMessages } from '../../src/s
 import { flowMessages } from '../../src/shared/flows/flow-messages.ts';
 import { eventLogMessages } from '../../src/shared/events/event-messages.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 const run = promisify(execFile);
 
@@ -42,7 +43,7 @@ async function setPayload(page: Page, text: string) {
 
 /** The owner's stored events, from the event log API (what the server kept). */
 async function storedEvents(client: HttpClient): Promise<Array<{ id: string; status: string; source: string }>> {
-  const response = await client.get('/api/events?flowType=abandoned_cart');
+  const response = await client.call(endpoints.events.list, { query: { flowType: 'abandoned_cart' } });
   expect(response.status, response.text).toBe(200);
   return response.json.events;
 }
@@ -51,9 +52,9 @@ describe('the webhook test console', () => {
   it('listens, shows test and cURL events live, stores the list, clears it, refuses bad JSON and dry-runs without Klaviyo', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     expect(saved.status, saved.text).toBe(200);
 
     await page.goto('/flows/abandoned-cart');
@@ -141,14 +142,14 @@ describe('the webhook test console', () => {
     // The first stream request gets a 503 (a proxy while the server restarts, say): the
     // browser's EventSource gives up on that, and the console opens the stream again.
     let refused = 0;
-    await page.route('**/api/stream/**', async (route) => {
+    await page.route(`**${endpoints.stream.all.path}/**`, async (route) => {
       if (refused++ === 0) await route.fulfill({ status: 503, contentType: 'text/plain', body: 'restarting' });
       else await route.continue();
     });
     await page.getByRole('button', { name: 'Start Listening' }).click();
     await toastOf(page, m.listening).waitFor();
     expect(refused).toBe(2);
-    await page.unroute('**/api/stream/**');
+    await page.unroute(`**${endpoints.stream.all.path}/**`);
     await page.getByText(m.statusListening).waitFor();
     await setPayload(page, payloadText('evt_dry_run', 'dry@example.com'));
     await page.getByLabel(m.dryRunLabel).check();
@@ -170,9 +171,9 @@ describe('the webhook test console', () => {
   it('makes each send a new event, brings the result into view with focus, and says so when a resend is kept as a duplicate', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    expect((await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null })).status).toBe(200);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } })).status).toBe(200);
 
     await page.goto('/flows/abandoned-cart?console=1');
     await page.getByTestId('webhook-console').waitFor();
@@ -218,9 +219,9 @@ describe('the webhook test console', () => {
   it("updates the flow page's event log as events arrive and move on, without a reload", async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     expect(saved.status, saved.text).toBe(200);
 
     await page.goto('/flows/abandoned-cart');
@@ -240,8 +241,8 @@ describe('the webhook test console', () => {
   it('shows the handler page of a webhook URL from a real check of it', async () => {
     const { context, page } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const saved = await user.client.put('/api/flows/post_purchase', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     const webhookUrl = saved.json.flow.webhookUrl as string;
 
     const opened = Date.now();

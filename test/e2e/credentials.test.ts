@@ -8,6 +8,7 @@ import type { FakeOpenAI } from '../fakes/fake-openai.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import { credentialCheckMessages, credentialMessages, credentialValidationMessages } from '../../src/shared/credentials/credential-messages.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 const keys = {
   klaviyo: 'pk_live_e2e_klaviyo_0123456789',
@@ -76,7 +77,7 @@ describe('connecting the three services', () => {
     await page.getByRole('button', { name: 'Save and Continue' }).click();
     await toast(credentialMessages.invalidKeys).waitFor();
     await expect.poll(() => fieldError('OpenAI API Key')).toBe(credentialCheckMessages.openaiKeyInvalid);
-    expect((await user.client.get('/api/credentials/status')).json).toEqual({ setupComplete: false });
+    expect((await user.client.call(endpoints.credentials.status)).json).toEqual({ setupComplete: false });
 
     // Leaving the key field offers the models that key can use.
     await field('OpenAI API Key').fill(keys.openai);
@@ -85,7 +86,7 @@ describe('connecting the three services', () => {
     await page.getByRole('button', { name: 'Save and Continue' }).click();
     await toast(credentialMessages.setupCompleted).waitFor();
     await page.waitForURL('**/dashboard');
-    expect((await user.client.get('/api/credentials/status')).json).toEqual({ setupComplete: true });
+    expect((await user.client.call(endpoints.credentials.status)).json).toEqual({ setupComplete: true });
     await page.goto('/setup');
     await page.waitForURL('**/dashboard');
 

@@ -9,6 +9,7 @@ import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from 
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { processingMessages, setupSteps } from '../../src/shared/dashboard/dashboard-messages.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
@@ -21,9 +22,9 @@ useE2ESuite((started) => {
 /** A signed-in owner with saved keys and an active abandoned-cart flow, and its webhook URL. */
 async function ownerWithActiveCartFlow(context: Parameters<typeof createSignedInUser>[1]) {
   const user = await createSignedInUser(server, context);
-  expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-  expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-  const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+  expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+  expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+  const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
   return { user, webhookUrl: saved.json.flow.webhookUrl as string };
 }
 
@@ -32,7 +33,7 @@ describe('the dashboard', () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     await ownerWithActiveCartFlow(context);
     // The dashboard's figures (and with them the checklist above the cards) answer late.
-    await page.route('**/api/dashboard', async (route) => {
+    await page.route(`**${endpoints.dashboard.read.path}`, async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       await route.continue();
     });
@@ -42,7 +43,7 @@ describe('the dashboard', () => {
     const shownAt = await card.boundingBox();
     await page.getByTestId('setup-checklist').waitFor();
     expect(await card.boundingBox()).toEqual(shownAt);
-    await page.unroute('**/api/dashboard');
+    await page.unroute(`**${endpoints.dashboard.read.path}`);
     // And a click on it as soon as it shows opens the flow.
     await page.reload();
     await card.click();
@@ -86,10 +87,10 @@ describe('the dashboard', () => {
 
     // The store's first signed webhook and the pixel's first view: nothing is left, and the
     // checklist goes, while the page stays open.
-    const checkout = await user.client.put('/api/flows/abandoned_checkout', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const checkout = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     const fromStore = await sendShopifyWebhook(checkout.json.flow.webhookUrl as string, 'checkouts/update', shopifyCheckoutPayload('store@example.com'), shopifySecret);
     expect(fromStore.status).toBe(202);
-    const pixelUrl = (await user.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+    const pixelUrl = (await user.client.call(endpoints.flows.pixelAddress)).json.pixelUrl as string;
     const view = await fetch(pixelUrl, {
       method: 'POST',
       headers: { 'content-type': 'text/plain;charset=UTF-8' },
@@ -151,7 +152,7 @@ describe('the dashboard', () => {
 
     // Past five minutes, which a test cannot sit through: the server's own answer, with
     // the oldest event's wait moved to 20 minutes.
-    await page.route('**/api/dashboard', async (route) => {
+    await page.route(`**${endpoints.dashboard.read.path}`, async (route) => {
       const response = await route.fetch();
       const body = await response.json();
       await route.fulfill({ response, json: { ...body, processing: { ...body.processing, behind: 3, oldestBehindSeconds: 20 * 60 } } });
@@ -174,7 +175,7 @@ describe('the dashboard', () => {
     });
     expect(fits).toEqual({ page: true, section: true });
     await saveScreenshot(page, 'dashboard-processing-late-phone');
-    await page.unroute('**/api/dashboard');
+    await page.unroute(`**${endpoints.dashboard.read.path}`);
     expectNoBrowserErrors(errors);
     await context.close();
   });

@@ -8,6 +8,7 @@ import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../support/engine-scenario.ts';
 import { estimatedCostNote, estimatedCostReason } from '../../src/shared/flows/flow-costs.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let services: E2EWithServices;
 let server: E2EServer;
@@ -22,9 +23,9 @@ describe('event log and dashboard figures', () => {
   it('shows a delivered event with what each assistant wrote, and counts it on the dashboard', async () => {
     const { context, page } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const saved = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     const webhookUrl = saved.json.flow.webhookUrl as string;
 
     const event = sampleEvent('abandoned_cart', { email: 'shopper@example.com', first_name: 'Sam', last_name: 'Shopper' });
@@ -68,10 +69,10 @@ describe('event log and dashboard figures', () => {
     services.openai.models.add('gpt-9-preview');
     const { context, page } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
     const assistants = defaultAssistants.map((assistant) => ({ ...assistant, model: 'gpt-9-preview' }));
-    const saved = await user.client.put('/api/flows/post_purchase', { isActive: true, assistants, klaviyoEventName: null });
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, assistants, klaviyoEventName: null } });
     const event = sampleEvent('post_purchase', { email: 'unpriced@example.com', first_name: 'Uma', last_name: 'Unpriced' });
     const sent = await fetch(saved.json.flow.webhookUrl as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
     expect(sent.status).toBeLessThan(300);

@@ -10,6 +10,7 @@ import type { HttpClient } from '../support/http-client.ts';
 import { experimentArmLabel, experimentMessages } from '../../src/shared/experiments/experiment-messages.ts';
 import type { ExperimentsResponse } from '../../src/shared/experiments/experiment-schemas.ts';
 import { experimentTexts } from '../../src/web/experiments/experiment-texts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * An experiment on a flow's page, in Chromium (docs/decisions/0043-experiments.md): the
@@ -39,7 +40,7 @@ const variantB = {
 };
 
 async function experimentsOf(client: HttpClient): Promise<ExperimentsResponse> {
-  const answer = await client.get('/api/flows/post_purchase/experiments');
+  const answer = await client.call(endpoints.experiments.list, { params: { flowType: 'post_purchase' } });
   expect(answer.status, answer.text).toBe(200);
   return answer.json as ExperimentsResponse;
 }
@@ -56,11 +57,11 @@ function orderEvent(email: string, orderId: string, amount: number) {
 /** A signed-up owner with saved credentials and the post-purchase flow saved with two assistants. */
 async function ownerWithPostPurchase(): Promise<{ client: HttpClient; webhookPath: string }> {
   const owner = await createSignedInUser(server, context);
-  expect((await owner.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-  const initialized = await owner.client.post('/api/flows/initialize');
+  expect((await owner.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+  const initialized = await owner.client.call(endpoints.flows.initialize);
   expect(initialized.status, initialized.text).toBe(200);
   const flow = (initialized.json.flows as Array<{ id: string; flowType: string }>).find((candidate) => candidate.flowType === 'post_purchase')!;
-  const saved = await owner.client.put('/api/flows/post_purchase', { isActive: true, assistants, klaviyoEventName: null });
+  const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, assistants, klaviyoEventName: null } });
   expect(saved.status, saved.text).toBe(200);
   return { client: owner.client, webhookPath: `/api/webhooks/post_purchase/${flow.id}` };
 }
@@ -195,13 +196,13 @@ describe('an experiment on the flow page', () => {
 
   it('reopens the form from the running experiment, starts a new one when the holdout changes, and ends it without a winner', async () => {
     const { client } = await ownerWithPostPurchase();
-    const set = await client.put('/api/flows/post_purchase/experiment', {
+    const set = await client.call(endpoints.experiments.setUp, { params: { flowType: 'post_purchase' }, body: {
       arms: [{ prompts: { thank_you: assistants[0]!.prompt_template, next_tip: assistants[1]!.prompt_template } }, { prompts: variantB }],
       holdoutPercent: 10,
       split: 'adaptive',
       minExposures: 50,
       autoPromote: true,
-    });
+    } });
     expect(set.status, set.text).toBe(200);
 
     await page.goto('/flows/post-purchase');
@@ -271,7 +272,7 @@ describe('an experiment on the flow page', () => {
     const after = await experimentsOf(client);
     expect(after.current).toBeNull();
     expect(after.past.map((experiment) => experiment.endReason)).toEqual(['stopped', 'changed']);
-    const flows = await client.get('/api/flows');
+    const flows = await client.call(endpoints.flows.list);
     const flow = (flows.json.flows as Array<{ flowType: string; assistants: Array<{ prompt_template: string }> }>).find((candidate) => candidate.flowType === 'post_purchase')!;
     expect(flow.assistants.map((assistant) => assistant.prompt_template)).toEqual(assistants.map((assistant) => assistant.prompt_template));
 

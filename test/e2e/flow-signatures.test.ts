@@ -7,6 +7,7 @@ import { credentialsInput, defaultAssistants, postEvent, postSignedEvent, sample
 import { curlSignatureComment, curlSignatureNote, flowSignatureMessages as m } from '../../src/shared/flows/flow-signature-messages.ts';
 import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let server: E2EServer;
 let context: BrowserContext;
@@ -19,9 +20,9 @@ const toast = (text: string) => toastOf(page, text);
 describe('Require a signature on a flow page', () => {
   it('turns on, shows the secret once with Copy, masks it after a reload, generates a new one and turns off', async () => {
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const saved = await user.client.put('/api/flows/abandoned_checkout', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null, waitMinutes: 0 });
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null, waitMinutes: 0 } });
     expect(saved.status, saved.text).toBe(200);
     const webhookUrl = saved.json.flow.webhookUrl as string;
     const webhookPath = new URL(webhookUrl).pathname;

@@ -10,6 +10,7 @@ import { requestMessages } from '../../src/shared/messages.ts';
 import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
 import { klaviyoPropertyWarnings } from '../../src/shared/flows/klaviyo-property-tags.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let server: E2EServer;
 let browser: Browser;
@@ -33,7 +34,7 @@ describe('flow pages', () => {
   it('opens each flow from the dashboard, configures assistants and switches a flow on and off', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
 
     // From the dashboard, each of the four pages; a flow without a webhook URL opens in the form.
     for (const flowType of flowTypes) {
@@ -142,7 +143,7 @@ describe('flow pages', () => {
   it("offers each flow only its placeholders, refuses others, and shows the Klaviyo tag of each property with a copy button", async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
     const offered = async () => (await page.locator('[data-assistant="1"]').getByRole('button', { name: /^Insert \{/ }).allTextContents()).map((text) => text.trim());
 
     // Browsing has one product and no cart, checkout or order.
@@ -188,8 +189,8 @@ describe('flow pages', () => {
   it('waits out a rate limit with a note and then shows the page, instead of an error', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
 
     // The first setup check and flow load meet the owner's limit, as the server answers it.
     const refusedOnce = new Set<string>();
@@ -223,9 +224,9 @@ describe('flow pages', () => {
   it('says that the URL lets anyone send events, rotates it with a grace period and shows until when the old one works', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const saved = await user.client.put('/api/flows/abandoned_checkout', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null, waitMinutes: 0 });
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null, waitMinutes: 0 } });
     expect(saved.status, saved.text).toBe(200);
     const oldUrl = saved.json.flow.webhookUrl as string;
 
@@ -258,7 +259,7 @@ describe('flow pages', () => {
     // Until when the old URL works, in the owner's local time, and how to move Shopify's webhooks.
     const previous = page.getByTestId('flow-previous-webhook-url');
     const shown = await previous.innerText();
-    const listed = (await user.client.get('/api/flows')).json.flows.find((flow: any) => flow.flowType === 'abandoned_checkout');
+    const listed = (await user.client.call(endpoints.flows.list)).json.flows.find((flow: any) => flow.flowType === 'abandoned_checkout');
     const validUntil = new Date(listed.previousWebhookUrlValidUntil as string);
     expect(validUntil.getTime() - before).toBeGreaterThan(3_590_000);
     expect(validUntil.getTime() - before).toBeLessThanOrEqual(3_600_000 + 60_000);
@@ -280,7 +281,7 @@ describe('flow pages', () => {
   it('edits the caps in the configuration form with the server\'s rules and messages', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
     await page.goto('/flows/post-purchase');
     await saveButton(page).waitFor();
     const cooldown = page.getByLabel(flowCapMessages.shopperCooldownLabel, { exact: true });
@@ -299,7 +300,7 @@ describe('flow pages', () => {
     await dailyCap.fill('150');
     await saveAndSeeStatus(page, flowMessages.saved);
     expect(await page.getByTestId('flow-caps').innerText()).toBe(`${flowCapMessages.shopperCooldownOff} ${flowCapMessages.dailyGenerationCap(150)}`);
-    const listed = (await user.client.get('/api/flows')).json.flows.find((flow: any) => flow.flowType === 'post_purchase');
+    const listed = (await user.client.call(endpoints.flows.list)).json.flows.find((flow: any) => flow.flowType === 'post_purchase');
     expect(listed).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 150 });
 
     expectNoBrowserErrors(errors);

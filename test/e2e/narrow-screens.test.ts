@@ -9,6 +9,7 @@ import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts
 import { flowSignatureMessages as signatureMessages } from '../../src/shared/flows/flow-signature-messages.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Every page at a phone's size (390 × 844): nothing makes the page scroll sideways, axe
@@ -235,10 +236,10 @@ describe('at 390 × 844', () => {
     await page.getByText('Kept about').waitFor();
     await expectFitsThePhone(page, 'privacy');
 
-    expect((await user.client.post('/api/sandbox/start')).status).toBe(200);
-    expect((await user.client.post('/api/sandbox/activity', {})).status).toBe(200);
+    expect((await user.client.call(endpoints.sandbox.start)).status).toBe(200);
+    expect((await user.client.call(endpoints.sandbox.activity, { body: {} })).status).toBe(200);
     // This owner's keys are saved, so the sandbox's texts come from (the fake) OpenAI: long lines all the same.
-    await expect.poll(async () => JSON.stringify((await user.client.get('/api/sandbox/profiles')).json), { timeout: 30_000, interval: 500 }).toContain('subject_line1');
+    await expect.poll(async () => JSON.stringify((await user.client.call(endpoints.sandbox.profiles)).json), { timeout: 30_000, interval: 500 }).toContain('subject_line1');
     await page.goto('/sandbox/profiles');
     await page.getByRole('heading', { level: 1, name: sandboxMessages.profilesTitle }).waitFor();
     await page.getByText('subject_line1', { exact: false }).first().waitFor();
@@ -253,11 +254,11 @@ describe('at 390 × 844', () => {
  * form) and one delivered event of a shopper with long names and a long address.
  */
 async function ownerWithAnEvent(user: E2EUser, tag: string): Promise<{ abandoned_cart: string }> {
-  expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-  expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+  expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+  expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
   const urls: Record<string, string> = {};
   for (const flowType of ['browser_abandonment', 'abandoned_cart', 'abandoned_checkout'] as const) {
-    const saved = await user.client.put(`/api/flows/${flowType}`, { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     expect(saved.status, saved.text).toBe(200);
     urls[flowType] = saved.json.flow.webhookUrl as string;
   }

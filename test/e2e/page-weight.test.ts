@@ -7,6 +7,7 @@ import { pageRoutes } from '../../src/shared/routes.ts';
 import { validationMessages } from '../../src/shared/messages.ts';
 import { pageFrameMessages } from '../../src/web/app/page-frame.tsx';
 import { useE2EServerSuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * What the sign-in page costs a first-time visitor, measured in the browser as
@@ -52,7 +53,7 @@ it('checks the sign-in form with the shared schema\'s messages once its checks a
     });
     const signIns: string[] = [];
     page.on('request', (request) => {
-      if (new URL(request.url()).pathname === '/api/account/sign-in') signIns.push(request.url());
+      if (new URL(request.url()).pathname === endpoints.account.signIn.path) signIns.push(request.url());
     });
     await page.getByLabel('Email', { exact: true }).fill('not an email');
     await page.getByRole('button', { name: 'Sign In' }).click();

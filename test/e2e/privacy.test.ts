@@ -8,6 +8,7 @@ import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, postEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Settings → Privacy in Chromium: the owner finds a shopper, downloads what is kept,
@@ -30,11 +31,11 @@ useE2ESuite(
 describe('the privacy page', () => {
   it('finds a shopper, exports what is kept, erases it and lists the erasure', async () => {
     const owner = await createSignedInUser(server, context);
-    expect((await owner.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    const initialized = await owner.client.post('/api/flows/initialize');
+    expect((await owner.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    const initialized = await owner.client.call(endpoints.flows.initialize);
     expect(initialized.status).toBe(200);
     const cartFlow = (initialized.json.flows as Array<{ id: string; flowType: string }>).find((candidate) => candidate.flowType === 'abandoned_cart')!;
-    const saved = await owner.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     expect(saved.status, saved.text).toBe(200);
     const webhookPath = `/api/webhooks/abandoned_cart/${cartFlow.id}`;
     const shopper = uniqueEmail('privacy-shopper');
@@ -42,7 +43,7 @@ describe('the privacy page', () => {
     expect(sent.status, sent.text).toBe(202);
     const eventId = sent.json.eventId as string;
     await expect
-      .poll(async () => (await owner.client.get(`/api/privacy/shoppers?email=${encodeURIComponent(shopper)}`)).json.texts, { timeout: 20_000, interval: 200 })
+      .poll(async () => (await owner.client.call(endpoints.privacy.shopper, { query: { email: shopper } })).json.texts, { timeout: 20_000, interval: 200 })
       .toBeGreaterThanOrEqual(2);
 
     await page.goto('/dashboard');

@@ -8,6 +8,7 @@ import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
 import { attributionMessages } from '../../src/shared/attribution/attribution-messages.ts';
 import type { RevenueResponse } from '../../src/shared/attribution/attribution-schemas.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let server: E2EServer;
 let browser: Browser;
@@ -19,10 +20,10 @@ describe('revenue recovered', () => {
   it('shows an attributed order on the dashboard, in its currency, and opens the delivery it is credited to', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-    expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
-    const cartFlow = await user.client.put('/api/flows/abandoned_cart', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
-    const checkoutFlow = await user.client.put('/api/flows/abandoned_checkout', { isActive: true, assistants: defaultAssistants, klaviyoEventName: null });
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    const cartFlow = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
+    const checkoutFlow = await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_checkout' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
     const email = `buyer-${Date.now()}@example.com`;
 
     // A cart reminder is delivered to the shopper…
@@ -34,7 +35,7 @@ describe('revenue recovered', () => {
     expect(sent.status).toBe(202);
     const deliveryId = ((await sent.json()) as { eventId: string }).eventId;
     await expect
-      .poll(async () => (await user.client.get(`/api/events/${deliveryId}`)).json?.event?.status, { timeout: 30_000, interval: 250 })
+      .poll(async () => (await user.client.call(endpoints.events.detail, { params: { eventId: deliveryId } })).json?.event?.status, { timeout: 30_000, interval: 250 })
       .toBe('delivered');
 
     // …who then orders, as the store's order webhook tells (to a flow where it is a signal).
@@ -55,7 +56,7 @@ describe('revenue recovered', () => {
     );
     expect(order.status, order.text).toBe(202);
     await expect
-      .poll(async () => ((await user.client.get('/api/revenue?days=7')).json as RevenueResponse).total.attributedOrders, { timeout: 30_000, interval: 250 })
+      .poll(async () => ((await user.client.call(endpoints.revenue.read, { query: { days: 7 } })).json as RevenueResponse).total.attributedOrders, { timeout: 30_000, interval: 250 })
       .toBe(1);
 
     await page.goto('/dashboard');
@@ -90,7 +91,7 @@ describe('revenue recovered', () => {
   it("sets the owner's attribution window on the settings page, refusing days outside 1 to 30", async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);
-    expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
     await page.goto('/settings/api');
     const field = page.getByLabel(attributionMessages.windowLabel);
     // The settings page has other Save buttons (the retention period): this form's own.
@@ -102,7 +103,7 @@ describe('revenue recovered', () => {
     await field.fill('12');
     await save.click();
     await toastOf(page, attributionMessages.windowSaved).waitFor();
-    expect((await user.client.get('/api/revenue/settings')).json).toEqual({ windowDays: 12 });
+    expect((await user.client.call(endpoints.revenue.settings)).json).toEqual({ windowDays: 12 });
     await dismissToasts(page);
     await expectNoA11yViolations(page);
 

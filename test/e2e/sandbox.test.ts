@@ -11,6 +11,7 @@ import { authMessages } from '../../src/shared/messages.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { sampleShoppers } from '../../src/server/sandbox/sample-shop.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * "Try before connecting": a new owner with no account anywhere signs up, starts the
@@ -113,8 +114,8 @@ describe('the sandbox in the browser', () => {
 
   it('switches a sandbox owner to their real services in one step once credentials are saved', async () => {
     const user = await createSignedInUser(server, context, { fullName: 'Ravi Ready' });
-    expect((await user.client.post('/api/sandbox/start')).status).toBe(200);
-    const saved = await user.client.put('/api/credentials', credentialsInput());
+    expect((await user.client.call(endpoints.sandbox.start)).status).toBe(200);
+    const saved = await user.client.call(endpoints.credentials.save, { body: credentialsInput() });
     expect(saved.status, saved.text).toBe(200);
 
     await page.goto(flowTypeDetails.abandoned_checkout.path);
@@ -130,7 +131,7 @@ describe('the sandbox in the browser', () => {
     await heading('Welcome, Ravi Ready').waitFor();
     expect(await page.getByRole('heading', { name: sandboxMessages.activeTitle }).count()).toBe(0);
     expect(await page.getByRole('heading', { name: sandboxMessages.tryTitle }).count()).toBe(0);
-    expect((await user.client.get('/api/sandbox')).json).toMatchObject({ active: false, tried: true });
+    expect((await user.client.call(endpoints.sandbox.status)).json).toMatchObject({ active: false, tried: true });
     expectNoBrowserErrors(errors);
   });
 });

@@ -8,6 +8,7 @@ import { uniqueEmail } from '../support/accounts.ts';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
 import { serviceConditionMessages as m, STORE_RECHECK_MINUTES } from '../../src/shared/service-conditions/service-condition-schemas.ts';
 import { pageRoutes } from '../../src/shared/routes.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * What only the server log knew, told to the owner in Chromium
@@ -19,6 +20,8 @@ import { pageRoutes } from '../../src/shared/routes.ts';
  */
 const scenario = useEngineScenario({
   standIns: allStandIns,
+  // Chromium, another process, loads the pages from it: a real port.
+  listen: true,
   engine: { klaviyoLimits: { ...klaviyoAccountLimits, 'profile-import': [{ limit: 2, windowMs: 60_000 }] } },
 });
 let browser: Browser;
@@ -61,7 +64,7 @@ async function sendOrdersAndSettle(owner: Owner, count: number, prefix: string):
 
 /** The dashboard once its answer about conditions is in and shown (its flow cards wait for that answer). */
 async function dashboardWithConditionsRead(): Promise<void> {
-  const read = page.waitForResponse((response) => response.url().endsWith('/api/service-conditions') && response.status() === 200);
+  const read = page.waitForResponse((response) => response.url().endsWith(endpoints.serviceConditions.list.path) && response.status() === 200);
   await page.goto(pageRoutes.dashboard);
   await read;
   await page.getByTestId('flow-state').first().waitFor();

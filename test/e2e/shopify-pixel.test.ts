@@ -14,6 +14,7 @@ import { pixelMessages } from '../../src/shared/shopify-pixel/pixel-messages.ts'
 import { shopifyConnectMessages } from '../../src/shared/shopify-connect/shopify-connect-messages.ts';
 import { checkPixelType } from '../contracts/shopify-definition.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let server: E2EServer;
 let shopify: FakeShopify;
@@ -27,13 +28,13 @@ const toast = (text: string) => toastOf(page, text);
 /** An owner with credentials and the given flows saved active (each with its wait); returns the flows' webhook URLs. */
 async function ownerWithFlows(waits: Partial<Record<FlowType, number>>): Promise<{ user: E2EUser; webhookUrls: Record<FlowType, string> }> {
   const user = await createSignedInUser(server, context);
-  expect((await user.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-  expect((await user.client.post('/api/flows/initialize')).status).toBe(200);
+  expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+  expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
   for (const [flowType, waitMinutes] of Object.entries(waits)) {
-    const saved = await user.client.put(`/api/flows/${flowType}`, { isActive: true, assistants: defaultAssistants, klaviyoEventName: null, waitMinutes });
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null, waitMinutes } });
     expect(saved.status, saved.text).toBe(200);
   }
-  const flows = await user.client.get('/api/flows');
+  const flows = await user.client.call(endpoints.flows.list);
   expect(flows.status, flows.text).toBe(200);
   const webhookUrls = Object.fromEntries((flows.json.flows as Array<{ flowType: FlowType; webhookUrl: string | null }>).map((flow) => [flow.flowType, flow.webhookUrl]));
   return { user, webhookUrls: webhookUrls as Record<FlowType, string> };
@@ -51,7 +52,7 @@ describe('the browsing pixel on the Browser Abandonment page', () => {
     const { user, webhookUrls } = await ownerWithFlows({ browser_abandonment: 60 });
     const webhookUrl = webhookUrls.browser_abandonment;
     expect(webhookUrl).toMatch(new RegExp(`^${server.baseUrl}/api/webhooks/browser_abandonment/`));
-    const address = await user.client.get('/api/flows/browser_abandonment/pixel');
+    const address = await user.client.call(endpoints.flows.pixelAddress);
     expect(address.status, address.text).toBe(200);
     const pixelUrl = address.json.pixelUrl as string;
     expect(pixelUrl).toMatch(new RegExp(`^${server.baseUrl}/api/pixel/[0-9a-f]{64}$`));
@@ -261,7 +262,7 @@ describe('the pixel running in a storefront on another origin', () => {
   for (const where of ['/', '/sandboxed'] as const) {
     it(`reaches the flow from ${where === '/' ? 'the storefront page' : "a sandboxed frame, as Shopify's custom pixels run"}, and the view waits on its timer`, async () => {
       const { user } = await ownerWithFlows({ browser_abandonment: 60 });
-      const pixelUrl = (await user.client.get('/api/flows/browser_abandonment/pixel')).json.pixelUrl as string;
+      const pixelUrl = (await user.client.call(endpoints.flows.pixelAddress)).json.pixelUrl as string;
       const email = `viewer-${randomUUID()}@example.com`;
       const storefront = await startStorefront(pixelSnippet(pixelUrl), email);
       try {
@@ -285,7 +286,7 @@ describe('the pixel running in a storefront on another origin', () => {
         expect(server.output()).not.toMatch(/"cross_site"/);
         await expect
           .poll(async () => {
-            const listed = await user.client.get('/api/events?flowType=browser_abandonment');
+            const listed = await user.client.call(endpoints.events.list, { query: { flowType: 'browser_abandonment' } });
             const events = listed.json.events as Array<{ source: string; status: string; shopperEmail: string | null; waitsUntil: string | null }>;
             return events.map(({ source, status, shopperEmail, waitsUntil }) => ({ source, status, shopperEmail, waiting: waitsUntil !== null }));
           }, { timeout: 15_000, interval: 250 })

@@ -9,6 +9,7 @@ import { recommendationMessages } from '../../src/shared/flows/flow-messages.ts'
 import { flowPreviewMessages } from '../../src/shared/flows/flow-preview-schemas.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
 import { sampleProducts } from '../../src/server/sandbox/sample-shop.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * The shopper in the prompt, in the browser (docs/decisions/0049 and 0050): in the
@@ -29,20 +30,20 @@ const sampleTitles = sampleProducts.map((product) => product.title);
 
 /** Sends the sandbox's sample checkout and answers its event once it has been delivered. */
 async function sampleCheckout(user: E2EUser): Promise<{ eventId: string; email: string }> {
-  const sent = await user.client.post('/api/sandbox/activity', { flowType: 'abandoned_checkout' });
+  const sent = await user.client.call(endpoints.sandbox.activity, { body: { flowType: 'abandoned_checkout' } });
   expect(sent.status, sent.text).toBe(200);
   const eventId = (sent.json.events as Array<{ eventId: string }>)[0]!.eventId;
   await expect
-    .poll(async () => (await user.client.get(`/api/events/${eventId}`)).json.event?.status, { timeout: 30_000, interval: 300 })
+    .poll(async () => (await user.client.call(endpoints.events.detail, { params: { eventId } })).json.event?.status, { timeout: 30_000, interval: 300 })
     .toBe('delivered');
-  const detail = await user.client.get(`/api/events/${eventId}`);
+  const detail = await user.client.call(endpoints.events.detail, { params: { eventId } });
   return { eventId, email: detail.json.event.shopperEmail as string };
 }
 
 describe('the shopper and the shop in the prompt', () => {
   it('adds context placeholders to an assistant, previews the filled prompt for a sample shopper, and puts the recommendations on the sandbox profile', async () => {
     const user = await createSignedInUser(server, context, { fullName: 'Cora Context' });
-    expect((await user.client.post('/api/sandbox/start')).status).toBe(200);
+    expect((await user.client.call(endpoints.sandbox.start)).status).toBe(200);
     const first = await sampleCheckout(user);
 
     const checkout = flowTypeDetails.abandoned_checkout;

@@ -12,6 +12,7 @@ import { flowPreviewMessages } from '../../src/shared/flows/flow-preview-schemas
 import { textCheckNames } from '../../src/shared/text-checks/text-check-messages.ts';
 import { flowAlertMessages } from '../../src/shared/alerts/flow-alert-schemas.ts';
 import type { HttpClient } from '../support/http-client.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**
  * Texts an owner can trust, in Chromium (docs/decisions/0040-texts-checked-before-delivery.md):
@@ -36,16 +37,16 @@ const assistant = { name: 'Thank you', klaviyo_property: 'thank_you', prompt_tem
 
 async function ownerWithPostPurchase(textRules: Record<string, unknown>): Promise<{ client: HttpClient; webhookPath: string }> {
   const owner = await createSignedInUser(server, context);
-  expect((await owner.client.put('/api/credentials', credentialsInput())).status).toBe(200);
-  const initialized = await owner.client.post('/api/flows/initialize');
+  expect((await owner.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+  const initialized = await owner.client.call(endpoints.flows.initialize);
   const flow = (initialized.json.flows as Array<{ id: string; flowType: string }>).find((candidate) => candidate.flowType === 'post_purchase')!;
-  const saved = await owner.client.put('/api/flows/post_purchase', { isActive: true, assistants: [assistant], klaviyoEventName: null, textRules });
+  const saved = await owner.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, assistants: [assistant], klaviyoEventName: null, textRules } });
   expect(saved.status, saved.text).toBe(200);
   return { client: owner.client, webhookPath: `/api/webhooks/post_purchase/${flow.id}` };
 }
 
 async function eventStatus(client: HttpClient, eventId: string): Promise<string> {
-  return (await client.get(`/api/events/${eventId}`)).json.event.status as string;
+  return (await client.call(endpoints.events.detail, { params: { eventId } })).json.event.status as string;
 }
 
 const reviewOf = (email: string) => page.getByTestId('review').filter({ hasText: email.toLowerCase() });
@@ -60,7 +61,7 @@ describe('the review list', () => {
       expect(sent.status, sent.text).toBe(202);
       eventIds.push(sent.json.eventId as string);
     }
-    await expect.poll(async () => (await client.get('/api/reviews/count')).json.pending, { timeout: 20_000, interval: 200 }).toBe(5);
+    await expect.poll(async () => (await client.call(endpoints.reviews.count)).json.pending, { timeout: 20_000, interval: 200 }).toBe(5);
     const [approved, edited, rejected, manyA, manyB] = shoppers as [string, string, string, string, string];
 
     // The dashboard says texts wait, and leads to them.
@@ -107,7 +108,7 @@ describe('the review list', () => {
     const trusted = uniqueEmail('review-trusted');
     const sent = await postEvent(server.baseUrl, webhookPath, sampleEvent('post_purchase', { email: trusted }));
     await expect.poll(() => eventStatus(client, sent.json.eventId as string), { timeout: 15_000 }).toBe('delivered');
-    expect((await client.get('/api/reviews/count')).json.pending).toBe(0);
+    expect((await client.call(endpoints.reviews.count)).json.pending).toBe(0);
     expectNoBrowserErrors(errors);
   });
 });
@@ -150,7 +151,7 @@ describe('Preview on the flow page', () => {
 describe('a flow that stops writing texts', () => {
   it('is shown on the dashboard and on the flow page, with the count and the control that lifts it', async () => {
     const { client, webhookPath } = await ownerWithPostPurchase({});
-    const capped = await client.put('/api/flows/post_purchase', { isActive: true, assistants: [assistant], klaviyoEventName: null, dailyGenerationCap: 1 });
+    const capped = await client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, assistants: [assistant], klaviyoEventName: null, dailyGenerationCap: 1 } });
     expect(capped.status, capped.text).toBe(200);
     const eventIds: string[] = [];
     for (const label of ['first', 'second', 'third']) {

@@ -41,6 +41,7 @@ beforeAll(async () => {
   // Page routes serve the built web app; a stand-in page keeps them from answering "not built".
   webRoot = await mkdtemp(path.join(os.tmpdir(), 'flowsmith-fuzz-web-'));
   await writeFile(path.join(webRoot, 'index.html'), '<!doctype html><title>Flowsmith</title>');
+  // A real port: raw node:http requests, sent as is, and the live console's event stream.
   scenario = await startEngineScenario({ standIns: allStandIns, listen: true, webRoot, pixelRateLimitPerMinute: 1_000_000 });
   const { testApp } = scenario;
   owner = await ownerWithFlows(scenario, { abandoned_cart: {}, browser_abandonment: {} });

@@ -23,6 +23,7 @@ import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 const WAIT_MINUTES = 30;
 
 let owner: Owner;
+// A real port: header lines and bytes written straight to node:http and the socket.
 const scenario = useEngineScenario({ standIns: allStandIns, listen: true, pixelRateLimitPerMinute: 10_000 });
 beforeAll(async () => {
   const wait = { waitMinutes: WAIT_MINUTES };
@@ -525,7 +526,7 @@ describe("the pixel's own address", () => {
 
 describe("the pixel's rate limit without TRUST_PROXY", () => {
   it('counts the connecting address, so a forged X-Forwarded-For buys no new budget', async () => {
-    const limited = await startEngineScenario({ standIns: allStandIns, listen: true, pixelRateLimitPerMinute: 2 });
+    const limited = await startEngineScenario({ standIns: allStandIns, pixelRateLimitPerMinute: 2 });
     try {
       const limitedOwner = await ownerWithFlows(limited, { browser_abandonment: { waitMinutes: WAIT_MINUTES } });
       const address = (await limitedOwner.client.call(endpoints.flows.pixelAddress)).json.pixelUrl as string;

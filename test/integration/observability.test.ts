@@ -18,7 +18,7 @@ let scenario: EngineScenario;
 let owner: Owner;
 
 beforeAll(async () => {
-  scenario = await startEngineScenario({ standIns: allStandIns, listen: true });
+  scenario = await startEngineScenario({ standIns: allStandIns });
   owner = await ownerWithFlows(scenario, { abandoned_cart: {} });
 }, 60_000);
 
@@ -291,6 +291,7 @@ describe('GET /readyz', () => {
 
 describe('overload', () => {
   it('answers 503 with Retry-After while the event loop is blocked, serves the operators\' routes, and recovers', async () => {
+    // A real port: the requests must wait on the socket while the event loop is blocked (inject sheds none).
     const busy = await startTestApp({ listen: true, overload: { maxEventLoopDelayMs: 20, sampleIntervalMs: 250 } });
     try {
       // Block the app's event loop (it runs in this process) far longer than its limit. The

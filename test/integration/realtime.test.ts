@@ -99,6 +99,7 @@ async function startSecondInstance(): Promise<typeof second> {
 }
 
 beforeAll(async () => {
+  // A real port: live event streams.
   scenario = await startEngineScenario({ standIns: allStandIns, listen: true });
   second = await startSecondInstance();
 });

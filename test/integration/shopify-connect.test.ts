@@ -278,7 +278,8 @@ describe('orders end every abandonment timer, whichever flows are on', () => {
 describe('a PUBLIC_URL Shopify cannot reach', () => {
   let local: EngineScenario;
   beforeAll(async () => {
-    local = await startEngineScenario({ standIns: allStandIns, listen: true });
+    // A loopback PUBLIC_URL, as a development machine has: judged only, never called.
+    local = await startEngineScenario({ standIns: allStandIns, env: { PUBLIC_URL: 'http://127.0.0.1:3000' } });
   });
   afterAll(async () => {
     await local?.close();

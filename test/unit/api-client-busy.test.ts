@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApiRequestError, apiRequest, busyState, isBusyError, retryDelayFor, retryOnceOrWhenBusy, retryWhenBusy } from '../../src/web/app/api-client.ts';
 import { requestMessages } from '../../src/shared/messages.ts';
+import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 
 const limited = (seconds: number) => new ApiRequestError(429, { error: 'rate_limited', message: requestMessages.rateLimited, retryAfterSeconds: seconds });
 const broken = new ApiRequestError(500, { error: 'internal', message: requestMessages.internal });
@@ -30,7 +32,7 @@ describe('waiting out a busy answer', () => {
 
   it('reads the wait from Retry-After when the body does not give it', async () => {
     vi.stubGlobal('fetch', () => Promise.resolve(new Response('busy', { status: 503, headers: { 'retry-after': '7' } })));
-    const error = await apiRequest('GET', '/api/flows').catch((caught: unknown) => caught);
+    const error = await apiRequest('GET', endpointAddress(endpoints.flows.list)).catch((caught: unknown) => caught);
     expect(isBusyError(error)).toBe(true);
     expect((error as ApiRequestError).body.retryAfterSeconds).toBe(7);
   });
