@@ -3,12 +3,15 @@ import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import { type RetentionSettings } from '../../shared/retention/retention-schemas.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
-export const retentionQueryKey = ['retention'] as const;
+/** The retention feature's query keys. */
+export const retentionKeys = {
+  all: ['retention'] as const,
+};
 
 /** The owner's retention period (API settings and every flow's event log show it). */
 export function useRetention() {
   return useQuery({
-    queryKey: retentionQueryKey,
+    queryKey: retentionKeys.all,
     queryFn: () => callEndpoint(endpoints.retention.read),
     retry: retryWhenBusy,
   });
@@ -18,6 +21,6 @@ export function useSaveRetention() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (settings: RetentionSettings) => callEndpoint(endpoints.retention.save, { body: settings }),
-    onSuccess: (saved) => queryClient.setQueryData(retentionQueryKey, saved),
+    onSuccess: (saved) => queryClient.setQueryData(retentionKeys.all, saved),
   });
 }

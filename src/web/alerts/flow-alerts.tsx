@@ -1,16 +1,7 @@
-import { useQuery } from '@tanstack/react-query';
-import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
-import { endpoints } from '../../shared/api/endpoints.ts';
 import { flowAlertMessages as m } from '../../shared/alerts/flow-alert-schemas.ts';
 import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
 import { Alert } from '../ui/alert.tsx';
-
-/** Read often: a flow that stops is to be seen at once. */
-const REFRESH_MS = 10_000;
-
-export function useFlowAlerts() {
-  return useQuery({ queryKey: ['flow-alerts'], queryFn: () => callEndpoint(endpoints.flowAlerts.list), refetchInterval: REFRESH_MS, retry: retryWhenBusy });
-}
+import type { useFlowAlerts } from './use-flow-alerts.ts';
 
 /**
  * Flows that stopped writing texts today for a reason the owner controls

@@ -3,11 +3,16 @@ import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import { type AttributionSettings, type RevenuePeriod } from '../../shared/attribution/attribution-schemas.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
-export const revenueQueryKey = ['revenue'] as const;
+/** The revenue feature's query keys: saving the settings reads every one of them again. */
+export const revenueKeys = {
+  all: ['revenue'] as const,
+  period: (days: RevenuePeriod) => ['revenue', days] as const,
+  settings: ['revenue', 'settings'] as const,
+};
 
 export function useRevenue(days: RevenuePeriod) {
   return useQuery({
-    queryKey: [...revenueQueryKey, days],
+    queryKey: revenueKeys.period(days),
     queryFn: () => callEndpoint(endpoints.revenue.read, { query: { days } }),
     refetchInterval: 60_000,
     retry: retryWhenBusy,
@@ -16,7 +21,7 @@ export function useRevenue(days: RevenuePeriod) {
 
 export function useAttributionSettings() {
   return useQuery({
-    queryKey: [...revenueQueryKey, 'settings'],
+    queryKey: revenueKeys.settings,
     queryFn: () => callEndpoint(endpoints.revenue.settings),
     retry: retryWhenBusy,
   });
@@ -26,6 +31,6 @@ export function useSaveAttributionSettings() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (settings: AttributionSettings) => callEndpoint(endpoints.revenue.saveSettings, { body: settings }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: revenueQueryKey }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: revenueKeys.all }),
   });
 }

@@ -1,8 +1,8 @@
 import { createContext, useCallback, useContext, useMemo, type ReactNode } from 'react';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
+import { callEndpoint } from '../app/api-client.ts';
 import type { SessionUser, SignInInput } from '../../shared/auth/auth-schemas.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
+import { fetchSessionUser, useSession, useSetSessionUser } from './use-session.ts';
 
 interface AuthState {
   user: SessionUser | null;
@@ -16,30 +16,11 @@ interface AuthState {
 }
 
 const AuthContext = createContext<AuthState | null>(null);
-export const sessionQueryKey = ['session'] as const;
-
-async function fetchSessionUser(): Promise<SessionUser | null> {
-  try {
-    return (await callEndpoint(endpoints.account.session)).user;
-  } catch (error) {
-    if (error instanceof ApiRequestError && error.status === 401) return null;
-    throw error;
-  }
-}
 
 /** The signed-in user, read from the server's session (the cookie itself is httpOnly). */
 export function AuthProvider({ children }: { children: ReactNode }) {
-  const queryClient = useQueryClient();
-  const session = useQuery({ queryKey: sessionQueryKey, queryFn: fetchSessionUser, staleTime: Infinity, retry: 1 });
-
-  const setUser = useCallback(
-    (user: SessionUser | null) => {
-      queryClient.setQueryData(sessionQueryKey, user);
-      // Everything cached belonged to the previous user.
-      if (!user) queryClient.removeQueries({ predicate: (query) => query.queryKey[0] !== sessionQueryKey[0] });
-    },
-    [queryClient],
-  );
+  const session = useSession();
+  const setUser = useSetSessionUser();
 
   const refresh = useCallback(async () => {
     const user = await fetchSessionUser();

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { toast } from '../app/toast.ts';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiRequestError, callEndpoint, retryWhenBusy } from '../app/api-client.ts';
@@ -7,22 +7,30 @@ import type { ConnectedService, connectionReturnPages, KlaviyoConnectionStatus, 
 import { connectionMessages as m } from '../../shared/connections/connection-messages.ts';
 import { shopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { klaviyoKeyScopes } from '../../shared/credentials/klaviyo-scopes.ts';
-import { credentialsQueryKeys } from '../credentials/use-credentials.ts';
-import { serviceConditionsQueryKey } from '../service-conditions/service-conditions.tsx';
+import { credentialKeys } from '../credentials/use-credentials.ts';
+import { serviceConditionKeys } from '../service-conditions/use-service-conditions.ts';
 
 /** A page the service's consent page sends the owner back to. */
 export type ConnectionReturnPage = (typeof connectionReturnPages)[number];
 
-/** One key for every page and form that reads the connections, so they share one answer. */
-export const connectionsQueryKey = ['connections'] as const;
+/** The connections' query keys: one for every page and form that reads them, so they share one answer. */
+export const connectionKeys = {
+  all: ['connections'] as const,
+};
 
 /** Which one-click connections the deployment offers, and how each of the owner's services is connected. */
 export function useConnections() {
   return useQuery({
-    queryKey: connectionsQueryKey,
+    queryKey: connectionKeys.all,
     queryFn: () => callEndpoint(endpoints.connections.status),
     retry: retryWhenBusy,
   });
+}
+
+/** Reads the connections again, e.g. after credentials saved on a page that shows them. */
+export function useReloadConnections(): () => Promise<void> {
+  const queryClient = useQueryClient();
+  return useCallback(() => queryClient.invalidateQueries({ queryKey: connectionKeys.all }), [queryClient]);
 }
 
 /**
@@ -87,9 +95,9 @@ export function useDisconnectKlaviyo() {
       if (revoked) toast.success(m.disconnected);
       else toast.warning(m.disconnectedNotRevoked);
       await Promise.all([
-        queryClient.invalidateQueries({ queryKey: connectionsQueryKey }),
-        queryClient.invalidateQueries({ queryKey: credentialsQueryKeys.record }),
-        queryClient.invalidateQueries({ queryKey: serviceConditionsQueryKey }),
+        queryClient.invalidateQueries({ queryKey: connectionKeys.all }),
+        queryClient.invalidateQueries({ queryKey: credentialKeys.record }),
+        queryClient.invalidateQueries({ queryKey: serviceConditionKeys.all }),
       ]);
     },
   });

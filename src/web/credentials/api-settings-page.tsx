@@ -1,6 +1,5 @@
 import { useState } from 'react';
 import { useSearchParams } from 'react-router';
-import { useQueryClient } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
 import { Lock } from 'lucide-react';
 import { Alert } from '../ui/alert.tsx';
@@ -19,7 +18,7 @@ import { pageRoutes } from '../../shared/routes.ts';
 import { connectionMessages } from '../../shared/connections/connection-messages.ts';
 import { ConnectionOutcome } from '../connections/connection-outcome.tsx';
 import { ConnectionsCard } from '../connections/connections-card.tsx';
-import { connectionsQueryKey } from '../connections/use-connections.ts';
+import { useReloadConnections } from '../connections/use-connections.ts';
 
 type Row = { label: string; value: string | null; secret: boolean };
 
@@ -64,7 +63,7 @@ export function ApiSettingsPage() {
   const credentials = useMaskedCredentials();
   const encryption = useEncryptionCheck();
   const [editing, setEditing] = useState(false);
-  const queryClient = useQueryClient();
+  const reloadConnections = useReloadConnections();
   // Shopify's install link sends a signed-out owner here with the shop named, after sign-in.
   const [searchParams] = useSearchParams();
   const [initialShop] = useState(() => searchParams.get('shop'));
@@ -112,7 +111,7 @@ export function ApiSettingsPage() {
               toast.success(firstSave ? credentialMessages.setupCompleted : credentialMessages.updated);
               setEditing(false);
               void credentials.refetch();
-              void queryClient.invalidateQueries({ queryKey: connectionsQueryKey });
+              void reloadConnections();
             }}
           />
         ) : (

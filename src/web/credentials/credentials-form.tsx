@@ -1,9 +1,8 @@
 import { useId, useState, type KeyboardEvent } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
-import { useQuery } from '@tanstack/react-query';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { toast } from '../app/toast.ts';
-import { ApiRequestError, retryWhenBusy } from '../app/api-client.ts';
+import { ApiRequestError } from '../app/api-client.ts';
 import { Alert } from '../ui/alert.tsx';
 import { Button } from '../ui/button.tsx';
 import { TextField } from '../ui/field.tsx';
@@ -22,7 +21,7 @@ import { credentialMessages } from '../../shared/credentials/credential-messages
 import { connectionMessages } from '../../shared/connections/connection-messages.ts';
 import type { ConnectionsResponse } from '../../shared/connections/connection-schemas.ts';
 import { requestMessages } from '../../shared/messages.ts';
-import { fetchOpenAiModels, useSaveCredentials } from './use-credentials.ts';
+import { useOpenAiModels, useSaveCredentials } from './use-credentials.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 import { startErrorOf, useConnections, useStartShopifyConnection, type ConnectionReturnPage } from '../connections/use-connections.ts';
 import { KlaviyoConnectionStatus, ShopifyConnectionStatus } from '../connections/connection-status.tsx';
@@ -179,13 +178,7 @@ function CredentialsFormFields({
   // The key whose models are offered: the stored one when editing, then each key typed
   // (looked up when the field is left, so a half-typed key costs no check).
   const [modelKey, setModelKey] = useState(() => storedValue(stored?.openaiApiKey));
-  const models = useQuery({
-    queryKey: ['credentials', 'openai-models', modelKey],
-    queryFn: () => fetchOpenAiModels(modelKey),
-    enabled: modelKey.length >= 8,
-    retry: retryWhenBusy,
-    staleTime: Infinity,
-  });
+  const models = useOpenAiModels(modelKey);
   const keyRefusal =
     models.error instanceof ApiRequestError && models.error.status === 400 && typedKey.trim() === modelKey ? models.error.body.fieldErrors?.openaiApiKey : undefined;
 

@@ -9,11 +9,13 @@ import {
 import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
-export const credentialsQueryKeys = {
-  status: ['credentials', 'status'],
-  record: ['credentials', 'record'],
-  encryption: ['credentials', 'encryption'],
-} as const;
+/** The credentials' query keys. */
+export const credentialKeys = {
+  status: ['credentials', 'status'] as const,
+  record: ['credentials', 'record'] as const,
+  encryption: ['credentials', 'encryption'] as const,
+  openaiModels: (openaiApiKey: string) => ['credentials', 'openai-models', openaiApiKey] as const,
+};
 
 /**
  * docs/product/specification.md §4 "Setup": complete once a credentials record exists for
@@ -21,7 +23,7 @@ export const credentialsQueryKeys = {
  */
 export function useSetupStatus() {
   return useQuery({
-    queryKey: credentialsQueryKeys.status,
+    queryKey: credentialKeys.status,
     queryFn: async () => (await callEndpoint(endpoints.credentials.status)).setupComplete,
     staleTime: Infinity,
   });
@@ -33,7 +35,7 @@ export class CredentialsLoadError extends Error {}
 /** The stored record, masked by the server; a failed load raises the specified toast once. */
 export function useMaskedCredentials() {
   return useQuery({
-    queryKey: credentialsQueryKeys.record,
+    queryKey: credentialKeys.record,
     queryFn: async (): Promise<MaskedCredentials | null> => {
       try {
         return (await callEndpoint(endpoints.credentials.read)).credentials;
@@ -52,7 +54,7 @@ export function useMaskedCredentials() {
 /** The real self-check behind the Encryption Warning banner. */
 export function useEncryptionCheck() {
   return useQuery({
-    queryKey: credentialsQueryKeys.encryption,
+    queryKey: credentialKeys.encryption,
     queryFn: (): Promise<EncryptionCheck> => callEndpoint(endpoints.credentials.encryption),
   });
 }
@@ -66,14 +68,23 @@ export function useSaveCredentials() {
   return useMutation({
     mutationFn: (credentials: Credentials) => callEndpoint(endpoints.credentials.save, { body: credentials }),
     onSuccess: async (result) => {
-      queryClient.setQueryData(credentialsQueryKeys.status, true);
-      queryClient.setQueryData(credentialsQueryKeys.record, result.credentials);
-      await queryClient.invalidateQueries({ queryKey: credentialsQueryKeys.encryption });
+      queryClient.setQueryData(credentialKeys.status, true);
+      queryClient.setQueryData(credentialKeys.record, result.credentials);
+      await queryClient.invalidateQueries({ queryKey: credentialKeys.encryption });
     },
   });
 }
 
-/** The text models a key may use; the stored key when `openaiApiKey` is its masked form. */
-export async function fetchOpenAiModels(openaiApiKey: string): Promise<string[]> {
-  return (await callEndpoint(endpoints.credentials.openaiModels, { body: { openaiApiKey } })).models;
+/**
+ * The text models a key may use; the stored key when `openaiApiKey` is its masked form.
+ * A key too short to be one is not looked up.
+ */
+export function useOpenAiModels(openaiApiKey: string) {
+  return useQuery({
+    queryKey: credentialKeys.openaiModels(openaiApiKey),
+    queryFn: async () => (await callEndpoint(endpoints.credentials.openaiModels, { body: { openaiApiKey } })).models,
+    enabled: openaiApiKey.length >= 8,
+    retry: retryWhenBusy,
+    staleTime: Infinity,
+  });
 }

@@ -1,7 +1,8 @@
 import { useEffect, useRef } from 'react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEventStream } from '../app/use-event-stream.ts';
-import { dashboardQueryKey } from './use-dashboard.ts';
+import { dashboardKeys } from './use-dashboard.ts';
+import { flowKeys } from '../flows/use-flows.ts';
 
 /**
  * At most one refresh per this long: a sale-day burst moves hundreds of events a second,
@@ -32,8 +33,8 @@ export function useDashboardLive(): void {
     timer.current = setTimeout(() => {
       timer.current = null;
       lastRefresh.current = Date.now();
-      void queryClient.invalidateQueries({ queryKey: dashboardQueryKey });
-      void queryClient.invalidateQueries({ queryKey: ['flows', 'costs'] });
+      void queryClient.invalidateQueries({ queryKey: dashboardKeys.all });
+      void queryClient.invalidateQueries({ queryKey: flowKeys.costs });
     }, wait);
   };
   useEventStream('all', {

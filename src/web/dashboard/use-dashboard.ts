@@ -2,7 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
-export const dashboardQueryKey = ['dashboard'] as const;
+/** The dashboard's query keys. */
+export const dashboardKeys = {
+  all: ['dashboard'] as const,
+};
 
 /**
  * The setup checklist and each flow's state. The live stream refreshes it as events move
@@ -11,7 +14,7 @@ export const dashboardQueryKey = ['dashboard'] as const;
  */
 export function useDashboard() {
   return useQuery({
-    queryKey: dashboardQueryKey,
+    queryKey: dashboardKeys.all,
     queryFn: () => callEndpoint(endpoints.dashboard.read),
     refetchInterval: 5 * 60_000,
     // A rate limit or busy server is waited out (with the busy note), not shown as an error.

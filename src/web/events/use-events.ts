@@ -20,7 +20,13 @@ const REFRESH_MS = 15_000;
  */
 const LIVE_RELOAD_PAUSE_MS = 1_000;
 
-export const eventsQueryKey = ['events'] as const;
+/** The event log's query keys: a change of the flow's stream reads every one of them again. */
+export const eventKeys = {
+  all: ['events'] as const,
+  list: (flowType: FlowType, status: EventStatus | null) => ['events', 'list', flowType, status] as const,
+  detail: (eventId: string | null) => ['events', 'detail', eventId] as const,
+  activity: ['events', 'activity'] as const,
+};
 
 /**
  * While mounted, reloads the flow's event data whenever the flow's stream reports a
@@ -40,7 +46,7 @@ export function useLiveEvents(flowType: FlowType) {
   const reloadSoon = () => {
     timer.current ??= window.setTimeout(() => {
       timer.current = null;
-      void queryClient.invalidateQueries({ queryKey: eventsQueryKey });
+      void queryClient.invalidateQueries({ queryKey: eventKeys.all });
     }, LIVE_RELOAD_PAUSE_MS);
   };
   useEventStream({ flowType }, {
@@ -54,7 +60,7 @@ export function useLiveEvents(flowType: FlowType) {
 export function useEventLog(flowType: FlowType, status: EventStatus | null) {
   useLiveEvents(flowType);
   return useInfiniteQuery({
-    queryKey: [...eventsQueryKey, 'list', flowType, status],
+    queryKey: eventKeys.list(flowType, status),
     initialPageParam: null as string | null,
     queryFn: ({ pageParam }) => callEndpoint(endpoints.events.list, { query: { flowType, limit: 25, status: status ?? undefined, before: pageParam ?? undefined } }),
     getNextPageParam: (page) => page.nextBefore,
@@ -65,7 +71,7 @@ export function useEventLog(flowType: FlowType, status: EventStatus | null) {
 
 export function useEventDetail(eventId: string | null) {
   return useQuery({
-    queryKey: [...eventsQueryKey, 'detail', eventId],
+    queryKey: eventKeys.detail(eventId),
     queryFn: async () => (await callEndpoint(endpoints.events.detail, { params: { eventId: eventId! } })).event,
     enabled: eventId !== null,
     // While the event is still on its way, look again a little sooner.
@@ -78,13 +84,13 @@ export function useReplayEvent() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (eventId: string) => callEndpoint(endpoints.events.replay, { params: { eventId } }),
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: eventsQueryKey }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: eventKeys.all }),
   });
 }
 
 export function useActivitySummary() {
   return useQuery({
-    queryKey: [...eventsQueryKey, 'activity'],
+    queryKey: eventKeys.activity,
     queryFn: () => callEndpoint(endpoints.events.activity),
     refetchInterval: 60_000,
     retry: retryWhenBusy,

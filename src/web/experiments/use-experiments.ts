@@ -3,24 +3,28 @@ import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { ExperimentChangeResponse, ExperimentSetupInput, ExperimentsResponse, PromoteArm } from '../../shared/experiments/experiment-schemas.ts';
-import { flowsQueryKey } from '../flows/use-flows.ts';
+import { flowKeys } from '../flows/use-flows.ts';
 
 /** Results move with every shopper and order: read again now and then while the page is open. */
 const REFRESH_MS = 30_000;
 
-export const experimentsQueryKey = (flowType: FlowType) => ['experiments', flowType] as const;
+/** The experiments' query keys. */
+export const experimentKeys = {
+  all: ['experiments'] as const,
+  ofFlow: (flowType: FlowType) => ['experiments', flowType] as const,
+};
 
 /** A flow's current experiment (or none) and its past ones, newest first. */
 export function useExperiments(flowType: FlowType) {
   const queryClient = useQueryClient();
   return useQuery({
-    queryKey: experimentsQueryKey(flowType),
+    queryKey: experimentKeys.ofFlow(flowType),
     queryFn: async () => {
-      const before = queryClient.getQueryData<ExperimentsResponse>(experimentsQueryKey(flowType));
+      const before = queryClient.getQueryData<ExperimentsResponse>(experimentKeys.ofFlow(flowType));
       const answer = await callEndpoint(endpoints.experiments.list, { params: { flowType } });
       // Promoted by itself meanwhile: the winner's prompts are the flow's now.
       if (before?.current && answer.past.some((experiment) => experiment.id === before.current!.id && experiment.winner !== null)) {
-        await queryClient.invalidateQueries({ queryKey: flowsQueryKey });
+        await queryClient.invalidateQueries({ queryKey: flowKeys.all });
       }
       return answer;
     },
@@ -32,7 +36,7 @@ export function useExperiments(flowType: FlowType) {
 /** Every change answers with the flow's experiments as they are now: the local copy becomes that answer. */
 function keepAnswer(queryClient: QueryClient, flowType: FlowType, answer: ExperimentChangeResponse): void {
   const { current, past } = answer;
-  queryClient.setQueryData<ExperimentsResponse>(experimentsQueryKey(flowType), { current, past });
+  queryClient.setQueryData<ExperimentsResponse>(experimentKeys.ofFlow(flowType), { current, past });
 }
 
 /** Starts an experiment, or changes the running one (new prompts or holdout start a new one). */
@@ -51,9 +55,9 @@ export function usePromoteArm(flowType: FlowType) {
     mutationFn: (arm: PromoteArm['arm']) => callEndpoint(endpoints.experiments.promote, { params: { flowType }, body: { arm } }),
     onSuccess: async (answer) => {
       // The flows first, so a new experiment's form starts from the promoted prompts.
-      await queryClient.invalidateQueries({ queryKey: flowsQueryKey });
+      await queryClient.invalidateQueries({ queryKey: flowKeys.all });
       keepAnswer(queryClient, flowType, answer);
-      await queryClient.invalidateQueries({ queryKey: experimentsQueryKey(flowType) });
+      await queryClient.invalidateQueries({ queryKey: experimentKeys.ofFlow(flowType) });
     },
   });
 }

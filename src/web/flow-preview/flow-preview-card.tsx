@@ -1,7 +1,5 @@
 import { useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
-import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
-import { endpoints } from '../../shared/api/endpoints.ts';
+import { ApiRequestError } from '../app/api-client.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { flowPreviewMessages as m, type FlowPreviewResponse } from '../../shared/flows/flow-preview-schemas.ts';
 import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';
@@ -12,6 +10,7 @@ import { Alert } from '../ui/alert.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { KlaviyoTag } from '../flows/klaviyo-tag.tsx';
 import { TextCheckResults } from '../text-checks/text-check-results.tsx';
+import { useFlowPreview } from './use-flow-preview.ts';
 
 /**
  * Preview on the flow page (docs/decisions/0040-texts-checked-before-delivery.md): the
@@ -21,13 +20,7 @@ import { TextCheckResults } from '../text-checks/text-check-results.tsx';
  */
 export function FlowPreviewCard({ flow }: { flow: Flow }) {
   const [eventId, setEventId] = useState('');
-  const preview = useMutation({
-    mutationFn: () =>
-      callEndpoint(endpoints.flows.preview, {
-        params: { flowType: flow.flowType },
-        body: { eventId: eventId.trim() || null, assistants: flow.assistants, textRules: flow.textRules, recommendations: flow.recommendations },
-      }),
-  });
+  const preview = useFlowPreview(flow);
   const failure = preview.error ? (preview.error instanceof ApiRequestError ? preview.error.message : m.failed(String(preview.error))) : null;
 
   return (
@@ -43,7 +36,7 @@ export function FlowPreviewCard({ flow }: { flow: Flow }) {
           className="flex flex-wrap items-end gap-3"
           onSubmit={(event) => {
             event.preventDefault();
-            preview.mutate();
+            preview.mutate(eventId);
           }}
         >
           <div className="min-w-64 flex-1">

@@ -3,13 +3,12 @@ import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { type FlowSignature } from '../../shared/flows/flow-signature-schemas.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
-
-export const flowSignatureQueryKey = (flowType: FlowType) => ['flow-signature', flowType] as const;
+import { flowKeys } from './use-flows.ts';
 
 /** Whether the flow requires a signature, with its secret masked. */
 export function useFlowSignature(flowType: FlowType) {
   return useQuery({
-    queryKey: flowSignatureQueryKey(flowType),
+    queryKey: flowKeys.signature(flowType),
     queryFn: async () => (await callEndpoint(endpoints.flowSignature.read, { params: { flowType } })).signature,
     staleTime: 30_000,
     retry: retryWhenBusy,
@@ -31,7 +30,7 @@ export function useChangeFlowSignature(flowType: FlowType) {
       return callEndpoint(action === 'turnOn' ? endpoints.flowSignature.require : endpoints.flowSignature.rotate, input);
     },
     onSuccess: ({ signature }) => {
-      queryClient.setQueryData(flowSignatureQueryKey(flowType), signature);
+      queryClient.setQueryData(flowKeys.signature(flowType), signature);
     },
   });
 }

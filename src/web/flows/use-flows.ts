@@ -7,7 +7,17 @@ import { flowMessages } from '../../shared/flows/flow-messages.ts';
 import { type WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
-export const flowsQueryKey = ['flows'] as const;
+/**
+ * The flows' query keys. `all` is the owner's list of flows and the start of every other
+ * flow key, so reading the flows again reads their costs too.
+ */
+export const flowKeys = {
+  all: ['flows'] as const,
+  /** What each flow spent on OpenAI (the dashboard's costs, the flow page's context cost). */
+  costs: ['flows', 'costs'] as const,
+  /** Whether a flow requires a signature: a key of its own, not under `all`, so reading the flows again leaves it be. */
+  signature: (flowType: FlowType) => ['flow-signature', flowType] as const,
+};
 
 /** How long the "URLs need updating" info toast shows (docs/product/specification.md §9). */
 const WEBHOOK_FORMAT_TOAST_MS = 5_000;
@@ -78,12 +88,12 @@ function failure(notify: FlowNotifier, error: unknown, wording: (message: string
  * sign-out) and kept current by `useSaveFlow`.
  */
 export function useFlows() {
-  return useQuery({ queryKey: flowsQueryKey, queryFn: () => loadFlows(), staleTime: Infinity, retry: retryWhenBusy });
+  return useQuery({ queryKey: flowKeys.all, queryFn: () => loadFlows(), staleTime: Infinity, retry: retryWhenBusy });
 }
 
 /** Starts loading the flows ahead of the first flow page, e.g. right after sign-in. */
 export function prefetchFlows(queryClient: QueryClient): Promise<void> {
-  return queryClient.prefetchQuery({ queryKey: flowsQueryKey, queryFn: () => loadFlows(), staleTime: Infinity, retry: retryWhenBusy });
+  return queryClient.prefetchQuery({ queryKey: flowKeys.all, queryFn: () => loadFlows(), staleTime: Infinity, retry: retryWhenBusy });
 }
 
 /** Saves one flow and replaces just that flow in the local copy. */
@@ -92,7 +102,7 @@ export function useSaveFlow(flowType: FlowType) {
   return useMutation({
     mutationFn: (input: UpdateFlowInput) => callEndpoint(endpoints.flows.update, { params: { flowType }, body: input }),
     onSuccess: ({ flow }) => {
-      queryClient.setQueryData<Flow[]>(flowsQueryKey, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
+      queryClient.setQueryData<Flow[]>(flowKeys.all, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
     },
   });
 }
@@ -104,7 +114,7 @@ export function useRotateWebhookUrl(flowType: FlowType) {
     mutationFn: async (graceMinutes: WebhookUrlGraceMinutes) =>
       (await callEndpoint(endpoints.flows.rotateWebhookUrl, { params: { flowType }, body: { graceMinutes } })).flow,
     onSuccess: (flow) => {
-      queryClient.setQueryData<Flow[]>(flowsQueryKey, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
+      queryClient.setQueryData<Flow[]>(flowKeys.all, (flows) => flows?.map((existing) => (existing.flowType === flow.flowType ? flow : existing)));
     },
   });
 }

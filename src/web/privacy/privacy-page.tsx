@@ -1,6 +1,4 @@
 import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { callEndpoint } from '../app/api-client.ts';
 import { Card } from '../ui/card.tsx';
 import { Button, buttonClasses } from '../ui/button.tsx';
 import { TextField } from '../ui/field.tsx';
@@ -11,8 +9,7 @@ import { formatEventTime } from '../events/event-status-badge.tsx';
 import type { PrivacyRequest, ShopperEraseResult, ShopperSummary } from '../../shared/privacy/privacy-schemas.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 import { endpointAddress } from '../../shared/api/endpoint.ts';
-
-const requestsKey = ['privacy', 'requests'] as const;
+import { useEraseShopper, usePrivacyEndpoint, usePrivacyRequests, useShopperLookup } from './use-privacy.ts';
 
 const topicLabels: Record<PrivacyRequest['topic'], string> = {
   'customers/data_request': 'Shopify: data request',
@@ -41,11 +38,7 @@ function FindShopper() {
   const [email, setEmail] = useState<string | null>(null);
   // Kept here, not in the result below: the erasure refetches the shopper, which replaces the result.
   const [erased, setErased] = useState<ShopperEraseResult | null>(null);
-  const shopper = useQuery({
-    queryKey: ['privacy', 'shopper', email],
-    queryFn: () => callEndpoint(endpoints.privacy.shopper, { query: { email: email ?? '' } }),
-    enabled: email !== null,
-  });
+  const shopper = useShopperLookup(email);
   const search = (event: FormEvent) => {
     event.preventDefault();
     setErased(null);
@@ -77,16 +70,11 @@ function FindShopper() {
 }
 
 function ShopperResult({ summary, onErased }: { summary: ShopperSummary; onErased: (result: ShopperEraseResult) => void }) {
-  const queryClient = useQueryClient();
   const [confirming, setConfirming] = useState(false);
   const [unsetKlaviyo, setUnsetKlaviyo] = useState(false);
-  const erase = useMutation({
-    mutationFn: () => callEndpoint(endpoints.privacy.eraseShopper, { body: { email: summary.email, unsetKlaviyo } }),
-    onSuccess: async (result) => {
-      setConfirming(false);
-      onErased(result);
-      await queryClient.invalidateQueries({ queryKey: ['privacy'] });
-    },
+  const erase = useEraseShopper((result) => {
+    setConfirming(false);
+    onErased(result);
   });
   return (
     <div className="space-y-3 [overflow-wrap:anywhere]" aria-live="polite">
@@ -128,7 +116,7 @@ function ShopperResult({ summary, onErased }: { summary: ShopperSummary; onErase
               <CheckboxField label="Also remove Flowsmith's properties from the shopper's Klaviyo profile" checked={unsetKlaviyo} onChange={(event) => setUnsetKlaviyo(event.target.checked)} />
               {erase.isError ? <Alert tone="error">{erase.error.message}</Alert> : null}
               <div className="flex gap-3">
-                <Button variant="danger" busy={erase.isPending} onClick={() => erase.mutate()}>
+                <Button variant="danger" busy={erase.isPending} onClick={() => erase.mutate({ email: summary.email, unsetKlaviyo })}>
                   Erase for good
                 </Button>
                 <Button variant="secondary" onClick={() => setConfirming(false)}>
@@ -144,8 +132,8 @@ function ShopperResult({ summary, onErased }: { summary: ShopperSummary; onErase
 }
 
 function AuditList() {
-  const endpoint = useQuery({ queryKey: ['privacy', 'endpoint'], queryFn: () => callEndpoint(endpoints.privacy.endpoint) });
-  const requests = useQuery({ queryKey: requestsKey, queryFn: () => callEndpoint(endpoints.privacy.requests) });
+  const endpoint = usePrivacyEndpoint();
+  const requests = usePrivacyRequests();
   return (
     <Card>
       <section aria-labelledby="privacy-requests" className="space-y-4">

@@ -1,12 +1,10 @@
-import { useQuery } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
-import { callEndpoint } from '../app/api-client.ts';
 import { Button } from '../ui/button.tsx';
-import { endpoints } from '../../shared/api/endpoints.ts';
+import { usePrivacyEndpoint } from './use-privacy.ts';
 
 /** The owner's address for Shopify's compliance webhooks, shown with the store connection. */
 export function PrivacyWebhookAddress() {
-  const endpoint = useQuery({ queryKey: ['privacy', 'endpoint'], queryFn: () => callEndpoint(endpoints.privacy.endpoint) });
+  const endpoint = usePrivacyEndpoint();
   if (!endpoint.data) return null;
   const copy = async () => {
     try {

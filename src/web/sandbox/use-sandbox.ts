@@ -6,15 +6,17 @@ import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
-export const sandboxQueryKeys = {
-  status: ['sandbox', 'status'],
-  profiles: ['sandbox', 'profiles'],
-} as const;
+/** The sandbox feature's query keys; a change of the sandbox reads every other feature's again. */
+export const sandboxKeys = {
+  all: ['sandbox'] as const,
+  status: ['sandbox', 'status'] as const,
+  profiles: ['sandbox', 'profiles'] as const,
+};
 
 /** The owner's sandbox: whether it is on, and when it was (the event log's badges). */
 export function useSandboxStatus() {
   return useQuery({
-    queryKey: sandboxQueryKeys.status,
+    queryKey: sandboxKeys.status,
     queryFn: (): Promise<SandboxStatus> => callEndpoint(endpoints.sandbox.status),
     // Short: credentials saved on another page make the switch to the real services possible.
     staleTime: 10_000,
@@ -31,8 +33,8 @@ function useSandboxChange<Input>(run: (input: Input) => Promise<SandboxStatus>, 
   return useMutation({
     mutationFn: run,
     onSuccess: async (status, input) => {
-      queryClient.setQueryData(sandboxQueryKeys.status, status);
-      await queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== 'sandbox' });
+      queryClient.setQueryData(sandboxKeys.status, status);
+      await queryClient.invalidateQueries({ predicate: (query) => query.queryKey[0] !== sandboxKeys.all[0] });
       toast.success(success(input));
     },
     onError: (error) => toast.error(errorMessage(error)),
@@ -59,7 +61,7 @@ export function useSendSampleActivity() {
     mutationFn: (request: SampleActivityRequest) => callEndpoint(endpoints.sandbox.activity, { body: request }),
     onSuccess: async (result) => {
       toast.success(sandboxMessages.activitySent(result.events.length));
-      await queryClient.invalidateQueries({ queryKey: sandboxQueryKeys.profiles });
+      await queryClient.invalidateQueries({ queryKey: sandboxKeys.profiles });
     },
     onError: (error) => toast.error(errorMessage(error)),
   });
@@ -68,7 +70,7 @@ export function useSendSampleActivity() {
 /** The sandbox Klaviyo's profiles, looked at again every few seconds while texts arrive. */
 export function useSandboxProfiles() {
   return useQuery({
-    queryKey: sandboxQueryKeys.profiles,
+    queryKey: sandboxKeys.profiles,
     queryFn: async () => (await callEndpoint(endpoints.sandbox.profiles)).profiles,
     refetchInterval: 3_000,
   });

@@ -1,19 +1,8 @@
-import { useQuery } from '@tanstack/react-query';
-import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
-import { endpoints } from '../../shared/api/endpoints.ts';
 import { pageRoutes } from '../../shared/routes.ts';
 import { serviceConditionMessages as m, serviceConditionTitle } from '../../shared/service-conditions/service-condition-schemas.ts';
 import { Alert } from '../ui/alert.tsx';
 import { TextLink } from '../ui/text-link.tsx';
-
-/** Read often: a condition that slows or fails every event is to be seen at once, and seen gone once fixed. */
-const REFRESH_MS = 10_000;
-
-export const serviceConditionsQueryKey = ['service-conditions'] as const;
-
-export function useServiceConditions() {
-  return useQuery({ queryKey: serviceConditionsQueryKey, queryFn: () => callEndpoint(endpoints.serviceConditions.list), refetchInterval: REFRESH_MS, retry: retryWhenBusy });
-}
+import type { useServiceConditions } from './use-service-conditions.ts';
 
 /**
  * Conditions of the owner's services that every later event meets

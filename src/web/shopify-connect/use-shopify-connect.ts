@@ -6,16 +6,19 @@ import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { RegisteredSubscription } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 import { matchRegistered, planStoreSubscriptions, type PlannedState, type PlannedSubscription } from '../../shared/shopify-connect/store-subscription-plan.ts';
 
-/**
- * Keyed by when the credentials were last loaded, so saving other Shopify credentials
- * reads the (possibly other) store again.
- */
-const subscriptionsKey = (credentialsVersion: number) => ['shopify', 'subscriptions', credentialsVersion] as const;
+/** The store connection's query keys. */
+export const shopifyConnectKeys = {
+  /**
+   * Keyed by when the credentials were last loaded, so saving other Shopify credentials
+   * reads the (possibly other) store again.
+   */
+  subscriptions: (credentialsVersion: number) => ['shopify', 'subscriptions', credentialsVersion] as const,
+};
 
 /** What the store has registered for the owner's flows, read live from Shopify. */
 export function useStoreSubscriptions(credentialsVersion: number) {
   return useQuery({
-    queryKey: subscriptionsKey(credentialsVersion),
+    queryKey: shopifyConnectKeys.subscriptions(credentialsVersion),
     queryFn: () => callEndpoint(endpoints.shopify.subscriptions),
     enabled: credentialsVersion > 0,
     retry: retryWhenBusy,
@@ -28,7 +31,7 @@ export function useConnectStore(credentialsVersion: number) {
   return useMutation({
     mutationFn: () => callEndpoint(endpoints.shopify.connect),
     onSuccess: (result) => {
-      queryClient.setQueryData(subscriptionsKey(credentialsVersion), (previous: EndpointResponse<typeof endpoints.shopify.subscriptions> | undefined) => ({
+      queryClient.setQueryData(shopifyConnectKeys.subscriptions(credentialsVersion), (previous: EndpointResponse<typeof endpoints.shopify.subscriptions> | undefined) => ({
         configured: true,
         publicAddress: previous?.publicAddress ?? true,
         addressProblem: previous?.addressProblem ?? null,

@@ -1,6 +1,8 @@
-import { forwardRef, useId, type InputHTMLAttributes, type ReactNode, type Ref, type TextareaHTMLAttributes } from 'react';
+import { forwardRef, useId, type InputHTMLAttributes, type ReactNode, type Ref, type SelectHTMLAttributes, type TextareaHTMLAttributes } from 'react';
 
 const controlClasses = 'block w-full rounded-md border px-3 py-2 text-sm shadow-sm focus:outline-none focus:ring-2 focus:ring-indigo-500 disabled:bg-slate-100';
+/** A select is as wide as its longest option (`max-w-full` keeps a long one in its column). */
+const selectClasses = 'block rounded-md border bg-white px-3 py-2 text-sm shadow-sm focus:outline-none focus:ring-2 focus:ring-indigo-500';
 
 /**
  * A label, a hint and an error around one control. The label is tied to the control and
@@ -82,6 +84,34 @@ export function TextAreaField({
       error={error}
       control={(described) => (
         <textarea ref={ref} id={inputId} rows={rows} {...described} {...props} className={`${controlClasses} ${error ? 'border-red-500' : 'border-slate-300'} ${className}`} />
+      )}
+    />
+  );
+}
+
+/** A labelled select, like TextField; its options are the children. */
+export function SelectField({
+  label,
+  error,
+  hint,
+  id,
+  className = '',
+  ref,
+  children,
+  ...props
+}: SelectHTMLAttributes<HTMLSelectElement> & { label: string; error?: string | undefined; hint?: ReactNode; ref?: Ref<HTMLSelectElement> | undefined }) {
+  const generatedId = useId();
+  const inputId = id ?? generatedId;
+  return (
+    <LabelledControl
+      inputId={inputId}
+      label={label}
+      hint={hint}
+      error={error}
+      control={(described) => (
+        <select ref={ref} id={inputId} {...described} {...props} className={`${selectClasses} ${error ? 'border-red-500' : 'border-slate-300'} ${className}`}>
+          {children}
+        </select>
       )}
     />
   );

@@ -1,18 +1,15 @@
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { CheckCircle2, XCircle } from 'lucide-react';
 import { authMessages } from '../../../shared/messages.ts';
 import { VERIFICATION_REDIRECT_DELAY_MS } from '../../../shared/constants.ts';
 import { pageRoutes } from '../../../shared/routes.ts';
-import { ApiRequestError, callEndpoint } from '../../app/api-client.ts';
-import { useAuth } from '../auth-context.tsx';
+import { ApiRequestError } from '../../app/api-client.ts';
 import { clearUrlFragment, readAuthLinkFragment } from '../url-fragment.ts';
+import { useVerifyEmail } from '../use-verify-email.ts';
 import { AuthShell } from '../../layout/auth-shell.tsx';
 import { Spinner } from '../../ui/spinner.tsx';
 import { ButtonLink, TextLink } from '../../ui/text-link.tsx';
-import { endpoints } from '../../../shared/api/endpoints.ts';
-
-type Outcome = { state: 'loading' } | { state: 'verified' } | { state: 'failed'; message: string };
 
 function failureMessage(error: unknown): string {
   if (error instanceof ApiRequestError) return error.message || authMessages.verificationFailed;
@@ -26,39 +23,23 @@ function failureMessage(error: unknown): string {
  */
 export function VerifyEmailPage() {
   const [link] = useState(() => readAuthLinkFragment());
-  const [outcome, setOutcome] = useState<Outcome>({ state: 'loading' });
-  const { refresh } = useAuth();
   const navigate = useNavigate();
-  // A token works once; React's development double effects must not spend it twice.
-  const started = useRef(false);
+  // The token leaves the address at once, before it is spent.
+  useEffect(clearUrlFragment, []);
+  const verification = useVerifyEmail(link.accessToken);
 
+  const verified = verification.isSuccess;
   useEffect(() => {
-    clearUrlFragment();
-    const token = link.accessToken;
-    if (!token || started.current) return;
-    started.current = true;
-    void (async () => {
-      try {
-        const { signedIn } = await callEndpoint(endpoints.account.verifyEmail, { body: { token } });
-        if (signedIn) await refresh().catch(() => null);
-        setOutcome({ state: 'verified' });
-      } catch (error) {
-        setOutcome({ state: 'failed', message: failureMessage(error) });
-      }
-    })();
-  }, [link.accessToken, refresh]);
-
-  useEffect(() => {
-    if (outcome.state !== 'verified') return;
+    if (!verified) return;
     const timer = window.setTimeout(() => navigate(pageRoutes.dashboard), VERIFICATION_REDIRECT_DELAY_MS);
     return () => window.clearTimeout(timer);
-  }, [outcome.state, navigate]);
+  }, [verified, navigate]);
 
   // docs/product/specification.md §5 names the case of neither token nor type; a type
   // without its token cannot be verified either, and the same advice applies.
   if (!link.accessToken) return <Failed message={authMessages.invalidVerificationLink} />;
-  if (outcome.state === 'failed') return <Failed message={outcome.message} />;
-  if (outcome.state === 'loading') {
+  if (verification.isError) return <Failed message={failureMessage(verification.error)} />;
+  if (!verified) {
     return (
       <AuthShell title="Verifying your email">
         <Spinner label="Verifying your email" />
