@@ -141,3 +141,24 @@ describe('document citations', () => {
     expect(problems).toEqual([]);
   });
 });
+
+/** A repository file a document points at by its full path, in backticks: `src/server/app.ts`. */
+const filePointer = /`((?:src|test|bench|scripts)\/[\w./-]+\.(?:ts|tsx|cjs|mjs|json|sql))`/g;
+
+export function missingFilePointers(text: string, root: string = projectRoot): string[] {
+  return [...text.matchAll(filePointer)].map((match) => match[1]!).filter((file) => !existsSync(path.join(root, file)));
+}
+
+describe('file pointers in the documents', () => {
+  it('finds a pointer to a file that is not there, and accepts one that is', () => {
+    expect(missingFilePointers('`src/server/app.ts` builds it; `src/server/webhooks/' + 'gone.ts` did once; `bench/ingest.ts`')).toEqual([
+      'src/server/webhooks/' + 'gone.ts',
+    ]);
+  });
+
+  it('name only files the repository holds', () => {
+    const documents = [...filesUnder('docs'), 'README.md'].filter((file) => file.endsWith('.md'));
+    const missing = documents.flatMap((file) => missingFilePointers(readFileSync(path.join(projectRoot, file), 'utf8')).map((pointer) => `${file}: ${pointer}`));
+    expect(missing, 'documents pointing at files that do not exist').toEqual([]);
+  });
+});
