@@ -68,7 +68,7 @@ export async function seedOwnerWithFlow(
     shopifyAccessToken: benchKeys.shopifyToken,
     shopifySigningSecret: benchKeys.signingSecret,
   });
-  await saveCredentials(pool, cipher, userId, credentials, { now: new Date(), obtainedShopifyToken: null });
+  await saveCredentials(pool, cipher, userId, { credentials, now: new Date(), obtainedShopifyToken: null });
   await pool.query(
     `INSERT INTO flows (id, user_id, flow_type, is_active, webhook_url, assistants, wait_minutes, klaviyo_event_name)
      VALUES ($1, $2, $3, true, NULL, $4::jsonb, $5, $6)`,

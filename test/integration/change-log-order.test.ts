@@ -37,7 +37,7 @@ describe('change cursors', () => {
   it('are written <tx>-<id>, read back exactly, and ordered by transaction first', async () => {
     const { flowId, eventIds } = await flowWithEvents(1);
     const start = await streamStartCursor(database.pool);
-    expect(await setEventStatus(database.pool, eventIds[0]!, 1, 'generating')).toBe(true);
+    expect(await setEventStatus(database.pool, { id: eventIds[0]!, attempt: 1 }, 'generating')).toBe(true);
     // On a server, a transaction running in another database (another test file) holds the
     // change back for a moment, and the stream may start early enough to hold the event's
     // arrival too (docs/decisions/0009-live-stream.md).
@@ -81,9 +81,9 @@ describe.skipIf(testDatabaseKind() === 'embedded')('the change log with transact
     const open = await database.pool.connect();
     try {
       await open.query('BEGIN');
-      expect(await setEventStatus(open, eventIds[0]!, 1, 'generating')).toBe(true);
+      expect(await setEventStatus(open, { id: eventIds[0]!, attempt: 1 }, 'generating')).toBe(true);
       const outcome = await Promise.race([
-        setEventStatus(database.pool, eventIds[1]!, 1, 'generating').then(() => 'done'),
+        setEventStatus(database.pool, { id: eventIds[1]!, attempt: 1 }, 'generating').then(() => 'done'),
         new Promise((resolve) => setTimeout(() => resolve('still waiting'), 3_000)),
       ]);
       expect(outcome).toBe('done');
@@ -105,8 +105,8 @@ describe.skipIf(testDatabaseKind() === 'embedded')('the change log with transact
       // and then step over the older one when it commits.
       await older.query('BEGIN');
       await older.query('SELECT pg_current_xact_id()');
-      expect(await setEventStatus(database.pool, eventIds[1]!, 1, 'generating')).toBe(true);
-      expect(await setEventStatus(older, eventIds[0]!, 1, 'generating')).toBe(true);
+      expect(await setEventStatus(database.pool, { id: eventIds[1]!, attempt: 1 }, 'generating')).toBe(true);
+      expect(await setEventStatus(older, { id: eventIds[0]!, attempt: 1 }, 'generating')).toBe(true);
       expect(await generating()).toEqual([]);
       await older.query('COMMIT');
     } finally {

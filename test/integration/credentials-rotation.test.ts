@@ -63,7 +63,7 @@ describe('credentials key rotation', () => {
     const oldCipher = testApp.app.credentialCipher;
     // A flow of the first owner requires a signature; its secret is under the same key.
     await createMissingFlows(pool, first);
-    const { flowId, secret } = unlessRefused(await requireFlowSignature(pool, oldCipher, testApp.clock, first, 'abandoned_cart'));
+    const { flowId, secret } = unlessRefused(await requireFlowSignature(pool, { cipher: oldCipher, clock: testApp.clock }, first, 'abandoned_cart'));
     const newCipher = createCredentialCipher(Buffer.alloc(32, 7));
     const before = (await pool.query('SELECT * FROM api_credentials ORDER BY user_id')).rows;
 

@@ -184,7 +184,7 @@ describe('the dashboard', () => {
     // rejected request, one skipped on arrival 10 min ago and one two hours ago.
     await store(owner, 180);
     const generating = await store(owner, 10);
-    expect(await setEventStatus(db(), generating, 1, 'generating')).toBe(true);
+    expect(await setEventStatus(db(), { id: generating, attempt: 1 }, 'generating')).toBe(true);
     await store(owner, 60, { status: 'waiting', processAfter: new Date(scenario.testApp.clock.now().getTime() + 30 * 60_000) });
     await store(owner, 30, { status: 'rejected' });
     await store(owner, 600, { status: 'skipped' });
@@ -200,8 +200,8 @@ describe('the dashboard', () => {
     expect((await dashboardOf(other.client)).processing).toMatchObject({ behind: 2, oldestBehindSeconds: 1200, arrivedLastHour: 3, finishedLastHour: 1 });
 
     // The generating one is delivered (finished on the app's clock, as the worker's now).
-    expect(await setEventStatus(db(), generating, 1, 'delivering')).toBe(true);
-    expect(await setEventStatus(db(), generating, 1, 'delivered')).toBe(true);
+    expect(await setEventStatus(db(), { id: generating, attempt: 1 }, 'delivering')).toBe(true);
+    expect(await setEventStatus(db(), { id: generating, attempt: 1 }, 'delivered')).toBe(true);
     await db().query('UPDATE events SET finished_at = $2 WHERE id = $1', [generating, scenario.testApp.clock.now()]);
     processing = (await dashboardOf(owner.client)).processing;
     expect(processing).toMatchObject({ behind: 1, oldestBehindSeconds: 180, arrivedLastHour: 4, finishedLastHour: 2 });

@@ -82,7 +82,7 @@ describe('the change log cleanup', () => {
     await insertOwnerWithFlow(database, owner);
     const event = genericCartEvent(owner);
     await insertEventOnce(database.pool, event);
-    expect(await setEventStatus(database.pool, event.id, 1, 'generating')).toBe(true);
+    expect(await setEventStatus(database.pool, { id: event.id, attempt: 1 }, 'generating')).toBe(true);
     // On a server, a transaction in another database (another test file) holds the changes
     // back for a moment (docs/decisions/0009-live-stream.md).
     const changesOfFlow = () => listChangesAfter(database.pool, new Map([[owner.flowId, { tx: 0n, id: 0n }]]), 10);

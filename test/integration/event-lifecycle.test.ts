@@ -58,7 +58,7 @@ async function move(eventId: string, from: EventStatus, to: EventStatus): Promis
   if (to === 'waiting') {
     return scheduleEventRetry(database.pool, eventId, 1, { nextTryAt: new Date(Date.now() + 60_000), retryCount: 1, retryProgress: 0, error: 'try again later' });
   }
-  return setEventStatus(database.pool, eventId, 1, to, to === 'failed' || to === 'skipped' ? 'why it ended' : null);
+  return setEventStatus(database.pool, { id: eventId, attempt: 1 }, to, to === 'failed' || to === 'skipped' ? 'why it ended' : null);
 }
 
 const allowed = eventStatuses.flatMap((from) => (eventLifecycle.transitions[from] as readonly EventStatus[]).map((to) => [from, to] as const));
@@ -114,8 +114,8 @@ describe('the event lifecycle', () => {
     const replayed = await startReplay(database.pool, userId, eventId);
     expect(replayed).toMatchObject({ status: 'received', attempt: 2 });
     // The first attempt's job, late: its moves are refused although received → generating is allowed.
-    expect(await setEventStatus(database.pool, eventId, 1, 'generating')).toBe(false);
-    expect(await setEventStatus(database.pool, eventId, 2, 'generating')).toBe(true);
+    expect(await setEventStatus(database.pool, { id: eventId, attempt: 1 }, 'generating')).toBe(false);
+    expect(await setEventStatus(database.pool, { id: eventId, attempt: 2 }, 'generating')).toBe(true);
   });
 
   it("moves many events at once (a bulk delivery's) by the same rules: only from an allowed status, only at the event's own attempt", async () => {

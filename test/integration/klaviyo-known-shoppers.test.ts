@@ -42,11 +42,11 @@ describe('known-shopper look-ups', () => {
     const emails = Array.from({ length: 30 }, (_, index) => `together-${index}@shop.example`);
     for (const email of emails.slice(0, 20)) klaviyo.addProfile(email, { first_name: `Name ${email.slice(9, 11)}` });
     const before = lookups().length;
-    const answers = await Promise.allSettled(emails.map((email) => requireKnownShopper(context, event, email, credentials, new AbortController().signal)));
+    const answers = await Promise.allSettled(emails.map((email) => requireKnownShopper(context, { event, email, credentials, signal: new AbortController().signal })));
     expect(lookups().length - before).toBe(1);
     expect(lookups().at(-1)!.query.get('filter')).toMatch(/^any\(email,\["together-/);
-    answers.slice(0, 20).forEach((answer, index) => expect(answer).toMatchObject({ status: 'fulfilled', value: { firstName: `Name ${emails[index]!.slice(9, 11)}` } }));
-    for (const answer of answers.slice(20)) expect(answer).toMatchObject({ status: 'rejected', reason: { message: eventOutcomeMessages.unknownPixelShopper } });
+    answers.slice(0, 20).forEach((answer, index) => expect(answer).toMatchObject({ status: 'fulfilled', value: { kind: 'go_on', value: { firstName: `Name ${emails[index]!.slice(9, 11)}` } } }));
+    for (const answer of answers.slice(20)) expect(answer).toMatchObject({ status: 'fulfilled', value: { kind: 'ended', outcome: { status: 'skipped', reason: eventOutcomeMessages.unknownPixelShopper } } });
   });
 
   it('splits more than 100 emails over several requests', async () => {
@@ -54,7 +54,7 @@ describe('known-shopper look-ups', () => {
     const emails = Array.from({ length: 250 }, (_, index) => `many-${index}@shop.example`);
     for (const email of emails) klaviyo.addProfile(email);
     const before = lookups().length;
-    await Promise.all(emails.map((email) => requireKnownShopper(context, event, email, credentials, new AbortController().signal)));
+    await Promise.all(emails.map((email) => requireKnownShopper(context, { event, email, credentials, signal: new AbortController().signal })));
     expect(lookups().length - before).toBe(3);
   });
 
@@ -64,25 +64,25 @@ describe('known-shopper look-ups', () => {
     const signal = new AbortController().signal;
     klaviyo.addProfile('kept@shop.example', { first_name: 'Kept' });
     const before = lookups().length;
-    await requireKnownShopper(context, event, 'kept@shop.example', credentials, signal);
-    await expect(requireKnownShopper(context, event, 'later@shop.example', credentials, signal)).rejects.toThrow(eventOutcomeMessages.unknownPixelShopper);
+    await requireKnownShopper(context, { event, email: 'kept@shop.example', credentials, signal });
+    expect(await requireKnownShopper(context, { event, email: 'later@shop.example', credentials, signal })).toMatchObject({ kind: 'ended', outcome: { status: 'skipped', reason: eventOutcomeMessages.unknownPixelShopper } });
     expect(lookups().length - before).toBe(2);
 
     // The unknown shopper signs up; within five minutes the kept answer stands.
     klaviyo.addProfile('later@shop.example', { first_name: 'Later' });
     clock.advance(UNKNOWN_FOR_MS - 1_000);
-    await requireKnownShopper(context, event, 'kept@shop.example', credentials, signal);
-    await expect(requireKnownShopper(context, event, 'later@shop.example', credentials, signal)).rejects.toThrow();
+    await requireKnownShopper(context, { event, email: 'kept@shop.example', credentials, signal });
+    expect((await requireKnownShopper(context, { event, email: 'later@shop.example', credentials, signal })).kind).toBe('ended');
     expect(lookups().length - before).toBe(2);
 
     // Past five minutes Klaviyo is asked again; the known one is still kept.
     clock.advance(2_000);
-    expect((await requireKnownShopper(context, event, 'later@shop.example', credentials, signal)).firstName).toBe('Later');
-    await requireKnownShopper(context, event, 'kept@shop.example', credentials, signal);
+    expect(await requireKnownShopper(context, { event, email: 'later@shop.example', credentials, signal })).toMatchObject({ kind: 'go_on', value: { firstName: 'Later' } });
+    await requireKnownShopper(context, { event, email: 'kept@shop.example', credentials, signal });
     expect(lookups().length - before).toBe(3);
 
     clock.advance(KNOWN_FOR_MS);
-    await requireKnownShopper(context, event, 'kept@shop.example', credentials, signal);
+    await requireKnownShopper(context, { event, email: 'kept@shop.example', credentials, signal });
     expect(lookups().length - before).toBe(4);
   });
 });

@@ -25,7 +25,7 @@ const limits = (limit: number): KlaviyoRateLimits => ({ ...klaviyoAccountLimits,
 /** Takes one slot without waiting: true when taken, false when the limiter said to wait. */
 async function tryOnce(db: Queryable, apiKey: string, clock: ManualClock, limit: number): Promise<boolean> {
   try {
-    await takeKlaviyoSlot(db, apiKey, 'profile-import', limits(limit), { clock, maxInPlaceWaitMs: 0 });
+    await takeKlaviyoSlot(db, apiKey, 'profile-import', { limits: limits(limit), clock, maxInPlaceWaitMs: 0 });
     return true;
   } catch (error) {
     if (error instanceof RateLimitWait) return false;
@@ -53,7 +53,7 @@ describe("the Klaviyo limiter's shared log", () => {
     const clock = new ManualClock(new Date('2031-03-01T10:00:00Z'));
     const take = async () => {
       try {
-        await takeKlaviyoSlot(database.pool, apiKey, 'profile-import', klaviyoAccountLimits, { clock, maxInPlaceWaitMs: 0 });
+        await takeKlaviyoSlot(database.pool, apiKey, 'profile-import', { limits: klaviyoAccountLimits, clock, maxInPlaceWaitMs: 0 });
         return true;
       } catch (error) {
         if (error instanceof RateLimitWait) return false;

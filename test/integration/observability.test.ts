@@ -136,7 +136,7 @@ describe('GET /metrics: what is behind, and the database', () => {
     return event.id;
   }
   async function moveThrough(eventId: string, ...statuses: Array<'generating' | 'delivering' | 'delivered'>) {
-    for (const status of statuses) expect(await setEventStatus(quiet.database.pool, eventId, 1, status)).toBe(true);
+    for (const status of statuses) expect(await setEventStatus(quiet.database.pool, { id: eventId, attempt: 1 }, status)).toBe(true);
   }
 
   it('counts the events due and not finished and the oldest one\'s wait since it became due, with help texts', async () => {

@@ -19,7 +19,7 @@ const bottle: FakeStorefrontProduct = { id: 7105, title: 'Trail Bottle', price: 
 let shopify: FakeShopify;
 const connection = () => ({ shopUrl: shopify.baseUrl, timeoutMs: 2_000 });
 const ask = (product: string, intent: 'related' | 'complementary' = 'related', limit = 10, timeoutMs?: number) =>
-  fetchShopifyRecommendations({ ...connection(), ...(timeoutMs ? { timeoutMs } : {}) }, product, intent, limit, AbortSignal.timeout(10_000));
+  fetchShopifyRecommendations({ ...connection(), ...(timeoutMs ? { timeoutMs } : {}) }, { productGid: product, intent, limit }, AbortSignal.timeout(10_000));
 
 async function call(url: string) {
   const response = await fetch(url);

@@ -25,8 +25,8 @@ describe('the source a request claims', () => {
   it('makes a test event only when the caller says so, never from a header', () => {
     const flow = { flowType: 'post_purchase' as const, waitMinutes: null };
     const receivedAt = new Date('2026-11-23T12:00:00Z');
-    expect(readIntakeDetails('generic', { 'x-flowsmith-source': 'test' }, { event_id: 'e1' }, flow, receivedAt).source).toBe('generic');
-    expect(readIntakeDetails('test', {}, { event_id: 'e1' }, flow, receivedAt).source).toBe('test');
+    expect(readIntakeDetails('generic', { headers: { 'x-flowsmith-source': 'test' }, payload: { event_id: 'e1' } }, flow, receivedAt).source).toBe('generic');
+    expect(readIntakeDetails('test', { headers: {}, payload: { event_id: 'e1' } }, flow, receivedAt).source).toBe('test');
   });
 });
 

@@ -465,6 +465,18 @@ describe("the assistants' texts", () => {
   it('let an unexpected error go up as it is', () => {
     expect(settleGenerations([ok(failed('"A": refused.')), { ok: false, error: forGood, retryable: false }])).toEqual({ kind: 'unexpected', error: forGood });
   });
+
+  it('end the event with the first end a group returned, before anything after it', () => {
+    const refusedKey = { status: 'failed', reason: 'OpenAI refused the key.' };
+    const outcomes: GenerationOutcome<Text, typeof refusedKey>[] = [
+      ok(written('a')),
+      { ok: false, ended: refusedKey },
+      { ok: false, error: forGood, retryable: false },
+    ];
+    expect(settleGenerations(outcomes)).toEqual({ kind: 'ended', ended: refusedKey });
+    // An unexpected error before the end still goes up first, as it would have been thrown first.
+    expect(settleGenerations([{ ok: false, error: forGood, retryable: false }, { ok: false, ended: refusedKey }])).toEqual({ kind: 'unexpected', error: forGood });
+  });
 });
 
 describe('after the texts', () => {

@@ -28,9 +28,9 @@ function emailOf(result: NormalizeResult): string | null {
 }
 
 const shopifyEmail = (topic: string, payload: Record<string, unknown>) => emailOf(normalizeEvent('shopify', topic, payload, receivedAt));
-const shopifyKey = (topic: string, payload: Record<string, unknown>) => readIntakeDetails('shopify', { 'x-shopify-topic': topic }, payload, flow, receivedAt).shopperEmail;
+const shopifyKey = (topic: string, payload: Record<string, unknown>) => readIntakeDetails('shopify', { headers: { 'x-shopify-topic': topic }, payload }, flow, receivedAt).shopperEmail;
 const genericEmail = (payload: Record<string, unknown>) => emailOf(normalizeEvent('generic', null, payload, receivedAt));
-const genericKey = (payload: Record<string, unknown>) => readIntakeDetails('generic', {}, payload, flow, receivedAt).shopperEmail;
+const genericKey = (payload: Record<string, unknown>) => readIntakeDetails('generic', { headers: {}, payload }, flow, receivedAt).shopperEmail;
 
 /** The fields a REST resource class declares (`public email: string | null;`). */
 function restFields(resource: string): Set<string> {

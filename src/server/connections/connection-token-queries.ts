@@ -64,7 +64,8 @@ export async function storeRenewedTokens(
 }
 
 /** The renewal was refused for good: the tokens go, the connection stays with its problem. */
-export async function markRenewalRefused(db: Queryable, table: ConnectionTable, userId: string, problem: string, at: Date): Promise<void> {
+export async function markRenewalRefused(db: Queryable, table: ConnectionTable, refused: { userId: string; problem: string; at: Date }): Promise<void> {
+  const { userId, problem, at } = refused;
   await db.query(
     `UPDATE ${table} SET status = 'renewal_refused', problem = $2, access_token = NULL, access_token_expires_at = NULL,
         refresh_token = NULL, refresh_token_expires_at = NULL, renewing_until = NULL, updated_at = $3

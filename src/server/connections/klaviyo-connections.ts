@@ -77,7 +77,7 @@ export function createKlaviyoConnections(deps: {
     notConnected: w.klaviyoNotConnected,
     async renew(_userId, refreshToken, signal) {
       try {
-        const tokens = await refreshKlaviyoToken(deps.klaviyoBaseUrl, app!, refreshToken, clock.now(), signal);
+        const tokens = await refreshKlaviyoToken(deps.klaviyoBaseUrl, app!, refreshToken, { now: clock.now(), signal });
         return { accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.accessTokenExpiresAt, refreshToken: tokens.refreshToken, refreshTokenExpiresAt: null, scopes: tokens.scope || null };
       } catch (error) {
         if (error instanceof KlaviyoGrantRefused) throw new RenewalRefused(w.klaviyoRenewalRefused(error.message.replace(/^Klaviyo: /, '')));
@@ -111,7 +111,7 @@ export function createKlaviyoConnections(deps: {
 
     async complete(query, sessionUserId) {
       if (!app) return { kind: 'refused', reason: w.klaviyoNotOffered };
-      const begun = await consumeOAuthState(pool, cipher, query.state ?? '', 'klaviyo', clock.now());
+      const begun = await consumeOAuthState(pool, cipher, { state: query.state ?? '', service: 'klaviyo' }, clock.now());
       if (!begun || !begun.codeVerifier) return { kind: 'refused', reason: w.unknownState };
       if (!sessionUserId || begun.userId !== sessionUserId) return { kind: 'refused', reason: w.otherAccount };
       if (query.error) return { kind: 'error', returnTo: begun.returnTo, code: query.error === 'access_denied' ? 'denied' : 'failed' };

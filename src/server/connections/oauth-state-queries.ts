@@ -56,7 +56,8 @@ export async function issueOAuthState(
  * Takes the state out (it can be used once, whatever happens next) and returns what began
  * it, or null when it is unknown, used, expired or of another service.
  */
-export async function consumeOAuthState(db: Queryable, cipher: CredentialCipher, state: string, service: OAuthService, now: Date): Promise<BegunConnection | null> {
+export async function consumeOAuthState(db: Queryable, cipher: CredentialCipher, returned: { state: string; service: OAuthService }, now: Date): Promise<BegunConnection | null> {
+  const { state, service } = returned;
   if (!state || state.length > 200) return null;
   const { rows } = await db.query<{ user_id: string; shop_domain: string | null; code_verifier: string | null; return_to: string; expires_at: Date; service: string }>(
     'DELETE FROM oauth_states WHERE state_hash = $1 RETURNING user_id, shop_domain, code_verifier, return_to, expires_at, service',

@@ -102,7 +102,7 @@ export function createShopifyInstallations(deps: {
     async renew(userId, refreshToken, signal) {
       const domain = await domainOf(userId);
       try {
-        const tokens = await refreshShopifyToken(shopUrlOf(domain ?? ''), app!, refreshToken, clock.now(), signal);
+        const tokens = await refreshShopifyToken(shopUrlOf(domain ?? ''), app!, refreshToken, { now: clock.now(), signal });
         return renewedFrom(tokens, refreshToken);
       } catch (error) {
         if (error instanceof ShopifyGrantRefused) throw new RenewalRefused(w.shopifyRenewalRefused(error.message.replace(/^Shopify: /, '')));
@@ -187,7 +187,7 @@ export function createShopifyInstallations(deps: {
       if (!(await validHmac(query))) return { kind: 'refused', reason: w.forgedCallback };
       const shop = shopOf(query);
       if (!shop) return { kind: 'refused', reason: w.badShop };
-      const begun = await consumeOAuthState(pool, cipher, query.state ?? '', 'shopify', clock.now());
+      const begun = await consumeOAuthState(pool, cipher, { state: query.state ?? '', service: 'shopify' }, clock.now());
       if (!begun) return { kind: 'refused', reason: w.unknownState };
       if (!sessionUserId || begun.userId !== sessionUserId) return { kind: 'refused', reason: w.otherAccount };
       if (begun.shopDomain !== shop) return { kind: 'refused', reason: w.otherShop };

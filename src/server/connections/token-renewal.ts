@@ -140,7 +140,7 @@ export function createTokenRenewal(deps: {
   }
 
   async function refuse(userId: string, problem: string): Promise<void> {
-    await markRenewalRefused(db, table, userId, problem, clock.now());
+    await markRenewalRefused(db, table, { userId, problem, at: clock.now() });
     await deps.onRefused(userId, problem);
   }
 

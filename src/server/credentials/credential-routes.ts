@@ -74,7 +74,8 @@ export const credentialRoutes: FastifyPluginAsyncZod<{
   await registerEndpoint(app, endpoints.credentials.save, { preHandler: [rateLimited('write'), rateLimited('check')] }, async (request) => {
     const { credentials, report } = await resolveAndCheck(request.user.id, request.body, request.log);
     if (report.invalid || report.unreachable) refuse(report);
-    const { row, created } = await saveCredentials(pool, cipher, request.user.id, credentials, {
+    const { row, created } = await saveCredentials(pool, cipher, request.user.id, {
+      credentials,
       now: app.clock.now(),
       obtainedShopifyToken: report.obtainedShopifyToken,
     });

@@ -169,9 +169,9 @@ export async function saveCredentials(
   pool: pg.Pool,
   cipher: CredentialCipher,
   userId: string,
-  credentials: Credentials,
-  extras: { now: Date; obtainedShopifyToken: ObtainedShopifyToken | null },
+  saving: { credentials: Credentials; now: Date; obtainedShopifyToken: ObtainedShopifyToken | null },
 ): Promise<{ row: StoredCredentialsRow; created: boolean }> {
+  const { credentials } = saving;
   return inTransaction(pool, async (client) => {
     const existing = await findStoredCredentials(client, userId, { forUpdate: true });
     const usesClientCredentials = credentials.shopifyAuthMethod === 'client_credentials';
@@ -193,14 +193,14 @@ export async function saveCredentials(
       if (dropped) {
         previous = {
           encrypted: encryptColumn(cipher, userId, 'shopify_previous_signing_secret', dropped),
-          until: new Date(extras.now.getTime() + PREVIOUS_SIGNING_SECRET_MS),
+          until: new Date(saving.now.getTime() + PREVIOUS_SIGNING_SECRET_MS),
         };
       } else if (oldSigning.length > 0) {
         previous = { encrypted: existing.shopify_previous_signing_secret, until: existing.shopify_previous_signing_secret_until };
       }
     }
 
-    const token = usesClientCredentials ? extras.obtainedShopifyToken : null;
+    const token = usesClientCredentials ? saving.obtainedShopifyToken : null;
     const encrypt = (column: EncryptedColumn, value: string | null) => encryptColumn(cipher, userId, column, value);
     return upsertStoredCredentials(
       client,
@@ -221,7 +221,7 @@ export async function saveCredentials(
         shopify_obtained_token: token ? encrypt('shopify_obtained_token', token.accessToken) : null,
         shopify_obtained_token_expires_at: token ? token.expiresAt : null,
       },
-      extras.now,
+      saving.now,
     );
   });
 }

@@ -259,17 +259,12 @@ export async function saveNormalizedEvent(db: Queryable, eventId: string, normal
 }
 
 /**
- * Moves an event of attempt `attempt` to `status`, if its lifecycle allows that from the
- * status it is in now (event-lifecycle.ts); false when it does not, or when a replay has
- * since raised the attempt, so a late job can never overwrite a newer outcome.
+ * Moves the event's attempt `event.attempt` to `status`, if its lifecycle allows that from
+ * the status it is in now (event-lifecycle.ts); false when it does not, or when a replay
+ * has since raised the attempt, so a late job can never overwrite a newer outcome.
  */
-export async function setEventStatus(
-  db: Queryable,
-  eventId: string,
-  attempt: number,
-  status: EventStatus,
-  error: string | null = null,
-): Promise<boolean> {
+export async function setEventStatus(db: Queryable, event: { id: string; attempt: number }, status: EventStatus, error: string | null = null): Promise<boolean> {
+  const { id: eventId, attempt } = event;
   const result = await db.query(
     `UPDATE events SET status = $3, error = $4, updated_at = now(), finished_at = ${isFinished(status) ? 'now()' : 'NULL'}
       WHERE id = $1 AND attempt = $2 AND status = ANY($5::text[])`,

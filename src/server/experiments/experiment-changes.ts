@@ -100,7 +100,8 @@ export async function setUpExperiment(pool: pg.Pool, flow: FlowRecord, setup: Ex
 }
 
 /** The winner's prompts become the flow's prompts, and the experiment ends keeping its record; false when it had ended already. */
-async function promote(db: Queryable, experiment: ExperimentRecord, winner: ExperimentArm, reason: 'promoted' | 'auto_promoted', now: Date): Promise<boolean> {
+async function promote(db: Queryable, experiment: ExperimentRecord, winner: ExperimentArm, ending: { reason: 'promoted' | 'auto_promoted'; now: Date }): Promise<boolean> {
+  const { reason, now } = ending;
   if (!(await endExperiment(db, experiment.id, { at: now, reason, winner: winner.key }))) return false;
   await saveAssistantPrompts(db, experiment.flowId, winner.prompts);
   return true;
@@ -112,7 +113,7 @@ export async function promoteArm(pool: pg.Pool, flow: FlowRecord, arm: Experimen
     if (!running) return refused(apiErrorCodes.not_found, m.noExperiment);
     const winner = running.arms.find((candidate) => candidate.key === arm);
     if (!winner) return refused(apiErrorCodes.validation, m.noSuchArm(arm), { fieldErrors: { arm: m.noSuchArm(arm) } });
-    return (await promote(client, running, winner, 'promoted', now)) ? null : refused(apiErrorCodes.not_found, m.noExperiment);
+    return (await promote(client, running, winner, { reason: 'promoted', now })) ? null : refused(apiErrorCodes.not_found, m.noExperiment);
   });
   forgetRunningExperiment(flow.id);
   return outcome;
@@ -149,7 +150,7 @@ export async function promoteWinners(pool: pg.Pool, now: Date): Promise<number> 
     const [counts, revenue] = await Promise.all([countGroups(pool, experiment.id), revenueCurrencyOf(experiment) === null ? [] : sumGroupRevenue(pool, experiment.id)]);
     const arm = armToPromote(experiment, counts, revenue);
     if (!arm) continue;
-    if (await inTransaction(pool, (client) => promote(client, experiment, arm, 'auto_promoted', now))) promoted += 1;
+    if (await inTransaction(pool, (client) => promote(client, experiment, arm, { reason: 'auto_promoted', now }))) promoted += 1;
     forgetRunningExperiment(experiment.flowId);
   }
   return promoted;

@@ -60,6 +60,12 @@ export async function initializeFlows(pool: pg.Pool, userId: string): Promise<{ 
   });
 }
 
+/** One of the owner's flows, by its type (each owner has one of each). */
+export interface OwnersFlow {
+  userId: string;
+  flowType: FlowType;
+}
+
 /**
  * Saves the owner's configuration of one flow. The webhook URL is always the generated
  * one; the answer says whether this save gave the flow its first URL or replaced an
@@ -68,10 +74,10 @@ export async function initializeFlows(pool: pg.Pool, userId: string): Promise<{ 
 export async function updateFlow(
   pool: pg.Pool,
   publicUrl: string,
-  userId: string,
-  flowType: FlowType,
+  ownersFlow: OwnersFlow,
   input: UpdateFlow,
 ): Promise<{ flow: FlowRecord; firstSave: boolean; webhookUrlRewritten: boolean } | Refused> {
+  const { userId, flowType } = ownersFlow;
   if (!flowHasWait(flowType) && input.waitMinutes !== undefined) {
     return refused(apiErrorCodes.validation, flowValidationMessages.waitNotApplicable, {
       fieldErrors: { waitMinutes: flowValidationMessages.waitNotApplicable },
@@ -134,11 +140,11 @@ export async function fixWebhookUrls(pool: pg.Pool, publicUrl: string, userId: s
 export async function rotateWebhookUrl(
   db: Queryable,
   publicUrl: string,
-  now: Date,
-  userId: string,
-  flowType: FlowType,
-  graceMinutes: WebhookUrlGraceMinutes,
+  ownersFlow: OwnersFlow,
+  rotation: { graceMinutes: WebhookUrlGraceMinutes; now: Date },
 ): Promise<FlowRecord | Refused> {
+  const { userId, flowType } = ownersFlow;
+  const { graceMinutes, now } = rotation;
   const flow = await rotateWebhookKey(db, userId, flowType, {
     newKey: newWebhookKey(),
     previousKeyExpiresAt: graceMinutes === 0 ? null : new Date(now.getTime() + graceMinutes * 60_000),

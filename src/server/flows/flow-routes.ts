@@ -36,7 +36,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
       const fieldErrors = Object.fromEntries(problems.map((problem) => [`assistants.${problem.index}.${problem.field}`, problem.message]));
       throw new HttpError(apiErrorCodes.validation, problems[0]!.message, { fieldErrors });
     }
-    const result = unlessRefused(await updateFlow(pool, publicUrl, request.user.id, request.params.flowType, request.body));
+    const result = unlessRefused(await updateFlow(pool, publicUrl, { userId: request.user.id, flowType: request.params.flowType }, request.body));
     return { ...result, flow: toApi(result.flow) };
   });
 
@@ -48,7 +48,7 @@ export const flowRoutes: FastifyPluginAsyncZod = async (app) => {
   // The replaced URL works until the grace period's end by the app's clock; "at once" stops
   // it now, apart from the intake's per-process flow cache, which holds an entry 1 s at most.
   await registerEndpoint(app, endpoints.flows.rotateWebhookUrl, { preHandler: rateLimited('write') }, async (request) => {
-    const flow = unlessRefused(await rotateWebhookUrl(pool, publicUrl, app.clock.now(), request.user.id, request.params.flowType, request.body.graceMinutes));
+    const flow = unlessRefused(await rotateWebhookUrl(pool, publicUrl, { userId: request.user.id, flowType: request.params.flowType }, { graceMinutes: request.body.graceMinutes, now: app.clock.now() }));
     request.log.info({ userId: flow.userId, flowType: flow.flowType, graceMinutes: request.body.graceMinutes }, 'flow webhook URL rotated');
     return { flow: toApi(flow) };
   });

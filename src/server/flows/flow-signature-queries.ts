@@ -117,8 +117,15 @@ export interface CreatedSecret {
   secret: string;
 }
 
+/** What a new secret is encrypted with, and the clock its time is read from. */
+export interface SecretKeeping {
+  cipher: CredentialCipher;
+  clock: Clock;
+}
+
 /** "Require a signature": a new secret for a flow that requires none yet (refused otherwise, so a double click keeps the first). */
-export async function requireFlowSignature(pool: pg.Pool, cipher: CredentialCipher, clock: Clock, userId: string, flowType: FlowType): Promise<CreatedSecret | Refused> {
+export async function requireFlowSignature(pool: pg.Pool, keys: SecretKeeping, userId: string, flowType: FlowType): Promise<CreatedSecret | Refused> {
+  const { cipher, clock } = keys;
   return inTransaction(pool, async (client) => {
     const flowId = await ownersFlowId(client, userId, flowType, true);
     if (isRefused(flowId)) return flowId;
@@ -140,7 +147,8 @@ export async function requireFlowSignature(pool: pg.Pool, cipher: CredentialCiph
  * "Generate new secret": the current secret becomes the previous one, accepted for one
  * more hour; a previous one still in its hour is dropped.
  */
-export async function rotateFlowSigningSecret(pool: pg.Pool, cipher: CredentialCipher, clock: Clock, userId: string, flowType: FlowType): Promise<CreatedSecret | Refused> {
+export async function rotateFlowSigningSecret(pool: pg.Pool, keys: SecretKeeping, userId: string, flowType: FlowType): Promise<CreatedSecret | Refused> {
+  const { cipher, clock } = keys;
   return inTransaction(pool, async (client) => {
     const flowId = await ownersFlowId(client, userId, flowType, true);
     if (isRefused(flowId)) return flowId;

@@ -30,7 +30,7 @@ export const flowSignatureRoutes: FastifyPluginAsyncZod<FlowSignatureRoutesOptio
   }));
 
   await registerEndpoint(app, endpoints.flowSignature.require, { preHandler: rateLimited('write') }, async (request, reply) => {
-    const created = unlessRefused(await requireFlowSignature(pool, cipher, app.clock, request.user.id, request.params.flowType));
+    const created = unlessRefused(await requireFlowSignature(pool, { cipher, clock: app.clock }, request.user.id, request.params.flowType));
     cache.invalidate(created.flowId);
     // The secret must not linger in a cache between the server and the owner's browser.
     reply.header('cache-control', 'no-store');
@@ -38,7 +38,7 @@ export const flowSignatureRoutes: FastifyPluginAsyncZod<FlowSignatureRoutesOptio
   });
 
   await registerEndpoint(app, endpoints.flowSignature.rotate, { preHandler: rateLimited('write') }, async (request, reply) => {
-    const created = unlessRefused(await rotateFlowSigningSecret(pool, cipher, app.clock, request.user.id, request.params.flowType));
+    const created = unlessRefused(await rotateFlowSigningSecret(pool, { cipher, clock: app.clock }, request.user.id, request.params.flowType));
     cache.invalidate(created.flowId);
     reply.header('cache-control', 'no-store');
     return { signature: created.signature, secret: created.secret };

@@ -34,8 +34,13 @@ export interface Refusal {
 
 type Of<K extends IntakeDecision['kind']> = Extract<IntakeDecision, { kind: K }>;
 
-function refuse(answerCode: ServerErrorCode, reason: string, httpStatus: Refusal['httpStatus'], message: string, code: string = answerCode): Of<'refuse'> {
-  return { kind: 'refuse', refusal: { code, reason, httpStatus, answerCode, message } };
+function refuse(answerCode: ServerErrorCode, reason: string, httpStatus: Refusal['httpStatus'], message: string): Of<'refuse'> {
+  return { kind: 'refuse', refusal: { code: answerCode, reason, httpStatus, answerCode, message } };
+}
+
+/** A refusal recorded under its own code, where the sender is answered with the broader one. */
+function recordedAs(code: string, decision: Of<'refuse'>): Of<'refuse'> {
+  return { kind: 'refuse', refusal: { ...decision.refusal, code } };
 }
 
 /**
@@ -68,7 +73,7 @@ export function decideWebhookBody(byteLength: number): Of<'refuse' | 'go_on'> {
  * signature either. Only a signed request is worth checking against the owner's secrets.
  */
 export function decideShopifySignaturePresent(signature: string): Of<'refuse' | 'go_on'> {
-  if (signature.replace(/[\s,]/g, '') === '') return refuse(apiErrorCodes.signature_required, rejectionReasons.shopifyUnsigned, 401, webhookMessages.shopifyUnsigned, 'shopify_unsigned');
+  if (signature.replace(/[\s,]/g, '') === '') return recordedAs('shopify_unsigned', refuse(apiErrorCodes.signature_required, rejectionReasons.shopifyUnsigned, 401, webhookMessages.shopifyUnsigned));
   return { kind: 'go_on' };
 }
 
@@ -77,7 +82,7 @@ export function decideShopifySignaturePresent(signature: string): Of<'refuse' | 
  * one, or the previous one during a rotation), and naming its topic.
  */
 export function decideShopifySignature(check: { secretCount: number; valid: boolean; topicNamed: boolean }): Of<'refuse' | 'go_on'> {
-  if (check.secretCount === 0) return refuse(apiErrorCodes.bad_signature, rejectionReasons.noSigningSecret, 401, webhookMessages.badSignature, 'no_signing_secret');
+  if (check.secretCount === 0) return recordedAs('no_signing_secret', refuse(apiErrorCodes.bad_signature, rejectionReasons.noSigningSecret, 401, webhookMessages.badSignature));
   if (!check.valid) return refuse(apiErrorCodes.bad_signature, rejectionReasons.signatureMismatch, 401, webhookMessages.badSignature);
   if (!check.topicNamed) return refuse(apiErrorCodes.topic_missing, rejectionReasons.shopifyTopicMissing, 400, webhookMessages.shopifyTopicMissing);
   return { kind: 'go_on' };

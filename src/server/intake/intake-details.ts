@@ -98,11 +98,11 @@ interface IntakeFlow {
  */
 export function readIntakeDetails(
   source: IntakeSource,
-  headers: IncomingHttpHeaders,
-  payload: Record<string, unknown>,
+  sent: { headers: IncomingHttpHeaders; payload: Record<string, unknown> },
   flow: IntakeFlow,
   receivedAt: Date,
 ): IntakeDetails {
+  const { headers, payload } = sent;
   if (source === 'shopify') {
     const topic = shopifyTopicOf(headers) ?? '';
     const isCart = topic.startsWith('carts/');

@@ -107,6 +107,13 @@ const MAX_REJECTED_BODY_CHARS = 16_384;
 /** Refusals of a body seen before it is read (its size, its type), decided by the HTTP layer. */
 export type BodyRefusal = 'too_large' | 'unsupported_media_type';
 
+/** What a refused request was sent as, and to which flow. */
+interface Sent {
+  flow: FlowRecord;
+  kind: 'webhook' | 'pixel';
+  request: IntakeRequest;
+}
+
 /**
  * How a refusal leaves the depths of one submission's checks: thrown inside the intake
  * only, and returned from its public methods as the `Refused` result.
@@ -177,7 +184,7 @@ export class Intake {
     if (flow.flowType !== address.flowType) {
       const known = (flowTypes as readonly string[]).includes(address.flowType);
       const sentTo = known ? flowTypeDetails[address.flowType as FlowType].title : address.flowType.slice(0, 50);
-      await this.refuse(flow, 'webhook', request, 'wrong_flow_type', rejectionReasons.wrongFlowType(sentTo, flowTypeDetails[flow.flowType].title), null);
+      await this.refuse({ flow, kind: 'webhook', request }, { code: 'wrong_flow_type', reason: rejectionReasons.wrongFlowType(sentTo, flowTypeDetails[flow.flowType].title) }, null);
       throw new SubmissionRefused(refused(apiErrorCodes.not_found, requestMessages.notFound));
     }
     return flow;
@@ -203,20 +210,20 @@ export class Intake {
 
   /** A body refused before it was read: recorded on the flow, answered 413 or 415. */
   async refuseUnreadBody(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, refusal: BodyRefusal): Promise<Refused> {
-    return refusalAsResult(() => this.refuseWith(flow, kind, request, decideUnreadBody(refusal, kind, request.contentType), null));
+    return refusalAsResult(() => this.refuseWith({ flow, kind, request }, decideUnreadBody(refusal, kind, request.contentType), null));
   }
 
   private async acceptWebhook(flow: FlowRecord, request: IntakeRequest): Promise<Accepted> {
     const text = request.body.toString('utf8');
     const body = decideWebhookBody(request.body.length);
-    if (body.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, body, null);
+    if (body.kind === 'refuse') await this.refuseWith({ flow, kind: 'webhook', request }, body, null);
     // One decision, before anything reads the body: a request claiming to be Shopify is
     // held to Shopify's signature and never to the generic one (intake-details.ts).
     const claim = claimedSource(request.headers);
     if (claim === 'shopify') await this.checkShopifySignature(flow, request, text);
     else await this.checkFlowSignature(flow, request, text);
     const { payload, parsed } = await this.parsedObject(flow, 'webhook', request, text);
-    const details = readIntakeDetails(claim, request.headers, payload, flow, this.deps.clock.now());
+    const details = readIntakeDetails(claim, { headers: request.headers, payload }, flow, this.deps.clock.now());
     return this.store(flow, details, { rawBody: text, contentType: request.contentType, headers: keptHeadersOf(request.headers), parsed: parsed.exact });
   }
 
@@ -229,7 +236,7 @@ export class Intake {
     const text = request.body.toString('utf8');
     const { payload } = await this.parsedObject(flow, 'pixel', request, text);
     const pixel = pixelEventSchema.safeParse(payload);
-    if (!pixel.success) return this.refuseWith(flow, 'pixel', request, decidePixelShape(pixel.error.issues), text);
+    if (!pixel.success) return this.refuseWith({ flow, kind: 'pixel', request }, decidePixelShape(pixel.error.issues), text);
     const receivedAt = this.deps.clock.now();
     const details = readPixelIntakeDetails(pixel.data, flow, receivedAt);
     const trusted = trustedPixelEvent(pixel.data, details.occurredAt ?? receivedAt);
@@ -251,7 +258,7 @@ export class Intake {
     if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) {
       throw new SubmissionRefused(refused(apiErrorCodes.invalid_json, webhookConsoleMessages.invalidJson, { fieldErrors: { payload: webhookConsoleMessages.invalidJson } }));
     }
-    const details = readIntakeDetails('test', {}, payload as Record<string, unknown>, flow, this.deps.clock.now());
+    const details = readIntakeDetails('test', { headers: {}, payload: payload as Record<string, unknown> }, flow, this.deps.clock.now());
     return this.store(flow, details, { rawBody: payloadText, contentType: 'application/json', headers: {} }, dryRun);
   }
 
@@ -298,7 +305,7 @@ export class Intake {
     const header = request.headers['x-shopify-hmac-sha256'];
     const signature = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim();
     const signed = decideShopifySignaturePresent(signature);
-    if (signed.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, signed, text);
+    if (signed.kind === 'refuse') await this.refuseWith({ flow, kind: 'webhook', request }, signed, text);
     let check: { valid: boolean; secrets: string[] };
     try {
       check = await this.signingSecrets.verify(flow.userId, (secrets) => verifyShopifySignature(request.body, signature, secrets));
@@ -307,7 +314,7 @@ export class Intake {
       throw new SubmissionRefused(refused(apiErrorCodes.database_unavailable, webhookMessages.unavailable, { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS }));
     }
     const verified = decideShopifySignature({ secretCount: check.secrets.length, valid: check.valid, topicNamed: Boolean(shopifyTopicOf(request.headers)) });
-    if (verified.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, verified, text);
+    if (verified.kind === 'refuse') await this.refuseWith({ flow, kind: 'webhook', request }, verified, text);
   }
 
   /**
@@ -325,7 +332,7 @@ export class Intake {
     }
     const nowSeconds = Math.floor(this.deps.clock.now().getTime() / 1000);
     const decision = decideFlowSignature(outcome, () => signatureAgeSeconds(header ?? '', nowSeconds));
-    if (decision.kind === 'refuse') await this.refuseWith(flow, 'webhook', request, decision, text);
+    if (decision.kind === 'refuse') await this.refuseWith({ flow, kind: 'webhook', request }, decision, text);
   }
 
   /**
@@ -343,12 +350,19 @@ export class Intake {
       parsed = parseJsonTextBothWays(text);
     } catch (error) {
       const problem = error instanceof JsonTextError ? error.problem : 'malformed';
-      return this.refuseWith(flow, kind, request, decideUnparsedBody(problem, (error as Error).message), text || null);
+      return this.refuseWith({ flow, kind, request }, decideUnparsedBody(problem, (error as Error).message), text || null);
     }
     const payload = parsed.value;
     const shape = decideParsedBody(payload);
-    if (shape.kind === 'refuse') await this.refuseWith(flow, kind, request, shape, text);
+    if (shape.kind === 'refuse') await this.refuseWith({ flow, kind, request }, shape, text);
     return { payload: payload as Record<string, unknown>, parsed };
+  }
+
+  /** Records the refusal on the flow and answers the sender with it. */
+  private async refuseWith(sent: Sent, decision: { refusal: Refusal }, rawBody: string | null): Promise<never> {
+    const { refusal } = decision;
+    await this.refuse(sent, { code: refusal.code, reason: refusal.reason }, rawBody);
+    throw new SubmissionRefused(refused(refusal.answerCode, refusal.message, { status: refusal.httpStatus }));
   }
 
   /**
@@ -356,14 +370,9 @@ export class Intake {
    * Everything here came from the sender, so it is made storable: a NUL or half a
    * surrogate pair must not cost the owner the record of why the event was refused.
    */
-  /** Records the refusal on the flow and answers the sender with it. */
-  private async refuseWith(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, decision: { refusal: Refusal }, rawBody: string | null): Promise<never> {
-    const { refusal } = decision;
-    await this.refuse(flow, kind, request, refusal.code, refusal.reason, rawBody);
-    throw new SubmissionRefused(refused(refusal.answerCode, refusal.message, { status: refusal.httpStatus }));
-  }
-
-  private async refuse(flow: FlowRecord, kind: 'webhook' | 'pixel', request: IntakeRequest, code: string, reason: string, rawBody: string | null): Promise<void> {
+  private async refuse(sent: Sent, refusal: { code: string; reason: string }, rawBody: string | null): Promise<void> {
+    const { flow, kind, request } = sent;
+    const { code, reason } = refusal;
     const { headers } = request;
     const source: EventSource = kind === 'pixel' ? 'pixel' : claimedSource(headers);
     this.deps.observer?.rejected(source, code);

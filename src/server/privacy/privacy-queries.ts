@@ -107,7 +107,8 @@ export async function claimPrivacyRequest(db: Queryable, now: Date, leaseMs: num
     : null;
 }
 
-export async function finishPrivacyRequest(db: Queryable, id: string, now: Date, recordsAffected: number, exportLocation: string | null): Promise<void> {
+export async function finishPrivacyRequest(db: Queryable, id: string, now: Date, done: { recordsAffected: number; exportLocation: string | null }): Promise<void> {
+  const { recordsAffected, exportLocation } = done;
   // The phone was needed to find the shopper; Flowsmith keeps no phone numbers beyond that.
   await db.query(`UPDATE privacy_requests SET status = 'done', done_at = $2, lease_until = NULL, records_affected = $3, export_location = $4, shopper_phone = NULL WHERE id = $1`, [
     id,
@@ -117,7 +118,12 @@ export async function finishPrivacyRequest(db: Queryable, id: string, now: Date,
   ]);
 }
 
-export async function savePrivacyExport(db: Queryable, requestId: string, userId: string, shopperEmail: string | null, shopDomain: string | null, content: unknown, now: Date): Promise<void> {
+export async function savePrivacyExport(
+  db: Queryable,
+  exported: { requestId: string; userId: string; shopperEmail: string | null; shopDomain: string | null; content: unknown },
+  now: Date,
+): Promise<void> {
+  const { requestId, userId, shopperEmail, shopDomain, content } = exported;
   await db.query(
     `INSERT INTO privacy_exports (request_id, user_id, shopper_email, shop_domain, content, created_at) VALUES ($1, $2, lower($3), $4, $5::jsonb, $6)
      ON CONFLICT (request_id) DO UPDATE SET content = EXCLUDED.content, created_at = EXCLUDED.created_at`,

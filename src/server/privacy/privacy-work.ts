@@ -88,11 +88,13 @@ export class PrivacyWork {
           const primaryEmail = shopper.emails[0] ?? null;
           await savePrivacyExport(
             client,
-            request.id,
-            request.userId,
-            primaryEmail,
-            request.shopDomain,
-            { shopper: primaryEmail, shoppers: shopper.emails, customerId: request.customerId, orders: request.orderIds, shopDomain: request.shopDomain, exportedAt: clock.now().toISOString(), ...content },
+            {
+              requestId: request.id,
+              userId: request.userId,
+              shopperEmail: primaryEmail,
+              shopDomain: request.shopDomain,
+              content: { shopper: primaryEmail, shoppers: shopper.emails, customerId: request.customerId, orders: request.orderIds, shopDomain: request.shopDomain, exportedAt: clock.now().toISOString(), ...content },
+            },
             clock.now(),
           );
           exportLocation = exportLocationOf(request.id);
@@ -102,7 +104,7 @@ export class PrivacyWork {
           count += await eraseShopperEvents(client, { userId: request.userId, eventIds: shopper.eventIds });
         }
       }
-      await finishPrivacyRequest(client, request.id, clock.now(), count, exportLocation);
+      await finishPrivacyRequest(client, request.id, clock.now(), { recordsAffected: count, exportLocation });
       return count;
     });
     // The request id and counts only: the shopper's address stays out of the logs.

@@ -54,7 +54,7 @@ export async function runRetention(pool: pg.Pool, now: Date, options: Pick<Reten
       const cutoff = retentionCutoff(now, owner.days);
       events += await drain(() => deleteEventsReceivedBefore(pool, owner.userId, cutoff, batchSize), batchSize);
       await drain(() => deleteFinishedBatchesBefore(pool, owner.userId, cutoff, batchSize), batchSize);
-      await drain(() => deleteSpentCooldowns(pool, owner.userId, cutoff, now, batchSize), batchSize);
+      await drain(() => deleteSpentCooldowns(pool, owner.userId, { cutoff, now }, batchSize), batchSize);
       await drain(() => forgetShoppersOfEndedExperiments(pool, owner.userId, cutoff, batchSize), batchSize);
     }
     if (owners.length < 200) return { events };

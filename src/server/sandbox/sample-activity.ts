@@ -50,14 +50,14 @@ export async function sendSampleActivity(deps: SampleActivityDeps, account: Sand
         const cartToken = `sample-cart-${randomUUID()}`;
         // Shopify's carts name no shopper: the pixel's add-to-cart says whose cart it is.
         if (browsing) await sendPixel(deps, browsing, { name: 'product_added_to_cart', shopper, product, now, cartToken });
-        sent.push(await sendWebhook(deps, account, flow, 'carts/update', cartPayload(cartToken, product, now), shopper));
+        sent.push(await sendWebhook(deps, account, flow, { topic: 'carts/update', payload: cartPayload(cartToken, product, now), shopper }));
         break;
       }
       case 'abandoned_checkout':
-        sent.push(await sendWebhook(deps, account, flow, 'checkouts/update', checkoutPayload(shopper, product, now), shopper));
+        sent.push(await sendWebhook(deps, account, flow, { topic: 'checkouts/update', payload: checkoutPayload(shopper, product, now), shopper }));
         break;
       case 'post_purchase':
-        sent.push(await sendWebhook(deps, account, flow, 'orders/create', orderPayload(shopper, product, now), shopper));
+        sent.push(await sendWebhook(deps, account, flow, { topic: 'orders/create', payload: orderPayload(shopper, product, now), shopper }));
         break;
     }
   }
@@ -108,7 +108,13 @@ async function sendPixel(
   return { flowType: flow.flowType, eventId: accepted.eventId, topic: event.name, shopperEmail: event.shopper.email };
 }
 
-async function sendWebhook(deps: SampleActivityDeps, account: SandboxAccount, flow: FlowRecord, topic: string, payload: Record<string, unknown>, shopper: SampleShopper): Promise<Sent> {
+async function sendWebhook(
+  deps: SampleActivityDeps,
+  account: SandboxAccount,
+  flow: FlowRecord,
+  webhook: { topic: string; payload: Record<string, unknown>; shopper: SampleShopper },
+): Promise<Sent> {
+  const { topic, payload, shopper } = webhook;
   const body = Buffer.from(JSON.stringify(payload));
   const request: IntakeRequest = {
     headers: {

@@ -175,13 +175,14 @@ export function sampleText(request: { model: string; instructions: string | null
 
 export async function sandboxOpenAi(app: FastifyInstance, options: SandboxServiceOptions): Promise<void> {
   const { db } = options;
-  const error = (reply: FastifyReply, status: number, type: string, code: string, message: string) =>
-    reply.status(status).send({ error: { message, type, param: null, code } });
+  // Every refusal of the sandbox's OpenAI is of OpenAI's type for a request it will not take.
+  const error = (reply: FastifyReply, status: number, code: string, message: string) =>
+    reply.status(status).send({ error: { message, type: 'invalid_request_error', param: null, code } });
   const owner = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization ?? '';
     const account = await ownerOf(db, header.startsWith('Bearer ') ? header.slice('Bearer '.length) : null);
     if (!account) {
-      await error(reply, 401, 'invalid_request_error', 'invalid_api_key', 'Incorrect API key provided.');
+      await error(reply, 401, 'invalid_api_key', 'Incorrect API key provided.');
       return null;
     }
     return account;
@@ -196,7 +197,7 @@ export async function sandboxOpenAi(app: FastifyInstance, options: SandboxServic
   app.post('/moderations', async (request, reply) => {
     if (!(await owner(request, reply))) return reply;
     const parsed = moderationRequestSchema.safeParse(request.body);
-    if (!parsed.success) return error(reply, 400, 'invalid_request_error', 'invalid_request', 'The request did not have the expected shape.');
+    if (!parsed.success) return error(reply, 400, 'invalid_request', 'The request did not have the expected shape.');
     const inputs = Array.isArray(parsed.data.input) ? parsed.data.input : [parsed.data.input];
     const categories = Object.fromEntries(moderationCategories.map((category) => [category, false]));
     const scores = Object.fromEntries(moderationCategories.map((category) => [category, 0]));
@@ -211,7 +212,7 @@ export async function sandboxOpenAi(app: FastifyInstance, options: SandboxServic
   app.post('/responses', async (request, reply) => {
     if (!(await owner(request, reply))) return reply;
     const parsed = responsesRequestSchema.safeParse(request.body);
-    if (!parsed.success) return error(reply, 400, 'invalid_request_error', 'invalid_request', 'The request did not have the expected shape.');
+    if (!parsed.success) return error(reply, 400, 'invalid_request', 'The request did not have the expected shape.');
     const body = parsed.data;
     const input = typeof body.input === 'string' ? body.input : JSON.stringify(body.input);
     const call = { model: body.model, instructions: body.instructions ?? null, input };

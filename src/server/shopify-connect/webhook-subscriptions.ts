@@ -28,7 +28,7 @@ export async function listShopSubscriptions(connection: ShopifyAdminConnection, 
   let after: string | null = null;
   // A shop has at most a few hundred subscriptions; the bound only stops a looping cursor.
   for (let page = 0; page < 20; page += 1) {
-    const data: z.infer<typeof listSchema> = await shopifyAdminGraphql(connection, listQuery, { after }, listSchema, signal);
+    const data: z.infer<typeof listSchema> = await shopifyAdminGraphql(connection, { query: listQuery, variables: { after } }, listSchema, signal);
     all.push(...data.webhookSubscriptions.nodes);
     if (!data.webhookSubscriptions.pageInfo.hasNextPage || !data.webhookSubscriptions.pageInfo.endCursor) break;
     after = data.webhookSubscriptions.pageInfo.endCursor;
@@ -47,7 +47,7 @@ export const createMutation = `mutation FlowsmithWebhookCreate($topic: WebhookSu
 const createSchema = z.object({ webhookSubscriptionCreate: z.object({ webhookSubscription: subscriptionNode.nullable(), userErrors }) });
 
 export async function createShopSubscription(connection: ShopifyAdminConnection, topic: string, uri: string, signal: AbortSignal): Promise<ShopSubscription> {
-  const data = await shopifyAdminGraphql(connection, createMutation, { topic, webhookSubscription: { uri, format: 'JSON' } }, createSchema, signal);
+  const data = await shopifyAdminGraphql(connection, { query: createMutation, variables: { topic, webhookSubscription: { uri, format: 'JSON' } } }, createSchema, signal);
   const { webhookSubscription, userErrors: errors } = data.webhookSubscriptionCreate;
   if (!webhookSubscription || errors.length > 0) throw refused(errors);
   return webhookSubscription;
@@ -59,7 +59,7 @@ export const updateMutation = `mutation FlowsmithWebhookUpdate($id: ID!, $webhoo
 const updateSchema = z.object({ webhookSubscriptionUpdate: z.object({ webhookSubscription: subscriptionNode.nullable(), userErrors }) });
 
 export async function updateShopSubscription(connection: ShopifyAdminConnection, id: string, uri: string, signal: AbortSignal): Promise<ShopSubscription> {
-  const data = await shopifyAdminGraphql(connection, updateMutation, { id, webhookSubscription: { uri } }, updateSchema, signal);
+  const data = await shopifyAdminGraphql(connection, { query: updateMutation, variables: { id, webhookSubscription: { uri } } }, updateSchema, signal);
   const { webhookSubscription, userErrors: errors } = data.webhookSubscriptionUpdate;
   if (!webhookSubscription || errors.length > 0) throw refused(errors);
   return webhookSubscription;
@@ -71,7 +71,7 @@ export const deleteMutation = `mutation FlowsmithWebhookDelete($id: ID!) {
 const deleteSchema = z.object({ webhookSubscriptionDelete: z.object({ deletedWebhookSubscriptionId: z.string().nullable(), userErrors }) });
 
 export async function deleteShopSubscription(connection: ShopifyAdminConnection, id: string, signal: AbortSignal): Promise<void> {
-  const data = await shopifyAdminGraphql(connection, deleteMutation, { id }, deleteSchema, signal);
+  const data = await shopifyAdminGraphql(connection, { query: deleteMutation, variables: { id } }, deleteSchema, signal);
   const errors = data.webhookSubscriptionDelete.userErrors;
   // Already gone (deleted in the Shopify admin meanwhile) is what we wanted.
   if (errors.length > 0 && !errors.every((error) => /does not exist/i.test(error.message))) throw refused(errors);

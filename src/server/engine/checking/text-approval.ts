@@ -4,7 +4,8 @@ import type { FlowRecord } from '../../flows/flow-queries.ts';
 import { approvedInARow, expireReview, findReview, openReview } from '../../reviews/review-queries.ts';
 import { reviewMessages } from '../../../shared/reviews/review-schemas.ts';
 import { decideApproval } from '../spine/pipeline-core.ts';
-import { EventOutcome, type PipelineContext } from '../spine/pipeline-context.ts';
+import type { PipelineContext } from '../spine/pipeline-context.ts';
+import { ended, goOn, type StepResult } from '../spine/step-result.ts';
 
 /**
  * How long texts wait in the review list: the moment they were written for. An abandonment
@@ -18,10 +19,11 @@ export const APPROVAL_WINDOW_MS = 24 * 60 * 60_000;
  * after the checks and before delivery: the first time, a review opens (approved at once
  * when the owner's last N decisions were unchanged approvals) and the event waits until the
  * review's end; the owner's decision sends the event on at once (review-routes.ts), and the
- * timer sweep sends it when its moment is over. Answers whether delivery goes on now.
+ * timer sweep sends it when its moment is over. Answers whether delivery goes on now, or
+ * the event's end when the texts were rejected or their moment passed.
  */
-export async function requireApproval(context: PipelineContext, event: EventRecord, flow: FlowRecord): Promise<boolean> {
-  if (!flow.textRules.requireApproval || (event.source === 'test' && event.dryRun)) return true;
+export async function requireApproval(context: PipelineContext, event: EventRecord, flow: FlowRecord): Promise<StepResult<boolean>> {
+  if (!flow.textRules.requireApproval || (event.source === 'test' && event.dryRun)) return goOn(true);
   const now = context.clock.now();
   let review = await findReview(context.pool, event.id, event.attempt);
   if (!review) {
@@ -37,12 +39,12 @@ export async function requireApproval(context: PipelineContext, event: EventReco
     });
   }
   const decision = decideApproval({ status: review.status, expired: review.expiresAt.getTime() <= now.getTime() });
-  if (decision.kind === 'deliver') return true;
+  if (decision.kind === 'deliver') return goOn(true);
   if (decision.kind === 'skip') {
     if (review.status === 'pending') await expireReview(context.pool, event.id, event.attempt, now);
-    throw new EventOutcome('skipped', decision.reason);
+    return ended('skipped', decision.reason);
   }
   await deferEvent(context.pool, event.id, event.attempt, { until: review.expiresAt, reason: reviewMessages.waiting(review.expiresAt.toISOString()) });
   context.logger.info({ eventId: event.id, until: review.expiresAt }, 'texts wait for the owner to approve them');
-  return false;
+  return goOn(false);
 }

@@ -58,15 +58,17 @@ async function shopDomainOf(deps: ProductDetailsDeps, userId: string): Promise<s
   return domain;
 }
 
-export async function judgeTexts(
-  context: PipelineContext,
-  event: Pick<EventRecord, 'userId'>,
-  flow: Pick<FlowRecord, 'textRules'>,
-  toWrite: EventToWrite,
-  texts: readonly TextToCheck[],
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-): Promise<TextJudgement[]> {
+/** What the texts are judged against: the owner's shop and rules, the event as the prompts read it, and the credentials and signal of the calls. */
+export interface JudgedFor {
+  event: Pick<EventRecord, 'userId'>;
+  flow: Pick<FlowRecord, 'textRules'>;
+  toWrite: EventToWrite;
+  credentials: EngineCredentials;
+  signal: AbortSignal;
+}
+
+export async function judgeTexts(context: PipelineContext, judgedFor: JudgedFor, texts: readonly TextToCheck[]): Promise<TextJudgement[]> {
+  const { event, flow, toWrite, credentials, signal } = judgedFor;
   if (texts.length === 0) return [];
   // A recommended product is as much the event's as its own: the text may name it and its price.
   const described = withRecommendedProducts(toWrite);
@@ -125,15 +127,15 @@ export async function judgeTexts(
 /**
  * One text's judgement carried out, for a stored text and a preview alike: what its checks
  * say, and what it holds, from here on (pipeline-core's decideCheckedText decides). A text
- * in stage `recheck` is the second one written.
+ * in stage `recheck` is the second one written. `writer` is the flow's rules, the assistant
+ * that wrote the text, and the event its fallback text is filled in from.
  */
 export function settleJudgement<T extends { text: string | null; checks: TextChecksRecord | null }>(
   written: T,
   judgement: TextJudgement,
-  rules: Pick<TextRules, 'onFailedChecks'>,
-  assistant: Assistant,
-  described: NormalizedEvent,
+  writer: { rules: Pick<TextRules, 'onFailedChecks'>; assistant: Assistant; described: NormalizedEvent },
 ): T {
+  const { rules, assistant, described } = writer;
   const before = written.checks?.rejected ?? [];
   const fallback = assistant.fallback_text ? fillFallbackText(assistant.fallback_text, described) : null;
   const decision = decideCheckedText({

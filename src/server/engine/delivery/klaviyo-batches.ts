@@ -194,7 +194,7 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       if (toImport.length > 0) {
         const profiles = fitInJob(toImport.map(profileOf));
         const inJob = toImport.slice(0, profiles.length);
-        const outcome = await importInBulk(batch, profiles, credentials, connection, renew);
+        const outcome = await importInBulk(batch, profiles, { credentials, connection, renew });
         await tellBulkCondition(batch.userId, outcome);
         if (outcome.kind === 'refused_key') {
           for (const delivery of inJob) await endFailed(delivery, outcome.reason);
@@ -252,9 +252,15 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
   /**
    * Posts the batch's import job (unless it was posted before a crash), follows it until it
    * ends or its deadline passes, and reads every page of its import errors. A refusal that
-   * asking again would not change closes the bulk way for this batch.
+   * asking again would not change closes the bulk way for this batch. `renew` renews the
+   * batch's lease while the job is followed.
    */
-  async function importInBulk(batch: Batch, profiles: ProfileImport[], credentials: EngineCredentials, connection: KlaviyoConnection, renew: () => Promise<void>): Promise<ImportOutcome> {
+  async function importInBulk(
+    batch: Batch,
+    profiles: ProfileImport[],
+    account: { credentials: EngineCredentials; connection: KlaviyoConnection; renew: () => Promise<void> },
+  ): Promise<ImportOutcome> {
+    const { credentials, connection, renew } = account;
     const { pool, clock } = dependencies;
     try {
       let jobId = batch.jobId;
@@ -345,11 +351,12 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
 
   async function endFailed(delivery: BatchDelivery, reason: string): Promise<void> {
     await failPendingDelivery(dependencies.pool, delivery.eventId, delivery.attempt, reason);
-    if (await setEventStatus(dependencies.pool, delivery.eventId, delivery.attempt, 'failed', reason)) dependencies.observer?.eventFinished('failed');
+    if (await setEventStatus(dependencies.pool, { id: delivery.eventId, attempt: delivery.attempt }, 'failed', reason)) dependencies.observer?.eventFinished('failed');
   }
 
   function takeSlot(credentials: EngineCredentials, endpoint: KlaviyoEndpoint): Promise<void> {
-    return takeKlaviyoSlot(dependencies.pool, klaviyoLimitKey(credentials), endpoint, dependencies.klaviyoLimits, {
+    return takeKlaviyoSlot(dependencies.pool, klaviyoLimitKey(credentials), endpoint, {
+      limits: dependencies.klaviyoLimits,
       clock: dependencies.clock,
       maxInPlaceWaitMs: SLOT_WAIT_STEP_MS,
       signal: stopping.signal,

@@ -20,17 +20,8 @@ import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-
  * job instead ('batched'): the event stays `delivering`, this job ends, and the batch
  * dispatcher (klaviyo-batches.ts) finishes it (docs/decisions/0020-klaviyo-batches.md).
  */
-export async function deliver(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  email: string,
-  names: { firstName: string | null; lastName: string | null },
-  credentials: EngineCredentials,
-  properties: Record<string, ProfilePropertyValue>,
-  signal: AbortSignal,
-  holdout: { unset: string[] } | null = null,
-): Promise<'delivered' | 'batched'> {
+export async function deliver(context: PipelineContext, delivering: Delivering): Promise<'delivered' | 'batched'> {
+  const { event, flow, email, names, credentials, properties, signal, holdout = null } = delivering;
   const { pool, options } = context;
   const delivery = await startDelivery(pool, {
     id: deliveryId(event),
@@ -92,6 +83,19 @@ export async function deliver(
   return 'delivered';
 }
 
+/** What one delivery writes, to whom, and with which credentials. */
+export interface Delivering {
+  event: EventRecord;
+  flow: FlowRecord;
+  email: string;
+  names: { firstName: string | null; lastName: string | null };
+  credentials: EngineCredentials;
+  properties: Record<string, ProfilePropertyValue>;
+  signal: AbortSignal;
+  /** A holdout shopper's delivery: the flow's properties to clear from the profile. */
+  holdout?: { unset: string[] } | null;
+}
+
 /**
  * A single write when it may go now (its slot is then taken), else the bulk import
  * (`decideUnderBacklog`): deliveries of the account already wait for one, or the
@@ -103,7 +107,7 @@ async function singleOrBulk(context: PipelineContext, event: EventRecord, creden
   try {
     // Busy (a long line of deliveries taking slots) counts as "not now": under a backlog
     // hundreds of deliveries would otherwise queue on that one lock.
-    await takeKlaviyoSlot(context.pool, klaviyoLimitKey(credentials), 'profile-import', context.options.klaviyoLimits, { clock: context.clock, maxInPlaceWaitMs: 0, signal, unlessBusy: true });
+    await takeKlaviyoSlot(context.pool, klaviyoLimitKey(credentials), 'profile-import', { limits: context.options.klaviyoLimits, clock: context.clock, maxInPlaceWaitMs: 0, signal, unlessBusy: true });
   } catch (error) {
     if (!(error instanceof RateLimitWait)) throw error;
     slotFree = false;
@@ -127,7 +131,8 @@ export async function klaviyoConnection(context: PipelineContext, credentials: E
 
 /** One Klaviyo request's slot under the account's limits, waited for only as long as a Retry-After would be. */
 export function takeSlot(context: PipelineContext, credentials: EngineCredentials, endpoint: KlaviyoEndpoint, signal: AbortSignal): Promise<void> {
-  return takeKlaviyoSlot(context.pool, klaviyoLimitKey(credentials), endpoint, context.options.klaviyoLimits, {
+  return takeKlaviyoSlot(context.pool, klaviyoLimitKey(credentials), endpoint, {
+    limits: context.options.klaviyoLimits,
     clock: context.clock,
     maxInPlaceWaitMs: context.options.retry.maxInPlaceWaitMs,
     signal,

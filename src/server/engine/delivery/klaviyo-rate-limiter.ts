@@ -77,14 +77,14 @@ export async function takeKlaviyoSlot(
   db: Queryable,
   apiKey: string,
   endpoint: KlaviyoEndpoint,
-  limits: KlaviyoRateLimits | null,
-  options: { clock: Clock; maxInPlaceWaitMs: number; signal?: AbortSignal; unlessBusy?: boolean },
+  options: { limits: KlaviyoRateLimits | null; clock: Clock; maxInPlaceWaitMs: number; signal?: AbortSignal; unlessBusy?: boolean },
 ): Promise<void> {
+  const { limits } = options;
   if (!limits) return;
   const key = bucketKey(apiKey, endpoint);
   let waitedMs = 0;
   for (;;) {
-    const slot = await tryTakeSlot(db, key, limits[endpoint], options.clock, { unlessBusy: options.unlessBusy });
+    const slot = await tryTakeSlot(db, key, limits[endpoint], { clock: options.clock, unlessBusy: options.unlessBusy });
     if (slot.taken) return;
     // Spread the waiters out so they do not all come back in the same millisecond.
     const waitMs = slot.waitMs + Math.round(Math.random() * 50);

@@ -25,15 +25,20 @@ export async function tryTakeSlot(
   db: Queryable,
   key: string,
   windows: RateWindow[],
-  clock: Pick<Clock, 'now'>,
-  options: { unlessBusy?: boolean } = {},
+  options: SlotOptions,
 ): Promise<{ taken: true } | { taken: false; waitMs: number; at: Date }> {
   try {
-    return await takeSlotInOneStatement(db, key, windows, clock, options);
+    return await takeSlotInOneStatement(db, key, windows, options);
   } catch (error) {
-    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return { taken: false, waitMs: 1, at: clock.now() };
+    if ((error as { code?: unknown }).code === LOCK_NOT_AVAILABLE) return { taken: false, waitMs: 1, at: options.clock.now() };
     throw error;
   }
+}
+
+/** The clock the uses are stamped with; `unlessBusy` to give up on a bucket whose lock is long in coming (BUSY_LOCK_TIMEOUT_MS). */
+interface SlotOptions {
+  clock: Pick<Clock, 'now'>;
+  unlessBusy?: boolean;
 }
 
 /** PostgreSQL's error when `lock_timeout` ran out. */
@@ -50,13 +55,8 @@ const LOCK_NOT_AVAILABLE = '55P03';
 const BUSY_LOCK_TIMEOUT_MS = 1_000;
 
 /** One statement (take_klaviyo_slot, klaviyo-rate-functions.ts): the bucket's lock is held only while the database works. */
-async function takeSlotInOneStatement(
-  db: Queryable,
-  key: string,
-  windows: RateWindow[],
-  clock: Pick<Clock, 'now'>,
-  options: { unlessBusy?: boolean },
-): Promise<{ taken: true } | { taken: false; waitMs: number; at: Date }> {
+async function takeSlotInOneStatement(db: Queryable, key: string, windows: RateWindow[], options: SlotOptions): Promise<{ taken: true } | { taken: false; waitMs: number; at: Date }> {
+  const { clock } = options;
   const { rows } = await db.query<{ wait_ms: number; stamped_at: Date }>('SELECT wait_ms, stamped_at FROM take_klaviyo_slot($1, $2, $3::int[], $4::float8[], $5)', [
     key,
     clock.now(),

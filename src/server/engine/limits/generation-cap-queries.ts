@@ -89,7 +89,8 @@ export async function eraseShopperCooldowns(db: Pick<pg.Pool, 'query'> | pg.Pool
  * `now` (a cooldown still running keeps its shopper from a second text, so it stays
  * until it ends), at most `limit` a call.
  */
-export async function deleteSpentCooldowns(db: Queryable, userId: string, cutoff: Date, now: Date, limit: number): Promise<number> {
+export async function deleteSpentCooldowns(db: Queryable, userId: string, times: { cutoff: Date; now: Date }, limit: number): Promise<number> {
+  const { cutoff, now } = times;
   const { rowCount } = await db.query(
     `DELETE FROM shopper_generation_cooldowns WHERE (flow_id, shopper_key) IN (
        SELECT c.flow_id, c.shopper_key FROM shopper_generation_cooldowns c JOIN flows f ON f.id = c.flow_id

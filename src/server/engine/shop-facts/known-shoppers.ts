@@ -4,7 +4,8 @@ import type { EventRecord } from '../../events/event-queries.ts';
 import { findProfilesByEmails, MAX_EMAILS_PER_LOOKUP, type KnownProfile } from '../../integrations/klaviyo/klaviyo-profiles.ts';
 import { withQuickRetry } from '../spine/quick-retry.ts';
 import { klaviyoLimitKey, type EngineCredentials } from '../spine/engine-credentials.ts';
-import { EventOutcome, quickRetries, type PipelineContext } from '../spine/pipeline-context.ts';
+import { quickRetries, type PipelineContext } from '../spine/pipeline-context.ts';
+import { endedBy, goOn, type StepResult } from '../spine/step-result.ts';
 import { klaviyoConnection, takeSlot } from '../delivery/klaviyo-delivery.ts';
 import { decideKnownShopper } from '../spine/pipeline-core.ts';
 import { cacheLifetime } from '../../platform/clock.ts';
@@ -19,19 +20,22 @@ import { cacheLifetime } from '../../platform/clock.ts';
  * shopper who signs up is soon seen), and look-ups asked at about the same time for one
  * account go to Klaviyo as one `any(email,[…])` request of up to 100: on a sale day the
  * pixel's checks would otherwise spend the account's profile budget one email at a time.
+ * An unknown shopper ends the event (skipped).
  */
-export async function requireKnownShopper(context: PipelineContext, event: EventRecord, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<KnownProfile> {
+export async function requireKnownShopper(
+  context: PipelineContext,
+  shopper: { event: EventRecord; email: string; credentials: EngineCredentials; signal: AbortSignal },
+): Promise<StepResult<KnownProfile>> {
+  const { event, email, credentials, signal } = shopper;
   const lookups = lookupsOf(context);
   const account = accountKey(klaviyoLimitKey(credentials));
   const cacheKey = `${account}:${email.toLowerCase()}`;
   let profile = lookups.cache.get(cacheKey)?.profile;
   if (profile === undefined) {
-    profile = await withQuickRetry(() => lookUp(context, lookups, account, email, credentials, signal), context.options.retry, quickRetries(context, event, 'Klaviyo', signal));
+    profile = await withQuickRetry(() => lookUp(context, lookups, { account, email, credentials, signal }), context.options.retry, quickRetries(context, event, 'Klaviyo', signal));
     lookups.cache.set(cacheKey, { profile }, { ttl: profile ? KNOWN_FOR_MS : UNKNOWN_FOR_MS });
   }
-  const known = decideKnownShopper(profile !== null);
-  if (known.kind === 'skip') throw new EventOutcome('skipped', known.reason);
-  return profile!;
+  return endedBy(decideKnownShopper(profile !== null)) ?? goOn(profile!);
 }
 
 export const KNOWN_FOR_MS = 60 * 60_000;
@@ -66,26 +70,35 @@ function accountKey(apiKey: string): string {
   return createHash('sha256').update(apiKey).digest('hex').slice(0, 32);
 }
 
+/** The account asked about, and the credentials and signal a request goes with (those of the look-up that starts or fills it). */
+interface Asking {
+  account: string;
+  credentials: EngineCredentials;
+  signal: AbortSignal;
+}
+
 /** Joins (or starts) the account's gathering request for `email`. */
-function lookUp(context: PipelineContext, lookups: Lookups, account: string, email: string, credentials: EngineCredentials, signal: AbortSignal): Promise<KnownProfile | null> {
+function lookUp(context: PipelineContext, lookups: Lookups, asking: Asking & { email: string }): Promise<KnownProfile | null> {
+  const { account, email } = asking;
   return new Promise((resolve, reject) => {
     let gathering = lookups.gathering.get(account);
     if (!gathering) {
       gathering = { emails: new Map(), timer: null };
       lookups.gathering.set(account, gathering);
       const started = gathering;
-      started.timer = setTimeout(() => void send(context, lookups, account, started, credentials, signal), GATHER_MS);
+      started.timer = setTimeout(() => void send(context, lookups, started, asking), GATHER_MS);
     }
     const key = email.toLowerCase();
     gathering.emails.set(key, [...(gathering.emails.get(key) ?? []), { resolve, reject }]);
     if (gathering.emails.size >= MAX_EMAILS_PER_LOOKUP) {
       clearTimeout(gathering.timer!);
-      void send(context, lookups, account, gathering, credentials, signal);
+      void send(context, lookups, gathering, asking);
     }
   });
 }
 
-async function send(context: PipelineContext, lookups: Lookups, account: string, gathering: Gathering, credentials: EngineCredentials, signal: AbortSignal): Promise<void> {
+async function send(context: PipelineContext, lookups: Lookups, gathering: Gathering, asking: Asking): Promise<void> {
+  const { account, credentials, signal } = asking;
   if (lookups.gathering.get(account) === gathering) lookups.gathering.delete(account);
   const emails = [...gathering.emails.keys()];
   try {

@@ -60,7 +60,8 @@ export const SHOP_NOT_CONNECTED = 'not_connected';
  * slot that is near, else the event waits for it (RateLimitWait); a token Shopify refuses
  * is dropped, so the next try asks for a fresh one.
  */
-async function askTheShop<T>(deps: ProductDetailsDeps, userId: string, connection: ShopifyConnection, signal: AbortSignal, ask: () => Promise<T>): Promise<T> {
+async function askTheShop<T>(deps: ProductDetailsDeps, asking: { userId: string; connection: ShopifyConnection; signal: AbortSignal }, ask: () => Promise<T>): Promise<T> {
+  const { userId, connection, signal } = asking;
   const { db, clock } = deps;
   const now = clock.now();
   const waitMs = deps.rateLimited === false ? 0 : await reserveShopifyRequestSlot(db, connection.domain, now, deps.maxInPlaceWaitMs);
@@ -103,11 +104,9 @@ function storeWaitedFor(detail: string): ServiceError {
 
 export async function lookUpProducts(
   deps: ProductDetailsDeps,
-  userId: string,
-  gids: Iterable<string>,
-  found: Map<string, ShopifyProductDetails | null>,
-  signal: AbortSignal,
+  lookUp: { userId: string; gids: Iterable<string>; found: Map<string, ShopifyProductDetails | null>; signal: AbortSignal },
 ): Promise<typeof SHOP_NOT_CONNECTED | null> {
+  const { userId, gids, found, signal } = lookUp;
   const { db, clock } = deps;
   let connection: ShopifyConnection | null = null;
   for (const gid of gids) {
@@ -120,8 +119,8 @@ export async function lookUpProducts(
     connection ??= await connectToShop(deps, userId, signal);
     if (!connection) return SHOP_NOT_CONNECTED;
     const shop = connection;
-    const details = await askTheShop(deps, userId, shop, signal, () => fetchShopifyProduct({ ...shop, now: () => clock.now() }, gid, signal));
-    if (details) await cacheProduct(db, userId, gid, details, clock.now());
+    const details = await askTheShop(deps, { userId, connection: shop, signal }, () => fetchShopifyProduct({ ...shop, now: () => clock.now() }, gid, signal));
+    if (details) await cacheProduct(db, { userId, gid, details, now: clock.now() });
     found.set(gid, details);
   }
   return null;
@@ -144,7 +143,7 @@ export async function fillProductDetails(
   const problems: string[] = [];
   const found = new Map<string, ShopifyProductDetails | null>();
   try {
-    if ((await lookUpProducts(deps, userId, wanted, found, signal)) === SHOP_NOT_CONNECTED) return { products, problems };
+    if ((await lookUpProducts(deps, { userId, gids: wanted, found, signal })) === SHOP_NOT_CONNECTED) return { products, problems };
   } catch (error) {
     if (signal.aborted || !(error instanceof ServiceError || error instanceof CredentialDecryptionError)) throw error;
     const retryAfter = error instanceof ServiceError && error.retryAfterMs !== null ? ` (retry after ${Math.ceil(error.retryAfterMs / 1000)} s)` : '';
@@ -192,7 +191,7 @@ export async function phrasesNotInCatalogue(
     connection ??= await connectToShop(deps, userId, signal);
     if (!connection) return SHOP_NOT_CONNECTED;
     const shop = connection;
-    const titles = await askTheShop(deps, userId, shop, signal, () => searchShopifyProductTitles({ ...shop, now: () => clock.now() }, phrase, signal));
+    const titles = await askTheShop(deps, { userId, connection: shop, signal }, () => searchShopifyProductTitles({ ...shop, now: () => clock.now() }, phrase, signal));
     const known = titles.length > 0;
     if (catalogueAnswers.size >= MAX_CATALOGUE_ANSWERS) catalogueAnswers.delete(catalogueAnswers.keys().next().value!);
     catalogueAnswers.set(key, { known, until: clock.now().getTime() + CATALOGUE_ANSWER_MS });

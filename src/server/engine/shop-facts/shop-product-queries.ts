@@ -21,7 +21,8 @@ export async function findCachedProduct(db: Queryable, userId: string, gid: stri
   return parsed.success ? parsed.data : null;
 }
 
-export async function cacheProduct(db: Queryable, userId: string, gid: string, details: ShopifyProductDetails, now: Date): Promise<void> {
+export async function cacheProduct(db: Queryable, product: { userId: string; gid: string; details: ShopifyProductDetails; now: Date }): Promise<void> {
+  const { userId, gid, details, now } = product;
   await db.query(
     `INSERT INTO shopify_product_cache (user_id, product_id, details, fetched_at) VALUES ($1, $2, $3, $4)
      ON CONFLICT (user_id, product_id) DO UPDATE SET details = EXCLUDED.details, fetched_at = EXCLUDED.fetched_at`,

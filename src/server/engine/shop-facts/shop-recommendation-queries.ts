@@ -18,13 +18,15 @@ export const cachedRecommendationSchema = z.object({
 });
 export type CachedRecommendation = z.infer<typeof cachedRecommendationSchema>;
 
-export async function findCachedRecommendations(
-  db: Queryable,
-  userId: string,
-  productGid: string,
-  intent: RecommendationIntent,
-  now: Date,
-): Promise<CachedRecommendation[] | null> {
+/** What the recommendations are kept under: the owner, the product they go with, and their intent. */
+export interface RecommendationKey {
+  userId: string;
+  productGid: string;
+  intent: RecommendationIntent;
+}
+
+export async function findCachedRecommendations(db: Queryable, key: RecommendationKey, now: Date): Promise<CachedRecommendation[] | null> {
+  const { userId, productGid, intent } = key;
   const { rows } = await db.query<{ recommendations: unknown }>(
     'SELECT recommendations FROM shopify_recommendation_cache WHERE user_id = $1 AND product_id = $2 AND intent = $3 AND fetched_at > $4',
     [userId, productGid, intent, new Date(now.getTime() - PRODUCT_CACHE_FRESH_MS)],
@@ -35,14 +37,8 @@ export async function findCachedRecommendations(
   return parsed.success ? parsed.data : null;
 }
 
-export async function cacheRecommendations(
-  db: Queryable,
-  userId: string,
-  productGid: string,
-  intent: RecommendationIntent,
-  recommendations: readonly CachedRecommendation[],
-  now: Date,
-): Promise<void> {
+export async function cacheRecommendations(db: Queryable, key: RecommendationKey, recommendations: readonly CachedRecommendation[], now: Date): Promise<void> {
+  const { userId, productGid, intent } = key;
   await db.query(
     `INSERT INTO shopify_recommendation_cache (user_id, product_id, intent, recommendations, fetched_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (user_id, product_id, intent) DO UPDATE SET recommendations = EXCLUDED.recommendations, fetched_at = EXCLUDED.fetched_at`,

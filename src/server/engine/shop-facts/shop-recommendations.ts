@@ -6,7 +6,7 @@ import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
 import type { RecommendationSettings } from '../../../shared/flows/flow-schemas.ts';
 import type { RecommendedProduct } from '../../../shared/flows/recommendation-schemas.ts';
 import { lookUpProducts, productDetailsDeps, shopOf, SHOP_NOT_CONNECTED } from './shop-product-details.ts';
-import { cacheRecommendations, findCachedRecommendations, type CachedRecommendation } from './shop-recommendation-queries.ts';
+import { cacheRecommendations, findCachedRecommendations, type CachedRecommendation, type RecommendationKey } from './shop-recommendation-queries.ts';
 import { RateLimitWait } from '../spine/rate-limit-wait.ts';
 import type { EngineCredentials } from '../spine/engine-credentials.ts';
 import type { PipelineContext } from '../spine/pipeline-context.ts';
@@ -38,13 +38,16 @@ const nameKey = (name: string | null | undefined) => name?.trim().toLowerCase() 
  */
 export async function recommendationsFor(
   context: PipelineContext,
-  userId: string,
-  settings: RecommendationSettings,
-  described: NormalizedEvent,
-  owned: { gids: ReadonlySet<string>; names: ReadonlySet<string> },
-  credentials: EngineCredentials,
-  signal: AbortSignal,
+  shopper: {
+    userId: string;
+    settings: RecommendationSettings;
+    described: NormalizedEvent;
+    owned: { gids: ReadonlySet<string>; names: ReadonlySet<string> };
+    credentials: EngineCredentials;
+    signal: AbortSignal;
+  },
 ): Promise<FoundRecommendations> {
+  const { userId, settings, described, owned, credentials, signal } = shopper;
   const source = described.products.map((product) => shopifyProductGid(product.id)).find((gid) => gid !== null);
   const shop = shopOf(context, credentials);
   if (!source || !shop) return { products: [], problem: null };
@@ -54,10 +57,11 @@ export async function recommendationsFor(
     const connection = await shop.connectionFor(userId, signal);
     if (!connection) return { products: [], problem: null };
     const now = context.clock.now();
-    const storefront = (await findCachedRecommendations(context.pool, userId, source, settings.intent, now)) ?? (await askTheStorefront(context, userId, connection.shopUrl, source, settings, now, signal));
+    const key = { userId, productGid: source, intent: settings.intent };
+    const storefront = (await findCachedRecommendations(context.pool, key, now)) ?? (await askTheStorefront(context, key, { shopUrl: connection.shopUrl, now, signal }));
     const wanted = storefront.filter((product) => product.available && !owned.gids.has(product.gid) && !owned.names.has(nameKey(product.title))).slice(0, settings.count);
     if (wanted.length === 0) return { products: [], problem: null };
-    const currency = await shopCurrency(deps, userId, source, described, signal);
+    const currency = await shopCurrency(deps, { userId, source, described, signal });
     return { products: wanted.map((product) => asRecommended(product, currency)), problem: null };
   } catch (error) {
     if (signal.aborted) throw error;
@@ -66,23 +70,14 @@ export async function recommendationsFor(
   }
 }
 
-async function askTheStorefront(
-  context: PipelineContext,
-  userId: string,
-  shopUrl: string,
-  source: string,
-  settings: RecommendationSettings,
-  now: Date,
-  signal: AbortSignal,
-): Promise<CachedRecommendation[]> {
+async function askTheStorefront(context: PipelineContext, key: RecommendationKey, asking: { shopUrl: string; now: Date; signal: AbortSignal }): Promise<CachedRecommendation[]> {
+  const { shopUrl, now, signal } = asking;
   const answered = await fetchShopifyRecommendations(
     { shopUrl, now: () => context.clock.now(), timeoutMs: RECOMMENDATIONS_TIMEOUT_MS },
-    source,
-    settings.intent,
-    ASKED_OF_THE_STOREFRONT,
+    { productGid: key.productGid, intent: key.intent, limit: ASKED_OF_THE_STOREFRONT },
     signal,
   );
-  await cacheRecommendations(context.pool, userId, source, settings.intent, answered, now);
+  await cacheRecommendations(context.pool, key, answered, now);
   return answered;
 }
 
@@ -97,14 +92,12 @@ function asRecommended(product: CachedRecommendation, currency: string | null): 
  */
 async function shopCurrency(
   deps: ReturnType<typeof productDetailsDeps>,
-  userId: string,
-  source: string,
-  described: NormalizedEvent,
-  signal: AbortSignal,
+  asking: { userId: string; source: string; described: NormalizedEvent; signal: AbortSignal },
 ): Promise<string | null> {
+  const { userId, source, described, signal } = asking;
   const found = new Map<string, ShopifyProductDetails | null>();
   try {
-    if ((await lookUpProducts(deps, userId, [source], found, signal)) === SHOP_NOT_CONNECTED) return described.currency;
+    if ((await lookUpProducts(deps, { userId, gids: [source], found, signal })) === SHOP_NOT_CONNECTED) return described.currency;
   } catch (error) {
     if (signal.aborted || !(error instanceof ServiceError || error instanceof CredentialDecryptionError || error instanceof RateLimitWait)) throw error;
   }

@@ -111,14 +111,17 @@ export interface ShopperContextNeeds {
  */
 export async function withShopperContext(
   context: PipelineContext,
-  event: Pick<EventRecord, 'id' | 'userId' | 'receivedAt'>,
-  needs: ShopperContextNeeds,
-  described: NormalizedEvent,
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-  options: { useContext?: boolean } = {},
+  reading: {
+    event: Pick<EventRecord, 'id' | 'userId' | 'receivedAt'>;
+    needs: ShopperContextNeeds;
+    described: NormalizedEvent;
+    credentials: EngineCredentials;
+    signal: AbortSignal;
+    useContext?: boolean;
+  },
 ): Promise<EventToWrite> {
-  if (options.useContext === false) return described;
+  const { event, needs, described, credentials, signal } = reading;
+  if (reading.useContext === false) return described;
   const templates = needs.assistants.flatMap((assistant) => [assistant.prompt_template, assistant.fallback_text]);
   const parts = shopperPartsNamedIn(templates);
   const recommend = parts.recommendations || needs.recommendations.profileProperty !== null;
@@ -145,7 +148,14 @@ export async function withShopperContext(
   }
   if (!recommend) return { ...described, shopperContext: values };
   const bought = history.filter((earlier) => isOrder(earlier, earlier.normalized)).flatMap((order) => order.normalized.products);
-  const found = await recommendationsFor(context, event.userId, needs.recommendations, described, ownedProducts([...described.products, ...bought]), credentials, signal);
+  const found = await recommendationsFor(context, {
+    userId: event.userId,
+    settings: needs.recommendations,
+    described,
+    owned: ownedProducts([...described.products, ...bought]),
+    credentials,
+    signal,
+  });
   if (found.problem) context.logger.warn({ eventId: event.id, problem: found.problem }, 'recommendations not fetched; the texts are written without them');
   return { ...described, shopperContext: { ...values, '{recommendations}': recommendationsInWords(found.products) }, recommendations: found.products };
 }

@@ -1,5 +1,5 @@
 import { MAX_OUTPUT_TOKENS_PER_TEXT } from '../../../shared/flows/text-rules-schemas.ts';
-import { previewTexts, type PreviewedText } from '../writing/text-preview.ts';
+import { previewTexts, type PreviewedText, type PreviewFlow } from '../writing/text-preview.ts';
 import type { FlowAlerts } from '../../alerts/flow-alerts.ts';
 import type { ServiceConditions } from '../../service-conditions/service-conditions.ts';
 import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
@@ -90,7 +90,7 @@ export interface Engine {
   /** Null without credentials; `recommendations` null when the flow asks for none. */
   preview(
     userId: string,
-    flow: Parameters<typeof previewTexts>[2] & ShopperContextNeeds,
+    flow: PreviewFlow & ShopperContextNeeds,
     event: NormalizedEvent,
     signal: AbortSignal,
   ): Promise<{ texts: PreviewedText[]; recommendations: RecommendedProduct[] | null } | null>;
@@ -116,12 +116,11 @@ export function createEngine(dependencies: {
   const logger = dependencies.logger.child({ module: 'engine' });
   const jobs = new JobQueue(dependencies.pool, options, logger, { keepsSchedules: dependencies.role !== 'web' });
   const fireTimers = () =>
-    fireDueTimers(
-      dependencies.pool,
-      dependencies.clock.now(),
-      (db, job) => jobs.send(db, job),
-      (work) => inTransaction(dependencies.pool, work),
-    );
+    fireDueTimers(dependencies.pool, {
+      now: dependencies.clock.now(),
+      enqueue: (db, job) => jobs.send(db, job),
+      inTransaction: (work) => inTransaction(dependencies.pool, work),
+    });
   // The regular sweep comes every timerSweepIntervalMs; an event this worker put to wait
   // for less than that (a rate limit's slot a second or two away) is come back for on
   // time instead, so a short wait does not cost a whole sweep interval. The loop keeps one
@@ -189,7 +188,7 @@ export function createEngine(dependencies: {
       // The last try of a job that keeps crashing: say so on the event rather than
       // leave it "generating" for ever.
       if (!signal.aborted && job.retryCount >= job.retryLimit) {
-        const failed = await setEventStatus(dependencies.pool, job.data.eventId, job.data.attempt, 'failed', eventOutcomeMessages.processingFailed).catch(() => false);
+        const failed = await setEventStatus(dependencies.pool, { id: job.data.eventId, attempt: job.data.attempt }, 'failed', eventOutcomeMessages.processingFailed).catch(() => false);
         if (failed) dependencies.observer?.eventFinished('failed');
       }
       throw error;
@@ -202,8 +201,8 @@ export function createEngine(dependencies: {
       if (!credentials) return null;
       const previewContext = { ...context, writingSlots: undefined };
       // The shopper as the pipeline would see them now (Preview's event is not counted as their own history).
-      const toWrite = await withShopperContext(previewContext, { id: 'preview', userId, receivedAt: context.clock.now() }, flow, event, credentials, signal);
-      return { texts: await previewTexts(previewContext, userId, flow, toWrite, credentials, signal), recommendations: toWrite.recommendations ?? null };
+      const toWrite = await withShopperContext(previewContext, { event: { id: 'preview', userId, receivedAt: context.clock.now() }, needs: flow, described: event, credentials, signal });
+      return { texts: await previewTexts(previewContext, { userId, flow, described: toWrite, credentials, signal }), recommendations: toWrite.recommendations ?? null };
     },
     enqueue: (db, job) => jobs.send(db, job),
     jobsStatement: (many) => jobs.sendManyStatement(many),

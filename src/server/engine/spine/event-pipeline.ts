@@ -29,12 +29,12 @@ import {
   decideRateLimitWait,
   decideShopProduct,
   shopperUnderCooldown,
-  type Decision,
   type NormalizedBody,
 } from './pipeline-core.ts';
 import { CredentialDecryptionError } from '../../platform/credential-cipher.ts';
 import { parseJsonText } from '../../platform/json-text.ts';
-import { EventOutcome, type PipelineContext } from './pipeline-context.ts';
+import type { PipelineContext } from './pipeline-context.ts';
+import { ended, endedBy, goOn, type Ended, type EventEnd, type StepResult } from './step-result.ts';
 import { tellFlowStopped } from './flow-stops.ts';
 import { generateTexts } from '../writing/text-generation.ts';
 import { experimentGroupFor } from '../../experiments/experiment-assignment.ts';
@@ -56,24 +56,19 @@ export type { PipelineContext, PipelineObserver, PipelineOptions } from './pipel
  * retried job (after a crash or a stop) resumes where the last one got to. Expected
  * failures end the event as failed or skipped with a reason; only unexpected errors (the
  * database going away) escape, and the job is then retried. What to do at each point is
- * pipeline-core.ts's decision, on the facts looked up here; this carries it out.
+ * pipeline-core.ts's decision, on the facts looked up here; this carries it out. A step
+ * that ends the event returns its end (step-result.ts), and this is the one place that
+ * stores it.
  */
 export async function processEvent(context: PipelineContext, job: { eventId: string; attempt: number; arm?: boolean }, signal: AbortSignal): Promise<void> {
   const { pool } = context;
   const event = await findEventById(pool, job.eventId);
   // `!event` is the core's first rule too; asked here again so the type knows the event is there.
   if (decideJob({ attempt: job.attempt, arm: job.arm === true }, event).kind === 'ignore' || !event) return;
+  let end: Ended | null;
   try {
-    await runPipeline(context, event, signal, job.arm === true);
+    end = await runPipeline(context, event, { signal, arming: job.arm === true });
   } catch (error) {
-    if (error instanceof EventOutcome) {
-      await failPendingDelivery(pool, event.id, event.attempt, error.message);
-      const ended = await setEventStatus(pool, event.id, event.attempt, error.status, error.message);
-      if (ended) context.observer?.eventFinished(error.status);
-      if (ended && error.stop) await tellFlowStopped(context, event, error.stop);
-      context.logger.info({ eventId: event.id, status: error.status, reason: error.message }, 'event finished without delivery');
-      return;
-    }
     if (error instanceof ServiceError && !signal.aborted) {
       await retryLaterOrFail(context, event, error);
       return;
@@ -84,6 +79,17 @@ export async function processEvent(context: PipelineContext, job: { eventId: str
     }
     throw error;
   }
+  if (end) await finishWithoutDelivery(context, event, end.outcome);
+}
+
+/** The event ends as a step said: skipped or failed, with its reason, and the owner told when the flow stopped writing. */
+async function finishWithoutDelivery(context: PipelineContext, event: EventRecord, end: EventEnd): Promise<void> {
+  const { pool } = context;
+  await failPendingDelivery(pool, event.id, event.attempt, end.reason);
+  const finished = await setEventStatus(pool, event, end.status, end.reason);
+  if (finished) context.observer?.eventFinished(end.status);
+  if (finished && end.stop) await tellFlowStopped(context, event, end.stop);
+  context.logger.info({ eventId: event.id, status: end.status, reason: end.reason }, 'event finished without delivery');
 }
 
 /**
@@ -113,7 +119,7 @@ async function retryLaterOrFail(context: PipelineContext, event: EventRecord, er
   const { failedTries } = decision;
   if (decision.kind === 'give_up') {
     await failPendingDelivery(pool, event.id, event.attempt, decision.reason);
-    if (await setEventStatus(pool, event.id, event.attempt, 'failed', decision.reason)) {
+    if (await setEventStatus(pool, event, 'failed', decision.reason)) {
       context.observer?.eventFinished('failed');
       // A key the service refuses is the owner's to replace; other failures pass by themselves.
       if (error.code === 'unauthorized' || error.code === 'forbidden') await tellFlowStopped(context, event, { reason: 'key_refused', detail: serviceTitles[error.service] });
@@ -127,11 +133,20 @@ async function retryLaterOrFail(context: PipelineContext, event: EventRecord, er
   context.logger.info({ eventId: event.id, code: error.code, failedTries, nextTryAt }, 'service call failed; the next try is scheduled');
 }
 
-async function runPipeline(context: PipelineContext, event: EventRecord, signal: AbortSignal, arming: boolean): Promise<void> {
+/**
+ * The event's way through the steps, as far as this job takes it: the end a step or a
+ * decision gave it (processEvent stores it), or null when it was delivered, batched, put
+ * to wait, or left as it is.
+ */
+async function runPipeline(context: PipelineContext, event: EventRecord, job: { signal: AbortSignal; arming: boolean }): Promise<Ended | null> {
   const { pool } = context;
+  const { signal, arming } = job;
   const flow = await findFlowById(pool, event.flowId);
-  if (carryOutEnd(decideFlow(flow)) || !flow) return;
-  let normalized = event.normalized ?? (await normalizeStored(context, event));
+  const onFlow = decideFlow(flow);
+  if (onFlow.kind !== 'go_on' || !flow) return endedBy(onFlow);
+  const stored = event.normalized ? goOn(event.normalized) : await normalizeStored(context, event);
+  if (stored.kind === 'ended') return stored;
+  let normalized = stored.value;
   const kind = timerKindOf(event);
   if (kind === 'cart' && !normalized.shopper.email) {
     normalized = await withCartShopper(context, event, normalized);
@@ -152,10 +167,11 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
     timerEndedReason: kind && lookUps.whatEndedTimer ? await findReasonTimerEnded(pool, kind, event) : null,
     earlierOrder: lookUps.earlierOrder && (await hasEarlierOrderEvent(pool, event)),
   });
-  // An arming job stops here: the timer sweep sends the event's job when its wait is over.
-  if (carryOutEnd(admission) || admission.kind === 'wait_for_timer') return;
+  // An arming job stops here (wait_for_timer): the timer sweep sends the event's job when its wait is over.
+  if (admission.kind !== 'go_on') return endedBy(admission);
   const credentials = await context.loadCredentials(pool, event.userId, event.receivedAt);
-  if (carryOutEnd(decideCredentials(credentials !== null)) || !credentials) return;
+  const onCredentials = decideCredentials(credentials !== null);
+  if (onCredentials.kind !== 'go_on' || !credentials) return endedBy(onCredentials);
   // A connection made by OAuth is gone: the event waits for the owner to reconnect.
   if (credentials.connectionProblem) throw new ServiceError(credentials.connectionProblem.service, 'unauthorized', credentials.connectionProblem.detail, { kind: 'retryable' });
 
@@ -163,41 +179,55 @@ async function runPipeline(context: PipelineContext, event: EventRecord, signal:
   // the owner's Klaviyo profile, its products from the owner's shop. A cart's shopper
   // always comes from the pixel, so it is held to the same rule.
   const fromPixel = event.source === 'pixel' || kind === 'cart';
+  const email = normalized.shopper.email!;
   let described: NormalizedEvent;
   if (fromPixel) {
-    const profile = await requireKnownShopper(context, event, normalized.shopper.email!, credentials, signal);
-    const shopper = { ...normalized.shopper, firstName: profile.firstName, lastName: profile.lastName };
-    described = event.source === 'pixel' ? await withShopProductsOnly(context, event, { ...normalized, shopper }, credentials, signal) : await withProductDetails(context, event, { ...normalized, shopper }, credentials, signal);
+    const profile = await requireKnownShopper(context, { event, email, credentials, signal });
+    if (profile.kind === 'ended') return profile;
+    const shopper = { ...normalized.shopper, firstName: profile.value.firstName, lastName: profile.value.lastName };
+    const fromShop =
+      event.source === 'pixel'
+        ? await withShopProductsOnly(context, { event, normalized: { ...normalized, shopper }, credentials, signal })
+        : goOn(await withProductDetails(context, { event, normalized: { ...normalized, shopper }, credentials, signal }));
+    if (fromShop.kind === 'ended') return fromShop;
+    described = fromShop.value;
   } else {
-    described = await withProductDetails(context, event, normalized, credentials, signal);
+    described = await withProductDetails(context, { event, normalized, credentials, signal });
   }
 
   // The budget first: an event that waits for tomorrow's budget has not used today's caps.
-  if (!(await requireRoomInBudget(context, event, flow))) return;
-  await requireRoomUnderCaps(context, event, flow, normalized.shopper.email!);
+  const budget = await requireRoomInBudget(context, event, flow);
+  if (budget.kind === 'ended') return budget;
+  if (!budget.value) return null;
+  const caps = await requireRoomUnderCaps(context, event, flow, email);
+  if (caps.kind === 'ended') return caps;
   // After the caps, so the holdout is drawn from the same shoppers the texts would reach.
-  const experiment = await experimentGroupFor(pool, event, normalized.shopper.email!, context.clock.now());
-  const moved = await setEventStatus(pool, event.id, event.attempt, 'generating');
-  if (decideGenerationStart(moved, event.status).kind === 'ignore') return;
+  const experiment = await experimentGroupFor(pool, event, email, context.clock.now());
+  const moved = await setEventStatus(pool, event, 'generating');
+  if (decideGenerationStart(moved, event.status).kind === 'ignore') return null;
   if (experiment?.group === HOLDOUT_ARM) {
-    await deliverHoldout(context, event, flow, normalized.shopper.email!, credentials, experiment.properties, signal);
-    return;
+    await deliverHoldout(context, { event, flow, email, credentials, properties: experiment.properties, signal });
+    return null;
   }
   const writing = experiment?.prompts ? withArmPrompts(flow, experiment.prompts) : flow;
   // What the prompts ask of the shopper, read now and for these prompts only (never stored).
-  const toWrite = await withShopperContext(context, event, writing, described, credentials, signal, { useContext: experiment?.shopperContext ?? true });
-  const generations = await generateTexts(context, event, writing, toWrite, credentials, signal);
-  const afterTexts = decideAfterTexts({ event, fromPixel, shopper: normalized.shopper, texts: generations });
-  if (carryOutEnd(afterTexts) || afterTexts.kind !== 'deliver') return;
-  if (!(await requireApproval(context, event, flow))) return;
-  await setEventStatus(pool, event.id, event.attempt, 'delivering');
+  const toWrite = await withShopperContext(context, { event, needs: writing, described, credentials, signal, useContext: experiment?.shopperContext ?? true });
+  const texts = await generateTexts(context, { event, flow: writing, described: toWrite, credentials, signal });
+  if (texts.kind === 'ended') return texts;
+  const afterTexts = decideAfterTexts({ event, fromPixel, shopper: normalized.shopper, texts: texts.value });
+  if (afterTexts.kind !== 'deliver') return endedBy(afterTexts);
+  const approval = await requireApproval(context, event, flow);
+  if (approval.kind === 'ended') return approval;
+  if (!approval.value) return null;
+  await setEventStatus(pool, event, 'delivering');
   const properties = { ...afterTexts.properties, ...recommendationProperty(flow, toWrite), ...experiment?.properties };
-  if ((await deliver(context, event, flow, normalized.shopper.email!, afterTexts.names, credentials, properties, signal)) === 'batched') {
+  if ((await deliver(context, { event, flow, email, names: afterTexts.names, credentials, properties, signal })) === 'batched') {
     context.logger.info({ eventId: event.id, attempt: event.attempt }, 'delivery joined a bulk import batch');
-    return;
+    return null;
   }
-  if (await setEventStatus(pool, event.id, event.attempt, 'delivered')) context.observer?.eventFinished('delivered');
+  if (await setEventStatus(pool, event, 'delivered')) context.observer?.eventFinished('delivered');
   context.logger.info({ eventId: event.id, attempt: event.attempt }, 'event delivered');
+  return null;
 }
 
 /**
@@ -221,28 +251,14 @@ function withArmPrompts(flow: FlowRecord, prompts: Record<string, string>): Flow
  */
 async function deliverHoldout(
   context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  email: string,
-  credentials: EngineCredentials,
-  properties: Record<string, string>,
-  signal: AbortSignal,
+  delivery: { event: EventRecord; flow: FlowRecord; email: string; credentials: EngineCredentials; properties: Record<string, string>; signal: AbortSignal },
 ): Promise<void> {
-  await setEventStatus(context.pool, event.id, event.attempt, 'delivering');
+  const { event, flow } = delivery;
+  await setEventStatus(context.pool, event, 'delivering');
   const unset = profilePropertiesWritten(flow);
-  await deliver(context, event, flow, email, { firstName: null, lastName: null }, credentials, properties, signal, { unset });
-  if (await setEventStatus(context.pool, event.id, event.attempt, 'delivered')) context.observer?.eventFinished('delivered');
+  await deliver(context, { ...delivery, names: { firstName: null, lastName: null }, holdout: { unset } });
+  if (await setEventStatus(context.pool, event, 'delivered')) context.observer?.eventFinished('delivered');
   context.logger.info({ eventId: event.id, attempt: event.attempt }, 'holdout shopper: flow properties cleared');
-}
-
-/**
- * Carries out a decision that ends the event (processEvent stores it with its reason),
- * and answers whether the decision stops this job.
- */
-function carryOutEnd(decision: Decision): boolean {
-  if (decision.kind === 'skip') throw new EventOutcome('skipped', decision.reason);
-  if (decision.kind === 'fail') throw new EventOutcome('failed', decision.reason);
-  return decision.kind === 'ignore';
 }
 
 /**
@@ -250,7 +266,7 @@ function carryOutEnd(decision: Decision): boolean {
  * for replays, the owner's explicit wish, nor for console test sends) and a daily number
  * of generating events per flow, replays included.
  */
-async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord, flow: FlowRecord, email: string): Promise<void> {
+async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord, flow: FlowRecord, email: string): Promise<StepResult<void>> {
   const refusal = await reserveGenerationCaps(context.pool, {
     eventId: event.id,
     attempt: event.attempt,
@@ -261,8 +277,8 @@ async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord
     now: context.clock.now(),
   });
   const decision = decideCaps(refusal);
-  if (decision.kind === 'skip' && refusal?.rule === 'daily') throw new EventOutcome('skipped', decision.reason, { reason: 'daily_cap', detail: refusal.cap.toLocaleString('en-US') });
-  carryOutEnd(decision);
+  if (decision.kind === 'skip' && refusal?.rule === 'daily') return ended('skipped', decision.reason, { reason: 'daily_cap', detail: refusal.cap.toLocaleString('en-US') });
+  return endedBy(decision) ?? goOn();
 }
 
 /**
@@ -270,28 +286,41 @@ async function requireRoomUnderCaps(context: PipelineContext, event: EventRecord
  * the shop does not know, or a shop that is not connected, skips the event with that
  * reason; a shop that cannot be asked right now is tried again like any other service.
  */
-async function withShopProductsOnly(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, credentials: EngineCredentials, signal: AbortSignal): Promise<NormalizedEvent> {
+async function withShopProductsOnly(context: PipelineContext, pixel: DescribedFor): Promise<StepResult<NormalizedEvent>> {
+  const { event, normalized, credentials, signal } = pixel;
   const gids = normalized.products.map((product) => shopifyProductGid(product.id));
   const tokens = shopOf(context, credentials);
   const products = normalized.products.map((product, index) => ({ id: product.id, isShopifyProduct: gids[index] !== null }));
-  carryOutEnd(decidePixelProducts({ products, shopConnected: tokens !== undefined }));
-  if (!tokens) return normalized;
+  const unaskable = endedBy(decidePixelProducts({ products, shopConnected: tokens !== undefined }));
+  if (unaskable) return unaskable;
+  if (!tokens) return goOn(normalized);
   const found = new Map<string, ShopifyProductDetails | null>();
+  let outcome: typeof SHOP_NOT_CONNECTED | null;
   try {
-    const outcome = await lookUpProducts(productDetailsDeps(context, tokens, credentials), event.userId, gids as string[], found, signal);
-    carryOutEnd(decidePixelProducts({ products, shopConnected: outcome !== SHOP_NOT_CONNECTED }));
+    outcome = await lookUpProducts(productDetailsDeps(context, tokens, credentials), { userId: event.userId, gids: gids as string[], found, signal });
   } catch (error) {
-    if (!signal.aborted && error instanceof CredentialDecryptionError) throw new EventOutcome('failed', error.message);
+    if (!signal.aborted && error instanceof CredentialDecryptionError) return ended('failed', error.message);
     throw error;
   }
-  const described = normalized.products.map((product, index) => {
+  const notConnected = endedBy(decidePixelProducts({ products, shopConnected: outcome !== SHOP_NOT_CONNECTED }));
+  if (notConnected) return notConnected;
+  const described: NormalizedEvent['products'] = [];
+  for (const [index, product] of normalized.products.entries()) {
     const details = found.get(gids[index]!);
-    carryOutEnd(decideShopProduct({ id: product.id, foundInShop: Boolean(details) }));
-    if (!details) return product;
-    return { ...product, name: details.title, description: details.description, price: details.price?.amount ?? null, url: details.url };
-  });
+    const unknown = endedBy(decideShopProduct({ id: product.id, foundInShop: Boolean(details) }));
+    if (unknown) return unknown;
+    described.push(details ? { ...product, name: details.title, description: details.description, price: details.price?.amount ?? null, url: details.url } : product);
+  }
   const currency = found.get(gids[0]!)?.price?.currencyCode ?? null;
-  return { ...normalized, products: described, currency };
+  return goOn({ ...normalized, products: described, currency });
+}
+
+/** The event whose products are described, and the credentials and signal of asking the shop. */
+interface DescribedFor {
+  event: EventRecord;
+  normalized: NormalizedEvent;
+  credentials: EngineCredentials;
+  signal: AbortSignal;
 }
 
 /**
@@ -299,7 +328,8 @@ async function withShopProductsOnly(context: PipelineContext, event: EventRecord
  * events table has no place for notes, so a failure to fetch is logged and the event
  * goes on without the description (docs/decisions/0010-shopify.md).
  */
-async function withProductDetails(context: PipelineContext, event: EventRecord, normalized: NormalizedEvent, credentials: EngineCredentials, signal: AbortSignal): Promise<NormalizedEvent> {
+async function withProductDetails(context: PipelineContext, asking: DescribedFor): Promise<NormalizedEvent> {
+  const { event, normalized, credentials, signal } = asking;
   const tokens = shopOf(context, credentials);
   if (!tokens) return normalized;
   const { products, problems } = await fillProductDetails(productDetailsDeps(context, tokens, credentials), event.userId, normalized.products, signal);
@@ -307,12 +337,13 @@ async function withProductDetails(context: PipelineContext, event: EventRecord, 
   return { ...normalized, products };
 }
 
-async function normalizeStored(context: PipelineContext, event: EventRecord): Promise<NormalizedEvent> {
+async function normalizeStored(context: PipelineContext, event: EventRecord): Promise<StepResult<NormalizedEvent>> {
   const body = normalizedBodyOf(event);
-  carryOutEnd(decideNormalized(body));
+  const invalid = endedBy(decideNormalized(body));
+  if (invalid) return invalid;
   if (!body.ok) throw new Error('unreachable: a body that did not normalise fails the event');
   await saveNormalizedEvent(context.pool, event.id, body.event);
-  return body.event;
+  return goOn(body.event);
 }
 
 function normalizedBodyOf(event: EventRecord): NormalizedBody {

@@ -1,5 +1,6 @@
 import type { EventRecord } from '../../events/event-queries.ts';
-import type { FlowStopReason, PipelineContext } from './pipeline-context.ts';
+import type { PipelineContext } from './pipeline-context.ts';
+import type { FlowStopReason } from './step-result.ts';
 
 /**
  * The owner is told, on the dashboard, the flow page and by one mail a day, when a flow

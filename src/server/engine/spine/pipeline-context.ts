@@ -10,12 +10,11 @@ import type { EventRecord } from '../../events/event-queries.ts';
 import type { FlowAlerts } from '../../alerts/flow-alerts.ts';
 import type { ServiceConditions } from '../../service-conditions/service-conditions.ts';
 import type { WritingSlots } from '../writing/writing-slots.ts';
-import type { FlowAlertReason } from '../../../shared/alerts/flow-alert-schemas.ts';
 
 /**
  * What every step of the event pipeline is given (event-pipeline.ts runs the steps;
- * text-generation.ts, known-shoppers.ts and klaviyo-delivery.ts are steps), and the one
- * way a step ends an event early.
+ * text-generation.ts, known-shoppers.ts and klaviyo-delivery.ts are steps). A step ends
+ * an event early by returning its end (step-result.ts).
  */
 export interface PipelineOptions {
   retry: RetryPolicy;
@@ -63,27 +62,6 @@ export interface PipelineObserver {
   eventFinished(status: 'delivered' | 'skipped' | 'failed'): void;
   generation(result: { succeeded: boolean; durationMs: number; inputTokens: number; cachedInputTokens: number; outputTokens: number }): void;
 }
-
-/**
- * The event ends here, with this status and reason; `stop` when the flow stopped writing
- * texts for a reason its owner controls, which the owner is told of (flow-alerts.ts).
- */
-export class EventOutcome extends Error {
-  readonly status: 'skipped' | 'failed';
-  readonly stop: FlowStopReason | null;
-  constructor(status: 'skipped' | 'failed', reason: string, stop: FlowStopReason | null = null) {
-    super(reason);
-    this.status = status;
-    this.stop = stop;
-  }
-}
-
-/** Why a flow stopped writing a text, in the alert's terms, and what says it in full. */
-export interface FlowStopReason {
-  reason: FlowAlertReason;
-  detail: string;
-}
-
 
 export function quickRetries(context: PipelineContext, event: Pick<EventRecord, 'id'>, service: string, signal: AbortSignal) {
   return {

@@ -217,22 +217,27 @@ export function decideGenerationStart(movedToGenerating: boolean, statusFound: E
   return { kind: 'generate' };
 }
 
-/** One call's (or one settled text's) outcome, as text-generation.ts got it. */
-export type GenerationOutcome<G> = { ok: true; generations: G[] } | { ok: false; error: unknown; retryable: boolean };
+/**
+ * One call's (or one settled text's) outcome, as text-generation.ts got it: its texts, the
+ * error it threw, or the end it gave the event (`ended`, as the step said it: a key OpenAI refuses).
+ */
+export type GenerationOutcome<G, E = never> = { ok: true; generations: G[] } | { ok: false; error: unknown; retryable: boolean } | { ok: false; ended: E };
 
 /**
- * What the texts of all assistants come to: an error nobody expected goes up as it is;
- * any text that failed for good fails the event with every such reason; a call that
- * failed for now is tried again later (the texts that arrived are kept); else all are written.
+ * What the texts of all assistants come to: an error nobody expected, or an end a call
+ * gave the event, goes up as it is (the first of them); any text that failed for good
+ * fails the event with every such reason; a call that failed for now is tried again later
+ * (the texts that arrived are kept); else all are written.
  */
-export function settleGenerations<G extends { status: 'succeeded' | 'failed'; error: string | null }>(
-  outcomes: GenerationOutcome<G>[],
-): Of<'fail'> | { kind: 'try_again'; error: unknown } | { kind: 'unexpected'; error: unknown } | { kind: 'written'; generations: G[] } {
+export function settleGenerations<G extends { status: 'succeeded' | 'failed'; error: string | null }, E = never>(
+  outcomes: GenerationOutcome<G, E>[],
+): Of<'fail'> | { kind: 'ended'; ended: E } | { kind: 'try_again'; error: unknown } | { kind: 'unexpected'; error: unknown } | { kind: 'written'; generations: G[] } {
   const failures: string[] = [];
   const generations: G[] = [];
   let tryAgain: { error: unknown } | null = null;
   for (const outcome of outcomes) {
     if (!outcome.ok) {
+      if ('ended' in outcome) return { kind: 'ended', ended: outcome.ended };
       if (!outcome.retryable) return { kind: 'unexpected', error: outcome.error };
       tryAgain ??= { error: outcome.error };
       continue;

@@ -63,11 +63,15 @@ export async function endTimersEndedBy(pool: pg.Pool, event: EventRecord, logger
  */
 export async function fireDueTimers(
   pool: pg.Pool,
-  now: Date,
-  enqueue: (db: Queryable, job: { eventId: string; attempt: number }) => Promise<void>,
-  inTransaction: <T>(work: (client: Queryable) => Promise<T>) => Promise<T>,
-  limit = 200,
+  sweep: {
+    now: Date;
+    enqueue: (db: Queryable, job: { eventId: string; attempt: number }) => Promise<void>;
+    inTransaction: <T>(work: (client: Queryable) => Promise<T>) => Promise<T>;
+    /** How many due events one sweep takes up (200 unless said). */
+    limit?: number;
+  },
 ): Promise<number> {
+  const { now, enqueue, inTransaction, limit = 200 } = sweep;
   let fired = 0;
   for (const id of await findDueWaitingEventIds(pool, now, limit)) {
     const started = await inTransaction(async (client) => {

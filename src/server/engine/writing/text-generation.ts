@@ -16,7 +16,8 @@ import { recordFlowSpend } from '../../generations/flow-spend-queries.ts';
 import { callCost, priceOf } from '../../integrations/openai/openai-prices.ts';
 import { withQuickRetry } from '../spine/quick-retry.ts';
 import type { EngineCredentials } from '../spine/engine-credentials.ts';
-import { EventOutcome, quickRetries, type PipelineContext } from '../spine/pipeline-context.ts';
+import { quickRetries, type PipelineContext } from '../spine/pipeline-context.ts';
+import { allGoingOn, ended, goOn, type Ended, type StepResult } from '../spine/step-result.ts';
 import { decideAfterChecks, decideAnswerText, decideServiceTier, failedTextReason, fallsBackFromFlex, planAssistantText, settleGenerations } from '../spine/pipeline-core.ts';
 
 /**
@@ -32,34 +33,42 @@ import { decideAfterChecks, decideAnswerText, decideServiceTier, failedTextReaso
  *   first and `prompt_cache_key` names the flow, so OpenAI's prompt cache serves it;
  * - flows that wait 15 minutes or more use the flex tier when the owner allows it, and the
  *   standard tier when flex is refused or too slow.
- * Each assistant's outcome is still its own row, with its own prompt and text.
+ * Each assistant's outcome is still its own row, with its own prompt and text. A text that
+ * failed for good, a key OpenAI refuses, or checks that leave a text unsent end the event.
  */
-export async function generateTexts(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  normalized: NormalizedEvent,
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-): Promise<GenerationRecord[]> {
+export async function generateTexts(context: PipelineContext, writing: Writing): Promise<StepResult<GenerationRecord[]>> {
+  const { event, signal } = writing;
   const stored = new Map((await listGenerations(context.pool, event.id, event.attempt)).map((generation) => [generation.klaviyoProperty, generation]));
-  const { done, toWrite } = await settleWithoutCalls(context, event, flow, normalized, credentials, stored);
+  const { done, toWrite } = await settleWithoutCalls(context, writing, stored);
   const byModel = new Map<string, Pending[]>();
   for (const pending of toWrite) byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
-  const outcomes = await Promise.allSettled([...byModel.values()].map((group) => writeGroupSharingCalls(context, event, flow, normalized, group, credentials, signal)));
+  const outcomes = await Promise.allSettled([...byModel.values()].map((group) => writeGroupSharingCalls(context, writing, group)));
   if (signal.aborted) throw signal.reason;
-  const settled = settleGenerations<GenerationRecord>([
+  const settled = settleGenerations<GenerationRecord, Ended>([
     ...done.map((generation) => ({ ok: true as const, generations: [generation] })),
     ...outcomes.map((outcome) =>
       outcome.status === 'fulfilled'
-        ? { ok: true as const, generations: outcome.value }
+        ? outcome.value.kind === 'ended'
+          ? { ok: false as const, ended: outcome.value }
+          : { ok: true as const, generations: outcome.value.value }
         : // A text that failed for now is tried again later; the texts that arrived are kept.
           { ok: false as const, error: outcome.reason as unknown, retryable: outcome.reason instanceof ServiceError && outcome.reason.retryable },
     ),
   ]);
-  if (settled.kind === 'fail') throw new EventOutcome('failed', settled.reason);
+  if (settled.kind === 'ended') return settled.ended;
+  if (settled.kind === 'fail') return ended('failed', settled.reason);
   if (settled.kind === 'try_again' || settled.kind === 'unexpected') throw settled.error;
-  return checkTexts(context, event, flow, normalized, settled.generations, credentials, signal);
+  return checkTexts(context, writing, settled.generations);
+}
+
+/** The texts of one event being written: what each step of writing and checking them is given, besides the context. */
+export interface Writing {
+  event: EventRecord;
+  flow: FlowRecord;
+  /** The event as the prompts read it: its products described, the shopper's context added. */
+  described: NormalizedEvent;
+  credentials: EngineCredentials;
+  signal: AbortSignal;
 }
 
 /**
@@ -70,22 +79,15 @@ export async function generateTexts(
  * next, so a job that stops part way resumes there. A flow that sends nothing for a text
  * skips the event (pipeline-core's decideAfterChecks says why).
  */
-async function checkTexts(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  described: NormalizedEvent,
-  generations: GenerationRecord[],
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-): Promise<GenerationRecord[]> {
+async function checkTexts(context: PipelineContext, writing: Writing, generations: GenerationRecord[]): Promise<StepResult<GenerationRecord[]>> {
+  const { flow } = writing;
   const current = new Map(generations.map((generation) => [generation.klaviyoProperty, generation]));
   const assistantOf = (generation: GenerationRecord) => assistantWriting(flow, generation);
   for (let round = 0; round < 2; round += 1) {
     const toJudge = [...current.values()].filter(
       (generation) => generation.status === 'succeeded' && assistantOf(generation) && (generation.checks === null || generation.checks.stage === 'recheck'),
     );
-    const judged = await judgeAndSettle(context, event, flow, described, toJudge, credentials, signal);
+    const judged = await judgeAndSettle(context, writing, toJudge);
     // A reused text is stored here for the first time, with its checks; a stored one is updated.
     await saveGenerations(
       context.pool,
@@ -114,41 +116,31 @@ async function checkTexts(
       };
       byModel.set(pending.request.model, [...(byModel.get(pending.request.model) ?? []), pending]);
     }
-    const rewritten = await Promise.all([...byModel.values()].map((group) => writeGroup(context, event, flow, described, group, credentials, signal)));
-    for (const generation of rewritten.flat()) current.set(generation.klaviyoProperty, generation);
+    const rewritten = await allGoingOn([...byModel.values()].map((group) => writeGroup(context, writing, group)));
+    if (rewritten.kind === 'ended') return rewritten;
+    for (const generation of rewritten.value.flat()) current.set(generation.klaviyoProperty, generation);
   }
   const all = [...current.values()];
   const failures = all.filter((generation) => generation.status === 'failed').map((generation) => generation.error ?? '');
-  if (failures.length > 0) throw new EventOutcome('failed', failures.join(' '));
+  if (failures.length > 0) return ended('failed', failures.join(' '));
   const afterChecks = decideAfterChecks(all.map((generation) => ({ assistantName: generation.assistantName, withheld: generation.checks?.delivered === 'nothing' })));
-  if (afterChecks.kind === 'skip') throw new EventOutcome('skipped', afterChecks.reason, { reason: 'checks', detail: '' });
-  return all;
+  if (afterChecks.kind === 'skip') return ended('skipped', afterChecks.reason, { reason: 'checks', detail: '' });
+  return goOn(all);
 }
 
 /**
  * The texts judged and what the flow makes of each (settleChecks), without storing:
  * the caller stores them with the checks in the statement it makes anyway.
  */
-async function judgeAndSettle(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  described: NormalizedEvent,
-  generations: GenerationRecord[],
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-): Promise<GenerationRecord[]> {
+async function judgeAndSettle(context: PipelineContext, writing: Writing, generations: GenerationRecord[]): Promise<GenerationRecord[]> {
+  const { event, flow, described, credentials, signal } = writing;
   const assistantOf = (generation: GenerationRecord) => assistantWriting(flow, generation)!;
   const judgements = await judgeTexts(
     context,
-    event,
-    flow,
-    described,
+    { event, flow, toWrite: described, credentials, signal },
     generations.map((generation) => ({ assistant: assistantOf(generation), text: generation.text!, endedAtOutputLimit: endedAtOutputLimit.has(generation) })),
-    credentials,
-    signal,
   );
-  return generations.map((generation, index) => settleJudgement(generation, judgements[index]!, flow.textRules, assistantOf(generation), described));
+  return generations.map((generation, index) => settleJudgement(generation, judgements[index]!, { rules: flow.textRules, assistant: assistantOf(generation), described }));
 }
 
 /** The flow's assistant that writes the generation's property; none once the owner removed it. */
@@ -212,21 +204,15 @@ function reuseKeyOf(flowId: string, request: GenerationRequest, credentials: Eng
  * texts settled here are saved in one statement: under a backlog a worker's time goes
  * mostly to round trips, and three assistants took six of them here.
  */
-async function settleWithoutCalls(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  normalized: NormalizedEvent,
-  credentials: EngineCredentials,
-  stored: Map<string, GenerationRecord>,
-): Promise<{ done: GenerationRecord[]; toWrite: Pending[] }> {
+async function settleWithoutCalls(context: PipelineContext, writing: Writing, stored: Map<string, GenerationRecord>): Promise<{ done: GenerationRecord[]; toWrite: Pending[] }> {
+  const { event, flow, described, credentials } = writing;
   const now = context.clock.now();
   const done: GenerationRecord[] = [];
   const toSave: GenerationRecord[] = [];
   const candidates: Pending[] = [];
-  const language = expectedLanguage(flow.textRules, normalized);
+  const language = expectedLanguage(flow.textRules, described);
   for (const assistant of flow.assistants) {
-    const rendered = renderPrompt(assistant.prompt_template, normalized);
+    const rendered = renderPrompt(assistant.prompt_template, described);
     const { missing } = rendered;
     const prompt = withLanguage(rendered.prompt, language && languageName(language));
     const request: GenerationRequest = {
@@ -292,39 +278,32 @@ function reusedText(request: GenerationRequest, reuseKey: string | null, text: s
  * keys: an identical request arriving meanwhile (200 shoppers viewing one product in the
  * same minute) waits for that call's texts instead of paying for its own.
  */
-const sharedCalls = new Map<string, Promise<Map<string, string>>>();
+const sharedCalls = new Map<string, Promise<Map<string, string> | null>>();
 
-async function writeGroupSharingCalls(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  described: NormalizedEvent,
-  group: Pending[],
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-): Promise<GenerationRecord[]> {
+async function writeGroupSharingCalls(context: PipelineContext, writing: Writing, group: Pending[]): Promise<StepResult<GenerationRecord[]>> {
   const shareable = group.every((pending) => pending.reuseKey !== null);
-  if (!shareable) return writeGroup(context, event, flow, described, group, credentials, signal);
+  if (!shareable) return writeGroup(context, writing, group);
   const key = group.map((pending) => pending.reuseKey).join(':');
   const running = sharedCalls.get(key);
   if (running) {
     const texts = await running.catch(() => null);
     if (texts && group.every((pending) => texts.has(pending.reuseKey!))) {
       // Judged against this event's own facts, and stored with the checks, in checkTexts.
-      return group.map((pending) => reusedText(pending.request, pending.reuseKey, texts.get(pending.reuseKey!)!, 'identical_request'));
+      return goOn(group.map((pending) => reusedText(pending.request, pending.reuseKey, texts.get(pending.reuseKey!)!, 'identical_request')));
     }
-    // The shared call failed: this event tries on its own.
-    return writeGroup(context, event, flow, described, group, credentials, signal);
+    // The shared call failed (or ended its event): this event tries on its own.
+    return writeGroup(context, writing, group);
   }
-  const call = writeGroup(context, event, flow, described, group, credentials, signal);
+  const call = writeGroup(context, writing, group);
   // Only texts that passed as written are handed on: another event's refusal is its own.
-  const texts = call.then(
-    (generations) =>
-      new Map(
-        generations.flatMap((generation) =>
-          generation.status === 'succeeded' && generation.reuseKey && generation.checks?.delivered === 'written' ? [[generation.reuseKey, generation.text!]] : [],
+  const texts = call.then((written) =>
+    written.kind === 'ended'
+      ? null
+      : new Map(
+          written.value.flatMap((generation) =>
+            generation.status === 'succeeded' && generation.reuseKey && generation.checks?.delivered === 'written' ? [[generation.reuseKey, generation.text!]] : [],
+          ),
         ),
-      ),
   );
   // A failed call is this event's to handle; those waiting on it then try on their own.
   texts.catch(() => undefined);
@@ -359,17 +338,11 @@ export function answerTexts(answer: ResponsesResult, fields: number): Array<{ te
 
 /**
  * One OpenAI call for assistants that share a model; each gets its own row, stored with
- * its checks (judged as the answer arrives, so a text costs one statement, not two).
+ * its checks (judged as the answer arrives, so a text costs one statement, not two). A key
+ * OpenAI refuses ends the event.
  */
-async function writeGroup(
-  context: PipelineContext,
-  event: EventRecord,
-  flow: FlowRecord,
-  described: NormalizedEvent,
-  group: Pending[],
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-): Promise<GenerationRecord[]> {
+async function writeGroup(context: PipelineContext, writing: Writing, group: Pending[]): Promise<StepResult<GenerationRecord[]>> {
+  const { event, flow, credentials, signal } = writing;
   const model = group[0]!.request.model;
   const request = groupRequest(
     context,
@@ -381,7 +354,7 @@ async function writeGroup(
   const callId = randomUUID();
   let answer: ResponsesResult;
   try {
-    answer = await callOpenAi(context, event, flow, request, credentials, signal);
+    answer = await callOpenAi(context, writing, request);
   } catch (error) {
     if (!(error instanceof ServiceError) || signal.aborted) throw error;
     const durationMs = Math.round(performance.now() - started);
@@ -404,9 +377,9 @@ async function writeGroup(
     if (error.retryable) throw error;
     // A key OpenAI refuses is the owner's to replace: the event fails saying so, and the owner is told.
     if (error.code === 'unauthorized' || error.code === 'forbidden') {
-      throw new EventOutcome('failed', failed.map((generation) => generation.error).join(' '), { reason: 'key_refused', detail: 'OpenAI' });
+      return ended('failed', failed.map((generation) => generation.error).join(' '), { reason: 'key_refused', detail: 'OpenAI' });
     }
-    return failed;
+    return goOn(failed);
   }
   const durationMs = Math.round(performance.now() - started);
   if (!credentials.sandbox) await answeredByOpenAi(context, event.userId, model);
@@ -438,7 +411,7 @@ async function writeGroup(
   const written = generations.filter((generation) => generation.status === 'succeeded');
   let judged: GenerationRecord[];
   try {
-    judged = await judgeAndSettle(context, event, flow, described, written, credentials, signal);
+    judged = await judgeAndSettle(context, writing, written);
   } catch (error) {
     await saveGenerations(context.pool, generations, context.clock.now());
     throw error;
@@ -454,7 +427,7 @@ async function writeGroup(
     outputTokens: answer.usage.outputTokens,
   });
   context.logger.info({ eventId: event.id, model, assistants: group.length, serviceTier: answer.serviceTier, durationMs }, 'text generated');
-  return stored;
+  return goOn(stored);
 }
 
 /**
@@ -543,14 +516,8 @@ async function recordCallSpend(context: PipelineContext, flowId: string, cost: {
  * (429 resource_unavailable) or not answered within the flex time limit, the request goes
  * to the standard tier at once, with the usual quick retries.
  */
-export async function callOpenAi(
-  context: PipelineContext,
-  event: Pick<EventRecord, 'id'>,
-  flow: Pick<FlowRecord, 'id' | 'useFlexTier' | 'waitMinutes'>,
-  request: ResponsesRequest,
-  credentials: EngineCredentials,
-  signal: AbortSignal,
-): Promise<ResponsesResult> {
+export async function callOpenAi(context: PipelineContext, caller: OpenAiCaller, request: ResponsesRequest): Promise<ResponsesResult> {
+  const { event, flow, credentials, signal } = caller;
   const connection = { baseUrl: credentials.sandbox?.openaiBaseUrl ?? context.openaiBaseUrl, apiKey: credentials.openaiApiKey, timeoutMs: context.options.openaiTimeoutMs, now: () => context.clock.now() };
   const tier = decideServiceTier({
     sandbox: credentials.sandbox !== undefined,
@@ -581,6 +548,14 @@ export async function callOpenAi(
     }
   }
   return withQuickRetry(() => write(() => createResponse(connection, request, signal)), context.options.retry, quickRetries(context, event, 'OpenAI', signal));
+}
+
+/** Whom an OpenAI call writes for: the event (for the log), the flow (its tier, its spend), and the credentials and signal of the call. */
+export interface OpenAiCaller {
+  event: Pick<EventRecord, 'id'>;
+  flow: Pick<FlowRecord, 'id' | 'useFlexTier' | 'waitMinutes'>;
+  credentials: EngineCredentials;
+  signal: AbortSignal;
 }
 
 /** Flows that wait at least this long can afford the flex tier's slower answers. */

@@ -30,7 +30,7 @@ export interface PreviewedText {
   checks: TextChecksRecord | null;
 }
 
-type PreviewFlow = Pick<FlowRecord, 'id' | 'useFlexTier' | 'waitMinutes' | 'textRules'> & { assistants: Assistant[] };
+export type PreviewFlow = Pick<FlowRecord, 'id' | 'useFlexTier' | 'waitMinutes' | 'textRules'> & { assistants: Assistant[] };
 
 interface Draft {
   assistant: Assistant;
@@ -43,12 +43,9 @@ interface Draft {
 
 export async function previewTexts(
   context: PipelineContext,
-  userId: string,
-  flow: PreviewFlow,
-  described: NormalizedEvent,
-  credentials: EngineCredentials,
-  signal: AbortSignal,
+  preview: { userId: string; flow: PreviewFlow; described: NormalizedEvent; credentials: EngineCredentials; signal: AbortSignal },
 ): Promise<PreviewedText[]> {
+  const { userId, flow, described, credentials, signal } = preview;
   const subject = { id: `preview-${randomUUID()}`, userId };
   const language = expectedLanguage(flow.textRules, described);
   const drafts: Draft[] = flow.assistants.map((assistant) => {
@@ -88,7 +85,7 @@ export async function previewTexts(
           same.map((draft) => ({ assistant: draft.assistant, model: draft.model, instructions: draft.assistant.instructions, input: inputOf(draft) })),
         );
         try {
-          const answer = await callOpenAi(context, subject, flow, request, credentials, signal);
+          const answer = await callOpenAi(context, { event: subject, flow, credentials, signal }, request);
           answerTexts(answer, same.length).forEach((written, index) => {
             const draft = same[index]!;
             draft.text = written.text;
@@ -108,15 +105,11 @@ export async function previewTexts(
   async function judge(group: Draft[]): Promise<void> {
     const judgements = await judgeTexts(
       context,
-      subject,
-      flow,
-      described,
+      { event: subject, flow, toWrite: described, credentials, signal },
       group.map((draft) => ({ assistant: draft.assistant, text: draft.text!, endedAtOutputLimit: false })),
-      credentials,
-      signal,
     );
     group.forEach((draft, index) => {
-      const { text, checks } = settleJudgement(draft, judgements[index]!, flow.textRules, draft.assistant, described);
+      const { text, checks } = settleJudgement(draft, judgements[index]!, { rules: flow.textRules, assistant: draft.assistant, described });
       draft.text = text;
       draft.checks = checks;
     });

@@ -46,7 +46,8 @@ function basicAuth(app: KlaviyoApp): string {
   return `Basic ${Buffer.from(`${app.clientId}:${app.clientSecret}`).toString('base64')}`;
 }
 
-async function post<T>(baseUrl: string, path: string, app: KlaviyoApp, form: Record<string, string>, read: (body: unknown) => T, signal?: AbortSignal): Promise<T> {
+async function post<T>(baseUrl: string, app: KlaviyoApp, sent: { path: string; form: Record<string, string>; signal?: AbortSignal }, read: (body: unknown) => T): Promise<T> {
+  const { path, form, signal } = sent;
   const timeout = AbortSignal.timeout(TOKEN_REQUEST_TIMEOUT_MS);
   const request = {
     url: `${baseUrl}${path}`,
@@ -91,17 +92,17 @@ export function exchangeKlaviyoCode(
   now: Date,
 ): Promise<KlaviyoOAuthTokens> {
   const form = { grant_type: 'authorization_code', code: grant.code, code_verifier: grant.codeVerifier, redirect_uri: grant.redirectUri };
-  return post(baseUrl, '/oauth/token', app, form, readTokens(now, null));
+  return post(baseUrl, app, { path: '/oauth/token', form }, readTokens(now, null));
 }
 
-/** Klaviyo may answer a refresh without a new refresh token: the one used then stays. */
-export function refreshKlaviyoToken(baseUrl: string, app: KlaviyoApp, refreshToken: string, now: Date, signal?: AbortSignal): Promise<KlaviyoOAuthTokens> {
-  return post(baseUrl, '/oauth/token', app, { grant_type: 'refresh_token', refresh_token: refreshToken }, readTokens(now, refreshToken), signal);
+/** Klaviyo may answer a refresh without a new refresh token: the one used then stays. The expiry counts from `now`. */
+export function refreshKlaviyoToken(baseUrl: string, app: KlaviyoApp, refreshToken: string, asked: { now: Date; signal?: AbortSignal }): Promise<KlaviyoOAuthTokens> {
+  return post(baseUrl, app, { path: '/oauth/token', form: { grant_type: 'refresh_token', refresh_token: refreshToken }, signal: asked.signal }, readTokens(asked.now, refreshToken));
 }
 
 /** Revokes the refresh token and, with it, the access tokens it gave. */
 export async function revokeKlaviyoToken(baseUrl: string, app: KlaviyoApp, refreshToken: string): Promise<void> {
-  await post(baseUrl, '/oauth/revoke', app, { token: refreshToken, token_type_hint: 'refresh_token' }, () => undefined);
+  await post(baseUrl, app, { path: '/oauth/revoke', form: { token: refreshToken, token_type_hint: 'refresh_token' } }, () => undefined);
 }
 
 const accountSchema = z.looseObject({

@@ -78,8 +78,12 @@ function request(connection: KlaviyoConnection, path: string, init: { method: 'G
   };
 }
 
-/** A successful answer's body in `schema`'s shape; Klaviyo's error, or invalid_response, otherwise. */
-async function readAnswer<T>(answer: ServiceAnswer, schema: z.ZodType<T>, what: string, connection: KlaviyoConnection, purpose: string): Promise<T> {
+/**
+ * A successful answer's body in `schema`'s shape; Klaviyo's error, or invalid_response,
+ * otherwise. `what` names the answer in the error, `purpose` what the call was for.
+ */
+async function readAnswer<T>(answer: ServiceAnswer, schema: z.ZodType<T>, connection: KlaviyoConnection, named: { what: string; purpose: string }): Promise<T> {
+  const { what, purpose } = named;
   if (!answer.ok) throw await refusalOf(answer, connection, purpose);
   const unexpected = { message: `${what} could not be read, so whether it took effect is unknown; replay the event from the event log to try again`, kind: 'permanent' as const };
   const parsed = schema.safeParse(await answer.json(unexpected));
@@ -101,7 +105,7 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
     throw new ServiceError('klaviyo', 'bad_request', vendorLimitMessages.klaviyoProfileWriteTooLarge(bytes, KLAVIYO_MAX_PROFILE_WRITE_BYTES), { kind: 'permanent' });
   }
   return callService('klaviyo', call, async (answer) => {
-    const profile = await readAnswer(answer, profileAnswerSchema, 'its answer to the profile write', connection, 'writing profiles');
+    const profile = await readAnswer(answer, profileAnswerSchema, connection, { what: 'its answer to the profile write', purpose: 'writing profiles' });
     return { profileId: profile.data.id, created: answer.status === 201 };
   });
 }
@@ -114,7 +118,7 @@ export async function importProfile(connection: KlaviyoConnection, profile: Prof
 export async function unsetProfileProperties(connection: KlaviyoConnection, email: string, propertyNames: string[], signal?: AbortSignal): Promise<void> {
   const body = { data: { type: 'profile', attributes: { email }, meta: { patch_properties: { unset: propertyNames } } } };
   await callService('klaviyo', request(connection, '/api/profile-import', { method: 'POST', body }, signal), async (answer) => {
-    await readAnswer(answer, profileAnswerSchema, 'its answer to the profile change', connection, 'erasing texts from profiles');
+    await readAnswer(answer, profileAnswerSchema, connection, { what: 'its answer to the profile change', purpose: 'erasing texts from profiles' });
   });
 }
 
@@ -143,7 +147,7 @@ export async function findProfileByEmail(connection: KlaviyoConnection, email: s
   const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
   const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': '1' });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profile = (await readAnswer(answer, profileListSchema, 'its answer to the profile lookup', connection, 'looking up shoppers')).data[0];
+    const profile = (await readAnswer(answer, profileListSchema, connection, { what: 'its answer to the profile lookup', purpose: 'looking up shoppers' })).data[0];
     if (!profile) return null;
     return { profileId: profile.id, firstName: profile.attributes?.first_name || null, lastName: profile.attributes?.last_name || null };
   });
@@ -160,7 +164,7 @@ export async function findProfilesByEmails(connection: KlaviyoConnection, emails
   const quoted = emails.map((email) => `"${email.replace(/["\\]/g, (character) => `\\${character}`)}"`);
   const query = new URLSearchParams({ filter: `any(email,[${quoted.join(',')}])`, 'fields[profile]': 'email,first_name,last_name', 'page[size]': String(MAX_EMAILS_PER_LOOKUP) });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profiles = (await readAnswer(answer, profileListWithEmailSchema, 'its answer to the profile lookup', connection, 'looking up shoppers')).data;
+    const profiles = (await readAnswer(answer, profileListWithEmailSchema, connection, { what: 'its answer to the profile lookup', purpose: 'looking up shoppers' })).data;
     return new Map(
       profiles.flatMap((profile) =>
         profile.attributes?.email
@@ -297,12 +301,12 @@ function toImportJob(answer: z.infer<typeof importJobSchema>): ImportJob {
 /** Starts a profile import job (202); the profiles are written when Klaviyo completes it. */
 export async function createProfileImportJob(connection: KlaviyoConnection, profiles: ProfileImport[], signal?: AbortSignal): Promise<ImportJob> {
   const call = { ...request(connection, '/api/profile-bulk-import-jobs', { method: 'POST' }, signal), body: profileImportJobBody(profiles) };
-  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection, 'bulk delivery')));
+  return callService('klaviyo', call, async (answer) => toImportJob(await readAnswer(answer, importJobSchema, connection, { what: 'its answer about the import job', purpose: 'bulk delivery' })));
 }
 
 export async function getProfileImportJob(connection: KlaviyoConnection, jobId: string, signal?: AbortSignal): Promise<ImportJob> {
   return callService('klaviyo', request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}`, { method: 'GET' }, signal), async (answer) =>
-    toImportJob(await readAnswer(answer, importJobSchema, 'its answer about the import job', connection, 'following a bulk import job')),
+    toImportJob(await readAnswer(answer, importJobSchema, connection, { what: 'its answer about the import job', purpose: 'following a bulk import job' })),
   );
 }
 
@@ -355,7 +359,7 @@ export async function listImportErrors(
     const answer = await callService(
       'klaviyo',
       request(connection, `/api/profile-bulk-import-jobs/${encodeURIComponent(jobId)}/import-errors?${query}`, { method: 'GET' }, signal),
-      async (reply) => readAnswer(reply, importErrorsSchema, 'its list of import errors', connection, "reading a bulk job's import errors"),
+      async (reply) => readAnswer(reply, importErrorsSchema, connection, { what: 'its list of import errors', purpose: "reading a bulk job's import errors" }),
     );
     for (const error of answer.data) {
       errors.push({
@@ -455,7 +459,7 @@ export async function findPredictiveAnalytics(connection: KlaviyoConnection, ema
   const quoted = email.replace(/["\\]/g, (character) => `\\${character}`);
   const query = new URLSearchParams({ filter: `equals(email,"${quoted}")`, 'additional-fields[profile]': 'predictive_analytics', 'page[size]': '1' });
   return callService('klaviyo', request(connection, `/api/profiles?${query}`, { method: 'GET' }, signal), async (answer) => {
-    const profile = (await readAnswer(answer, predictiveListSchema, "its answer about the profile's predictive analytics", connection, 'reading predictive analytics')).data[0];
+    const profile = (await readAnswer(answer, predictiveListSchema, connection, { what: "its answer about the profile's predictive analytics", purpose: 'reading predictive analytics' })).data[0];
     if (!profile) return null;
     const figures = profile.attributes?.predictive_analytics;
     return {

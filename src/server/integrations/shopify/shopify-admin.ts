@@ -31,11 +31,11 @@ const graphqlAnswerSchema = z.looseObject({
  */
 export async function shopifyAdminGraphql<T>(
   connection: ShopifyAdminConnection,
-  query: string,
-  variables: Record<string, unknown>,
+  operation: { query: string; variables: Record<string, unknown> },
   schema: z.ZodType<T>,
   signal: AbortSignal,
 ): Promise<T> {
+  const { query, variables } = operation;
   const request = {
     url: `${connection.shopUrl}/admin/api/${SHOPIFY_API_VERSION}/graphql.json`,
     method: 'POST' as const,
@@ -69,7 +69,7 @@ const shopSchema = z.looseObject({ shop: z.looseObject({ name: z.string(), mysho
 
 /** The cheap check of docs/product/service-contracts.md §4: the token may read the shop. */
 export async function fetchShop(connection: ShopifyAdminConnection, signal: AbortSignal): Promise<{ name: string; myshopifyDomain: string }> {
-  const data = await shopifyAdminGraphql(connection, '{ shop { name myshopifyDomain } }', {}, shopSchema, signal);
+  const data = await shopifyAdminGraphql(connection, { query: '{ shop { name myshopifyDomain } }', variables: {} }, shopSchema, signal);
   return data.shop;
 }
 
@@ -77,6 +77,6 @@ const grantedScopesSchema = z.looseObject({ currentAppInstallation: z.looseObjec
 
 /** The access scopes the token's app was granted on this store (needs no scope itself). */
 export async function fetchGrantedScopes(connection: ShopifyAdminConnection, signal: AbortSignal): Promise<string[]> {
-  const data = await shopifyAdminGraphql(connection, '{ currentAppInstallation { accessScopes { handle } } }', {}, grantedScopesSchema, signal);
+  const data = await shopifyAdminGraphql(connection, { query: '{ currentAppInstallation { accessScopes { handle } } }', variables: {} }, grantedScopesSchema, signal);
   return data.currentAppInstallation.accessScopes.map((scope) => scope.handle);
 }

@@ -78,13 +78,13 @@ export function exchangeShopifyCode(shopUrl: string, app: { clientId: string; cl
   return requestToken(shopUrl, { client_id: app.clientId, client_secret: app.clientSecret, code, expiring: '1' }, now);
 }
 
-/** A new access token and refresh token for the refresh token. */
+/** A new access token and refresh token for the refresh token; the expiries count from `now`. */
 export function refreshShopifyToken(
   shopUrl: string,
   app: { clientId: string; clientSecret: string },
   refreshToken: string,
-  now: Date,
-  signal?: AbortSignal,
+  asked: { now: Date; signal?: AbortSignal },
 ): Promise<ShopifyOAuthTokens> {
+  const { now, signal } = asked;
   return requestToken(shopUrl, { client_id: app.clientId, client_secret: app.clientSecret, refresh_token: refreshToken, grant_type: 'refresh_token' }, now, signal);
 }

@@ -47,6 +47,6 @@ function stem(word: string): string {
 export async function searchShopifyProductTitles(connection: ShopifyAdminConnection, phrase: string, signal: AbortSignal): Promise<string[]> {
   const query = productTitleSearch(phrase);
   if (query === null) return [];
-  const data = await shopifyAdminGraphql(connection, productTitleSearchQuery, { query }, productTitlesSchema, signal);
+  const data = await shopifyAdminGraphql(connection, { query: productTitleSearchQuery, variables: { query } }, productTitlesSchema, signal);
   return data.products.nodes.map((node) => node.title);
 }

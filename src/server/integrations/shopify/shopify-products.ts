@@ -43,7 +43,7 @@ export function shopifyProductGid(id: string | null): string | null {
 
 /** One product's details from the Admin API; null when the shop has no such product. */
 export async function fetchShopifyProduct(connection: ShopifyAdminConnection, gid: string, signal: AbortSignal): Promise<ShopifyProductDetails | null> {
-  const data = await shopifyAdminGraphql(connection, productQuery, { id: gid }, productAnswerSchema, signal);
+  const data = await shopifyAdminGraphql(connection, { query: productQuery, variables: { id: gid } }, productAnswerSchema, signal);
   if (!data.product) return null;
   const { title, description, onlineStoreUrl, featuredImage, priceRangeV2 } = data.product;
   const price = priceRangeV2?.minVariantPrice ?? null;

@@ -69,11 +69,10 @@ const answerSchema = z.looseObject({ intent: z.string().optional(), products: z.
  */
 export async function fetchShopifyRecommendations(
   connection: StorefrontConnection,
-  productGid: string,
-  intent: RecommendationIntent,
-  limit: number,
+  asked: { productGid: string; intent: RecommendationIntent; limit: number },
   signal: AbortSignal,
 ): Promise<StorefrontRecommendation[]> {
+  const { productGid, intent, limit } = asked;
   const productId = /^(?:gid:\/\/shopify\/Product\/)?(\d+)$/.exec(productGid)?.[1];
   if (!productId) throw new RangeError(`not a Shopify product id: ${productGid}`);
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_STOREFRONT_RECOMMENDATIONS) throw new RangeError(`the storefront gives 1 to ${MAX_STOREFRONT_RECOMMENDATIONS} recommendations, not ${limit}`);
