@@ -1,8 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const projectRoot = path.resolve(import.meta.dirname, '../..');
+import { sourcesUnder, type Source } from '../support/source-files.ts';
 
 /**
  * One home for background work (docs/decisions/0036-background-work.md): only
@@ -54,15 +51,6 @@ const startsInterval = /\bsetInterval\s*\(/;
 const startsTimeout = /\bsetTimeout\s*\(/;
 const loopsUntilStopped = /\bwhile\s*\(\s*!\s*(?:this\.)?\w*(?:stop|clos|shut)\w*\s*\)/i;
 
-type Source = { file: string; text: string };
-
-/** The TypeScript files under src/server, relative to the project, with their text. */
-async function serverSources(): Promise<Source[]> {
-  const names = await readdir(path.join(projectRoot, 'src/server'), { recursive: true });
-  const files = names.filter((name) => name.endsWith('.ts')).map((name) => path.posix.join('src/server', name.split(path.sep).join('/')));
-  return Promise.all(files.sort().map(async (file) => ({ file, text: await readFile(path.join(projectRoot, file), 'utf8') })));
-}
-
 /** Each file outside the home that starts background work itself, with what it starts. */
 function backgroundWorkOutsideItsHome(sources: Source[]): string[] {
   const found: string[] = [];
@@ -106,6 +94,6 @@ describe('the background scan', () => {
 
 describe("the app's background work", () => {
   it('starts timers and loops only in src/server/background/, and one-shot timers only where listed', async () => {
-    expect(backgroundWorkOutsideItsHome(await serverSources())).toEqual([]);
+    expect(backgroundWorkOutsideItsHome(await sourcesUnder('src/server'))).toEqual([]);
   });
 });

@@ -1,8 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const projectRoot = path.resolve(import.meta.dirname, '../..');
+import { sourcesUnder, type Source } from '../support/source-files.ts';
 
 /**
  * Two-way folder dependencies in src/server: two feature folders that import each other,
@@ -11,7 +9,6 @@ const projectRoot = path.resolve(import.meta.dirname, '../..');
  * one-way; this scan counts every pair, so the ones left (docs/architecture.md, "Module
  * rules") can only go down.
  */
-type Source = { file: string; text: string };
 
 /** The relative specifiers a module imports or re-exports, static, side-effect or dynamic. */
 const importSpecifiers = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"](\.{1,2}\/[^'"]+)['"]/g;
@@ -41,12 +38,6 @@ function twoWayFolderPairs(sources: Source[]): string[] {
     if (from < to && back) pairs.push(`${from} ⇄ ${to} (${example}; ${back})`);
   }
   return pairs.sort();
-}
-
-async function serverSources(): Promise<Source[]> {
-  const names = await readdir(path.join(projectRoot, 'src/server'), { recursive: true });
-  const files = names.filter((name) => /\.tsx?$/.test(name)).map((name) => path.posix.join('src/server', name.split(path.sep).join('/')));
-  return Promise.all(files.sort().map(async (file) => ({ file, text: await readFile(path.join(projectRoot, file), 'utf8') })));
 }
 
 /**
@@ -139,7 +130,7 @@ describe('two-way folder dependencies in src/server', () => {
   });
 
   it('are none in the app', async () => {
-    const pairs = twoWayFolderPairs(await serverSources());
+    const pairs = twoWayFolderPairs(await sourcesUnder('src/server'));
     expect(pairs, `two-way folder dependencies in src/server:\n${pairs.join('\n')}`).toEqual([]);
   });
 });
@@ -165,7 +156,7 @@ describe('the layers of src/server', () => {
   });
 
   it('are kept by the app: no import up the layers, and no cycle among its folders', async () => {
-    const sources = await serverSources();
+    const sources = await sourcesUnder('src/server');
     const against = importsAgainstTheLayering(sources);
     expect(against, `imports against the layering:\n${against.join('\n')}`).toEqual([]);
     expect(folderCycle(sources)).toBeNull();

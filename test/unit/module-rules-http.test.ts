@@ -1,9 +1,6 @@
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourcesUnder, type Source } from '../support/source-files.ts';
 import { apiErrorStatuses } from '../../src/shared/api/error-codes.ts';
-
-const projectRoot = path.resolve(import.meta.dirname, '../..');
 
 /**
  * The HTTP contract's rules (docs/decisions/0037-http-contract.md), which no import graph
@@ -12,17 +9,6 @@ const projectRoot = path.resolve(import.meta.dirname, '../..');
  * table of codes (src/shared/api/error-codes.ts); everywhere else it is
  * `apiErrorCodes.<code>`, so renaming a code is one edit the compiler follows.
  */
-interface Source {
-  file: string;
-  text: string;
-}
-
-/** The TypeScript files under `folder` (relative to the project), with their text. */
-async function sourcesUnder(folder: string): Promise<Source[]> {
-  const names = await readdir(path.join(projectRoot, folder), { recursive: true });
-  const files = names.filter((name) => /\.tsx?$/.test(name)).map((name) => path.posix.join(folder, name.split(path.sep).join('/')));
-  return Promise.all(files.sort().map(async (file) => ({ file, text: await readFile(path.join(projectRoot, file), 'utf8') })));
-}
 
 /** An address of the API written as a string or template: a quote right before `/api/`. */
 const apiAddress = /['"`]\/api\//;

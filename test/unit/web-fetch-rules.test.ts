@@ -1,8 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const projectRoot = path.resolve(import.meta.dirname, '../..');
+import { sourcesUnder, type Source } from '../support/source-files.ts';
 
 /**
  * One way to fetch in the browser: every query, mutation and use of the query cache lives
@@ -11,17 +8,6 @@ const projectRoot = path.resolve(import.meta.dirname, '../..');
  * never written out as an array where it is used: each feature's key factory (`flowKeys`,
  * `eventKeys` …) names it, so every reader and every invalidation of a key use the same one.
  */
-interface Source {
-  file: string;
-  text: string;
-}
-
-/** The TypeScript files under `folder` (relative to the project), with their text. */
-async function sourcesUnder(folder: string): Promise<Source[]> {
-  const names = await readdir(path.join(projectRoot, folder), { recursive: true });
-  const files = names.filter((name) => /\.tsx?$/.test(name)).map((name) => path.posix.join(folder, name.split(path.sep).join('/')));
-  return Promise.all(files.sort().map(async (file) => ({ file, text: await readFile(path.join(projectRoot, file), 'utf8') })));
-}
 
 /** A hook module, or the app's own plumbing. */
 function mayFetch(file: string): boolean {
