@@ -43,6 +43,13 @@ describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep',
     expect(await scenario.testApp.app.databaseUpkeep.mode()).toBe('embedded');
   });
 
+  it('writes no full-page images, which guard only against a power cut that fsync off does not survive anyway, and keeps little log for reuse', async () => {
+    const { rows } = await db().query(
+      "SELECT current_setting('fsync') AS fsync, current_setting('full_page_writes') AS full_pages, current_setting('min_wal_size') AS kept_at_least, current_setting('max_wal_size') AS forced_checkpoint_at",
+    );
+    expect(rows[0]).toEqual({ fsync: 'off', full_pages: 'off', kept_at_least: '32MB', forced_checkpoint_at: '256MB' });
+  });
+
   it('vacuums on its own, on its interval, the tables that gathered dead rows', async () => {
     await deadChanges(db(), 3_000);
     expect((await changeLog()).deadRows).toBeGreaterThanOrEqual(3_000);

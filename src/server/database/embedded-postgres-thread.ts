@@ -36,12 +36,24 @@ export type EmbeddedThreadMessage = { type: 'listening'; port: number } | { type
  */
 const embeddedMemorySettings = ['shared_buffers=64MB', 'maintenance_work_mem=16MB'];
 
+/**
+ * The write-ahead log's share of the data folder (docs/decisions/0053-write-ahead-log.md).
+ * PGlite runs with fsync off (its `-F` start flag): a write reaches the operating system's
+ * cache and survives the process, not a power cut. Full-page images guard against pages
+ * torn by exactly such a cut, so they buy nothing here, and they were most of the log: every
+ * page first touched after each of the upkeep's minutely checkpoints was written whole.
+ * PostgreSQL keeps the log of about two checkpoint cycles for reuse, and at least
+ * `min_wal_size`, 80 MB by default, which a small install never needs; 256 MB before a
+ * checkpoint is forced leaves a burst of webhooks (bench:ingest) its own pace.
+ */
+const embeddedWalSettings = ['full_page_writes=off', 'min_wal_size=32MB', 'max_wal_size=256MB'];
+
 const start = workerData as EmbeddedThreadStart;
 const port = parentPort!;
 
 async function run(): Promise<void> {
   let database: PGlite;
-  const startParams = [...PGlite.defaultStartParams, ...embeddedMemorySettings.flatMap((setting) => ['-c', setting])];
+  const startParams = [...PGlite.defaultStartParams, ...[...embeddedMemorySettings, ...embeddedWalSettings].flatMap((setting) => ['-c', setting])];
   if (start.dataDir) {
     const directory = path.join(start.dataDir, 'pgdata');
     await mkdir(directory, { recursive: true });
