@@ -34,7 +34,7 @@ export default defineConfig({
           // A page's answer polled for as long as Playwright waits for an element
           // (browser.ts): vitest's default of one second failed a check of a field the
           // settings page fills once its data arrives, on a busy machine.
-          expect: { poll: { timeout: 15_000, interval: 100 } },
+          expect: { poll: { timeout: 30_000, interval: 100 } },
           // Each file starts its own server, database and Chromium, so two files can run at once.
           fileParallelism: true,
         },

@@ -6,7 +6,7 @@ import { expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type Bro
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { accountDeletionMessages } from '../../src/shared/auth/account-deletion.ts';
-import { retentionMessages } from '../../src/shared/retention/retention-schemas.ts';
+import { retentionMessages } from '../../src/shared/retention/retention-messages.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 
@@ -39,7 +39,7 @@ describe('API settings', () => {
     expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
     expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
     expect((await user.client.call(endpoints.flows.update, { params: { flowType: 'abandoned_cart' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } })).status).toBe(200);
-    await page.goto('/flows/abandoned-cart');
+    await page.goto('/flows/abandoned-cart/events');
     await page.getByRole('heading', { name: 'Event Log' }).waitFor();
     await page.getByText(retentionMessages.keptFor(14)).waitFor();
     expect(retentionMessages.keptFor(30)).toBe('Events are kept for 30 days.');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, type BrowserErrors, fieldErrorOf, toastOf } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, type BrowserErrors, fieldErrorOf, toastOf, E2E_WAIT_MS } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { strongPassword, uniqueEmail } from '../support/accounts.ts';
@@ -59,7 +59,7 @@ describe('sign-up, email verification, sign-out and sign-in', () => {
     await expectNoSeriousA11yViolations(page);
 
     // The automatic redirect, without clicking.
-    await page.waitForURL('**/dashboard', { timeout: 10_000 });
+    await page.waitForURL('**/dashboard', { timeout: E2E_WAIT_MS });
     await heading('Welcome, Grace Hopper').waitFor();
     await expect.poll(() => page.getByRole('banner').textContent()).toContain('Grace Hopper');
 

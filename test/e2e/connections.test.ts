@@ -8,7 +8,7 @@ import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { startFakeShopify, type FakeShopify } from '../fakes/fake-shopify.ts';
 import { connectionMessages as m } from '../../src/shared/connections/connection-messages.ts';
 import { credentialMessages, credentialValidationMessages } from '../../src/shared/credentials/credential-messages.ts';
-import { serviceConditionMessages } from '../../src/shared/service-conditions/service-condition-schemas.ts';
+import { serviceConditionMessages } from '../../src/shared/service-conditions/service-condition-messages.ts';
 import { connectionWords } from '../../src/server/connections/connection-words.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import type { E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoA11yViolations, expectNoBrowserErrors, openPage, saveScreenshot } from '../support/browser.ts';
+import { expectNoA11yViolations, expectNoBrowserErrors, openPage, saveScreenshot, E2E_WAIT_MS } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
@@ -138,7 +138,7 @@ describe('the dashboard', () => {
         body: JSON.stringify(sampleEvent('abandoned_cart', { email: 'behind@example.com' })),
       });
       expect(sent.status).toBeLessThan(300);
-      await figure('behind').filter({ hasText: /^1$/ }).waitFor({ timeout: 10_000 });
+      await figure('behind').filter({ hasText: /^1$/ }).waitFor({ timeout: E2E_WAIT_MS });
       expect(await figure('summary').textContent()).toMatch(/^1 event is due and not finished; the oldest has waited \d+ s\.$/);
       expect(await figure('arrived').textContent()).toBe('1');
       expect(await processing.getAttribute('data-late')).toBe('false');

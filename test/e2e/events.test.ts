@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import type { E2EWithServices } from '../support/e2e-services.ts';
-import { expectNoSeriousA11yViolations, openPage } from '../support/browser.ts';
+import { expectNoSeriousA11yViolations, openPage, E2E_WAIT_MS } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../support/engine-scenario.ts';
@@ -31,9 +31,9 @@ describe('event log and dashboard figures', () => {
     const event = sampleEvent('abandoned_cart', { email: 'shopper@example.com', first_name: 'Sam', last_name: 'Shopper' });
     const sent = await fetch(webhookUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
     expect(sent.status).toBeLessThan(300);
-    await expect.poll(() => klaviyo.profiles.get('shopper@example.com')?.properties?.subject_line1, { timeout: 20_000 }).toBeTruthy();
+    await expect.poll(() => klaviyo.profiles.get('shopper@example.com')?.properties?.subject_line1, { timeout: E2E_WAIT_MS }).toBeTruthy();
 
-    await page.goto('/flows/abandoned-cart');
+    await page.goto('/flows/abandoned-cart/events');
     await page.getByRole('heading', { name: 'Event Log' }).waitFor();
     const row = page.getByTestId('event-log-row').first();
     await row.getByText('Delivered', { exact: false }).waitFor();
@@ -76,9 +76,9 @@ describe('event log and dashboard figures', () => {
     const event = sampleEvent('post_purchase', { email: 'unpriced@example.com', first_name: 'Uma', last_name: 'Unpriced' });
     const sent = await fetch(saved.json.flow.webhookUrl as string, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(event) });
     expect(sent.status).toBeLessThan(300);
-    await expect.poll(() => klaviyo.profiles.get('unpriced@example.com')?.properties?.subject_line1, { timeout: 20_000 }).toBeTruthy();
+    await expect.poll(() => klaviyo.profiles.get('unpriced@example.com')?.properties?.subject_line1, { timeout: E2E_WAIT_MS }).toBeTruthy();
 
-    await page.goto('/flows/post-purchase');
+    await page.goto('/flows/post-purchase/events');
     const row = page.getByTestId('event-log-row').first();
     await row.getByText('Delivered', { exact: false }).waitFor();
     await row.getByRole('button').click();

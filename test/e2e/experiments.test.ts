@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { dismissToasts, expectNoBrowserErrors, expectNoSeriousA11yViolations, fieldErrorOf, saveScreenshot, toastOf, type BrowserErrors } from '../support/browser.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { openFlowSection } from '../support/flow-page.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, postEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
@@ -71,7 +72,7 @@ describe('an experiment on the flow page', () => {
     const { client, webhookPath } = await ownerWithPostPurchase();
 
     // Nothing runs yet: the card explains and offers the form, variant A with the flow's prompts.
-    await page.goto('/flows/post-purchase');
+    await page.goto('/flows/post-purchase/experiment');
     const card = page.getByTestId('experiment-card');
     await card.getByRole('heading', { level: 2, name: experimentTexts.title }).waitFor();
     const form = card.getByRole('form', { name: experimentTexts.formLabel });
@@ -108,9 +109,11 @@ describe('an experiment on the flow page', () => {
     await card.getByTestId('experiment-group-holdout').waitFor();
     await card.getByTestId('experiment-group-B').getByText(experimentTexts.variant(experimentArmLabel('B', false))).waitFor();
     // The flow's own form says its prompts wait while the experiment runs.
-    await page.getByRole('button', { name: 'Configure Flow' }).click();
+    await openFlowSection(page, 'settings');
     await page.getByRole('form', { name: 'Flow configuration' }).getByText(experimentMessages.promptsWaitTitle).waitFor();
     await page.getByRole('form', { name: 'Flow configuration' }).getByRole('button', { name: 'Cancel' }).click();
+    await openFlowSection(page, 'experiment');
+    await card.getByTestId('experiment-current').waitFor();
 
     // Eight shoppers buy (each one exposure); then four of them order again, which the experiment credits.
     const shoppers = Array.from({ length: 8 }, (_, index) => uniqueEmail(`experiment-${index}`));
@@ -182,7 +185,7 @@ describe('an experiment on the flow page', () => {
     await pastExperiment.getByTestId('experiment-group-holdout').waitFor();
 
     // The flow's own form shows B's prompts.
-    await page.getByRole('button', { name: 'Configure Flow' }).click();
+    await openFlowSection(page, 'settings');
     const flowForm = page.getByRole('form', { name: 'Flow configuration' });
     const templates = flowForm.getByLabel('Prompt template', { exact: true });
     await expect.poll(() => templates.nth(0).inputValue()).toBe(variantB.thank_you);
@@ -205,7 +208,7 @@ describe('an experiment on the flow page', () => {
     } });
     expect(set.status, set.text).toBe(200);
 
-    await page.goto('/flows/post-purchase');
+    await page.goto('/flows/post-purchase/experiment');
     const card = page.getByTestId('experiment-card');
     await card.getByTestId('experiment-current').waitFor();
     // Nobody has arrived yet: every figure says so.

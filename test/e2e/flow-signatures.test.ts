@@ -7,6 +7,7 @@ import { credentialsInput, defaultAssistants, postEvent, postSignedEvent, sample
 import { curlSignatureComment, curlSignatureNote, flowSignatureMessages as m } from '../../src/shared/flows/flow-signature-messages.ts';
 import { maskSecret } from '../../src/server/platform/credential-masking.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
+import { openFlowSection } from '../support/flow-page.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 let server: E2EServer;
@@ -27,7 +28,7 @@ describe('Require a signature on a flow page', () => {
     const webhookUrl = saved.json.flow.webhookUrl as string;
     const webhookPath = new URL(webhookUrl).pathname;
 
-    await page.goto('/flows/abandoned-checkout');
+    await page.goto('/flows/abandoned-checkout/store');
     const section = page.getByRole('region', { name: m.title });
     await section.getByText(m.stateOff, { exact: true }).waitFor();
     expect(await section.getByTestId('flow-signature-badge').textContent()).toBe('Not required');
@@ -55,6 +56,7 @@ describe('Require a signature on a flow page', () => {
 
     // The console's Copy as cURL says the request must be signed.
     await dismissToasts(page);
+    await openFlowSection(page, 'overview');
     await page.getByRole('link', { name: 'Test Webhook' }).click();
     await page.getByTestId('curl-signature-note').getByText(curlSignatureNote, { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Copy as cURL' }).click();
@@ -65,7 +67,7 @@ describe('Require a signature on a flow page', () => {
     await expectNoSeriousA11yViolations(page);
 
     // After a reload the secret is gone for good: only its mask.
-    await page.reload();
+    await page.goto('/flows/abandoned-checkout/store');
     const masked = page.getByRole('region', { name: m.title }).getByTestId('flow-signing-secret-masked');
     await masked.waitFor();
     expect(await masked.textContent()).toBe(maskSecret(secret));

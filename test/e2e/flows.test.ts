@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, toastOf, dismissToasts } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, openPage, toastOf, dismissToasts, E2E_WAIT_MS } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails, flowTypes } from '../../src/shared/flows/flow-types.ts';
 import { flowCapMessages, flowMessages, flowValidationMessages, webhookUrlRotationMessages as rotation } from '../../src/shared/flows/flow-messages.ts';
@@ -11,6 +11,10 @@ import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared
 import { klaviyoPropertyWarnings } from '../../src/shared/flows/klaviyo-property-tags.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
+import { openFlowSection } from '../support/flow-page.ts';
+import { flowSectionMessages } from '../../src/shared/flows/flow-messages.ts';
+import { deferredPartMessages } from '../../src/web/app/deferred-part.tsx';
+import { dashboardMessages } from '../../src/shared/dashboard/dashboard-messages.ts';
 
 let server: E2EServer;
 let browser: Browser;
@@ -85,7 +89,9 @@ describe('flow pages', () => {
     await checkAccessibility(page);
 
     await saveAndSeeStatus(page, flowMessages.saved);
+    await openFlowSection(page, 'assistants');
     const assistants = page.getByTestId('flow-assistant');
+    await assistants.nth(1).waitFor();
     expect(await assistants.count()).toBe(2);
     expect(await assistants.nth(0).locator(':scope > p').allInnerTexts()).toEqual(['Subject Line', 'subject_line1', 'Write a subject line for {description}']);
     // Each with the tag a Klaviyo email reads its text with.
@@ -97,6 +103,7 @@ describe('flow pages', () => {
     expect(shown!.length).toBeLessThan(fullTemplate.length);
     expect(fullTemplate.startsWith(shown!.slice(0, -1))).toBe(true);
     expect(await assistants.nth(1).locator('p').nth(2).getAttribute('title')).toBe(fullTemplate);
+    await openFlowSection(page, 'overview');
     expect(await page.getByTestId('flow-webhook-url').innerText()).toBe(webhookUrl);
     expect(await badge(page).innerText()).toBe('Inactive');
     await page.getByText(flowMessages.inactive, { exact: true }).waitFor();
@@ -116,7 +123,10 @@ describe('flow pages', () => {
     await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
     expect(await badge(page).innerText()).toBe('Active');
     await page.getByText(flowMessages.active, { exact: true }).waitFor();
+    await openFlowSection(page, 'assistants');
+    await page.getByTestId('flow-assistant').nth(1).waitFor();
     expect(await page.getByTestId('flow-assistant').count()).toBe(2);
+    await openFlowSection(page, 'overview');
 
     await page.getByRole('button', { name: 'Configure Flow' }).click();
     await page.getByLabel('Active', { exact: true }).uncheck();
@@ -173,7 +183,7 @@ describe('flow pages', () => {
     await tag.getByRole('button', { name: 'Copied' }).waitFor();
     await tag.getByRole('status').filter({ hasText: 'Copied' }).waitFor();
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe("{{ person|lookup:'subject_line1' }}");
-    await tag.getByRole('button', { name: 'Copy tag' }).waitFor({ timeout: 5_000 });
+    await tag.getByRole('button', { name: 'Copy tag' }).waitFor({ timeout: E2E_WAIT_MS });
 
     // A name Klaviyo can read only through the lookup tag says so.
     await assistant.getByLabel('Klaviyo property', { exact: true }).fill('AI subject-line');
@@ -210,7 +220,7 @@ describe('flow pages', () => {
     await note.waitFor();
     expect(await note.locator('[aria-hidden="true"]').textContent()).toMatch(/^Busy — trying again in [1-3] s…$/);
     await page.getByRole('status').filter({ hasText: requestMessages.busyRetryingSoon }).waitFor();
-    await saveButton(page).waitFor({ timeout: 15_000 });
+    await saveButton(page).waitFor({ timeout: E2E_WAIT_MS });
     await note.waitFor({ state: 'detached' });
     expect(refusedOnce.size).toBeGreaterThanOrEqual(1);
     expect(await page.getByText('Your setup could not be checked').count()).toBe(0);
@@ -302,6 +312,54 @@ describe('flow pages', () => {
     expect(await page.getByTestId('flow-caps').innerText()).toBe(`${flowCapMessages.shopperCooldownOff} ${flowCapMessages.dailyGenerationCap(150)}`);
     const listed = (await user.client.call(endpoints.flows.list)).json.flows.find((flow: any) => flow.flowType === 'post_purchase');
     expect(listed).toMatchObject({ shopperCooldownHours: 0, dailyGenerationCap: 150 });
+
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
+  it('opens each part of a saved flow at its own address, goes back to it, and offers a retry when a part cannot be fetched', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    const saved = await user.client.call(endpoints.flows.update, { params: { flowType: 'post_purchase' }, body: { isActive: true, assistants: defaultAssistants, klaviyoEventName: null } });
+    expect(saved.status, saved.text).toBe(200);
+
+    // The first view: the state, the last day, and no part below it until it is opened.
+    await page.goto('/flows/post-purchase');
+    await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
+    await page.getByTestId('flow-day').getByText(dashboardMessages.noEvent).waitFor();
+    expect(await page.getByRole('heading', { name: 'Event Log' }).count()).toBe(0);
+    expect(await page.getByTestId('flow-assistant').count()).toBe(0);
+
+    // Each tab is an address: opened, it lands there; back returns to the page before.
+    await openFlowSection(page, 'events');
+    await page.waitForURL('**/flows/post-purchase/events');
+    await page.getByRole('heading', { name: 'Event Log' }).waitFor();
+    await openFlowSection(page, 'assistants');
+    await page.waitForURL('**/flows/post-purchase/assistants');
+    await page.getByTestId('flow-assistant').first().waitFor();
+    await page.goBack();
+    await page.waitForURL('**/flows/post-purchase/events');
+    await page.getByRole('heading', { name: 'Event Log' }).waitFor();
+    await page.goBack();
+    await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
+    // An address that is no part of the page leads to the dashboard, as any unknown address does.
+    await page.goto('/flows/post-purchase/nothing-here');
+    await page.waitForURL('**/dashboard');
+    await page.goto('/flows/post-purchase');
+    await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
+    await checkAccessibility(page);
+
+    // A part whose file cannot be fetched (offline, or a newer deployment) says so, and Try again fetches it.
+    await page.route(/\/assets\/flow-results-section-[^/]*\.js$/, (route) => route.abort('internetdisconnected'));
+    await openFlowSection(page, 'results');
+    const failed = page.getByRole('alert').filter({ hasText: deferredPartMessages.failedTitle(flowSectionMessages.label('results')) });
+    await failed.waitFor();
+    await page.unroute(/\/assets\/flow-results-section-[^/]*\.js$/);
+    await failed.getByRole('button', { name: deferredPartMessages.retry }).click();
+    await page.getByTestId('revenue-panel').waitFor();
+    expect(await failed.count()).toBe(0);
 
     expectNoBrowserErrors(errors);
     await context.close();

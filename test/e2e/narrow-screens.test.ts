@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { expectNoA11yViolations, expectNoBrowserErrors, openPage, saveScreenshot, type BrowserErrors } from '../support/browser.ts';
+import { expectNoA11yViolations, expectNoBrowserErrors, openPage, saveScreenshot, type BrowserErrors, E2E_WAIT_MS } from '../support/browser.ts';
 import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
 import { credentialsInput, defaultAssistants, sampleEvent } from '../support/engine-scenario.ts';
@@ -175,21 +175,36 @@ describe('at 390 × 844', () => {
         // Never saved: it opens in the form, with its assistant fields.
         await page.getByRole('button', { name: 'Save Configuration' }).waitFor();
       } else {
-        await page.getByRole('heading', { name: 'Event Log' }).waitFor();
+        await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
       }
-      if (flowType === 'browser_abandonment') await page.getByText('pixel', { exact: false }).first().waitFor();
       await expectFitsThePhone(page, details.path);
     }
 
+    // Each section of a saved flow, at its own address.
+    await page.goto('/flows/browser-abandonment/store');
+    await page.getByText('pixel', { exact: false }).first().waitFor();
+    await expectFitsThePhone(page, 'store');
+    for (const [section, ready] of [
+      ['settings', page.getByRole('button', { name: 'Save Configuration' })],
+      ['assistants', page.getByTestId('flow-assistant').first()],
+      ['preview', page.getByRole('heading', { level: 2, name: 'Preview' })],
+      ['experiment', page.getByTestId('experiment-card')],
+      ['results', page.getByTestId('revenue-panel')],
+    ] as const) {
+      await page.goto(`/flows/abandoned-cart/${section}`);
+      await ready.waitFor();
+      await expectFitsThePhone(page, section);
+    }
+
     // A signature switched on shows its secret and a signing example once: long lines to fit.
-    await page.goto('/flows/abandoned-checkout');
+    await page.goto('/flows/abandoned-checkout/store');
     const signature = page.getByRole('region', { name: signatureMessages.title });
     await signature.getByRole('button', { name: signatureMessages.turnOn }).click();
     await signature.getByTestId('flow-signing-secret').waitFor();
     await expectFitsThePhone(page, 'signature-on');
 
     // The event log of abandoned cart: its row keeps the Status in sight, and the drawer fits.
-    await page.goto('/flows/abandoned-cart');
+    await page.goto('/flows/abandoned-cart/events');
     const row = page.getByTestId('event-log-row').first();
     await row.getByText('Delivered').waitFor();
     expect(await row.getByText('Delivered').isVisible()).toBe(true);
@@ -203,6 +218,7 @@ describe('at 390 × 844', () => {
     await dialog.getByRole('button', { name: 'Close event details' }).click();
 
     // The form with its assistant fields, and the webhook console with an event in it.
+    await page.goto('/flows/abandoned-cart');
     await page.getByRole('button', { name: 'Configure Flow' }).click();
     await page.getByRole('button', { name: 'Save Configuration' }).waitFor();
     await page.getByRole('button', { name: 'Add Assistant' }).click();
@@ -217,7 +233,7 @@ describe('at 390 × 844', () => {
 
     // The webhook handler page, public like the URL it shows.
     await page.goto(new URL(urls.abandoned_cart).pathname);
-    await page.getByRole('heading', { name: 'Webhook Processed' }).waitFor({ timeout: 10_000 });
+    await page.getByRole('heading', { name: 'Webhook Processed' }).waitFor({ timeout: E2E_WAIT_MS });
     await expectFitsThePhone(page, 'webhook-handler');
     expect(await page.getByRole('link', { name: 'Return to Dashboard' }).isVisible()).toBe(true);
     expectNoBrowserErrors(errors);
@@ -269,6 +285,6 @@ async function ownerWithAnEvent(user: E2EUser, tag: string): Promise<{ abandoned
     body: JSON.stringify(sampleEvent('abandoned_cart', { email, first_name: 'Bartholomew', last_name: 'Featherstonehaugh' })),
   });
   expect(sent.status).toBeLessThan(300);
-  await expect.poll(() => klaviyo.profiles.get(email)?.properties?.subject_line1, { timeout: 20_000 }).toBeTruthy();
+  await expect.poll(() => klaviyo.profiles.get(email)?.properties?.subject_line1, { timeout: E2E_WAIT_MS }).toBeTruthy();
   return { abandoned_cart: urls.abandoned_cart! };
 }

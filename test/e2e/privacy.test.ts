@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors, E2E_WAIT_MS } from '../support/browser.ts';
 import type { E2EWithServices } from '../support/e2e-services.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
@@ -43,7 +43,7 @@ describe('the privacy page', () => {
     expect(sent.status, sent.text).toBe(202);
     const eventId = sent.json.eventId as string;
     await expect
-      .poll(async () => (await owner.client.call(endpoints.privacy.shopper, { query: { email: shopper } })).json.texts, { timeout: 20_000, interval: 200 })
+      .poll(async () => (await owner.client.call(endpoints.privacy.shopper, { query: { email: shopper } })).json.texts, { timeout: E2E_WAIT_MS, interval: 200 })
       .toBeGreaterThanOrEqual(2);
 
     await page.goto('/dashboard');

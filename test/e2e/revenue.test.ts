@@ -80,7 +80,7 @@ describe('revenue recovered', () => {
 
     // The order's link opens the delivery in the cart flow's event log.
     await attributed.getByRole('link', { name: attributionMessages.openDelivery }).click();
-    await page.waitForURL(`**/flows/abandoned-cart?event=${deliveryId}`);
+    await page.waitForURL(`**/flows/abandoned-cart/events?event=${deliveryId}`);
     const drawer = page.getByRole('dialog');
     await drawer.getByText(email).first().waitFor();
     await expectNoA11yViolations(page);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type BrowserErrors } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type BrowserErrors, E2E_WAIT_MS } from '../support/browser.ts';
 import type { E2EWithServices } from '../support/e2e-services.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
@@ -38,7 +38,7 @@ useE2ESuite(
 const heading = (name: string) => page.getByRole('heading', { level: 1, name, exact: true });
 const field = (label: string) => page.getByLabel(label, { exact: true });
 /** The accessibility checks are about the page: the toasts (checked elsewhere) are let go first, by themselves. */
-const toastsGone = () => expect.poll(() => page.locator('[data-sonner-toast]').count(), { timeout: 15_000 }).toBe(0);
+const toastsGone = () => expect.poll(() => page.locator('[data-sonner-toast]').count(), { timeout: E2E_WAIT_MS }).toBe(0);
 
 describe('the sandbox in the browser', () => {
   it('takes a new owner from sign-up to a sample text on a sandbox profile for each of the four flows, with no service key set', async () => {
@@ -54,7 +54,7 @@ describe('the sandbox in the browser', () => {
     await toastOf(page, authMessages.registrationVerify).waitFor();
     const mail = await server.smtp.waitForMail(email, 'Confirm your email');
     await page.goto(server.smtp.linkIn(mail, '/auth/verify'));
-    await page.waitForURL('**/dashboard', { timeout: 15_000 });
+    await page.waitForURL('**/dashboard', { timeout: E2E_WAIT_MS });
     await heading('Welcome, Sandy Shopkeeper').waitFor();
 
     // The dashboard offers the sandbox to an owner without credentials, and so does the
@@ -99,8 +99,9 @@ describe('the sandbox in the browser', () => {
       await page.getByRole('note').getByText(sandboxMessages.flowBanner).waitFor();
       expect(await page.getByRole('heading', { name: 'Complete Your Setup' }).count()).toBe(0);
     }
+    await page.goto(`${flowTypeDetails.post_purchase.path}/events`);
     const row = page.getByTestId('event-log-row').filter({ hasText: sampleShoppers.post_purchase.firstName }).first();
-    await row.waitFor({ timeout: 15_000 });
+    await row.waitFor({ timeout: E2E_WAIT_MS });
     expect(await row.textContent()).toContain(sandboxMessages.badge);
     await row.getByRole('button').first().click();
     await page.getByRole('link', { name: 'Open the sandbox profile' }).click();

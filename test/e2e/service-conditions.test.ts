@@ -6,7 +6,7 @@ import { ownerWithFlows, postEvent, settleWithClockRunning, sampleEvent, shopify
 import { sendShopifyWebhook, trailShoeOrder } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { klaviyoAccountLimits } from '../../src/server/engine/delivery/klaviyo-rate-limiter.ts';
-import { serviceConditionMessages as m, STORE_RECHECK_MINUTES } from '../../src/shared/service-conditions/service-condition-schemas.ts';
+import { serviceConditionMessages as m, STORE_RECHECK_MINUTES } from '../../src/shared/service-conditions/service-condition-messages.ts';
 import { pageRoutes } from '../../src/shared/routes.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors, toastOf, dismissToasts } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, type BrowserErrors, toastOf, dismissToasts, E2E_WAIT_MS } from '../support/browser.ts';
 import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import type { FakeShopify } from '../fakes/fake-shopify.ts';
 import { credentialsInput, defaultAssistants } from '../support/engine-scenario.ts';
@@ -58,8 +58,7 @@ describe('the browsing pixel on the Browser Abandonment page', () => {
     expect(pixelUrl).toMatch(new RegExp(`^${server.baseUrl}/api/pixel/[0-9a-f]{64}$`));
     const expectedSnippet = pixelSnippet(pixelUrl);
 
-    await page.goto('/flows/browser-abandonment');
-    await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
+    await page.goto('/flows/browser-abandonment/store');
     const card = page.getByRole('region', { name: pixelMessages.title });
     await card.getByRole('heading', { level: 2, name: pixelMessages.title }).waitFor();
     for (const step of pixelMessages.steps) await card.getByText(step, { exact: true }).waitFor();
@@ -113,8 +112,7 @@ describe('Connect store on a flow page', () => {
     const createsBefore = shopify.operationCounts.webhookSubscriptionCreate ?? 0;
     const m = shopifyConnectMessages;
 
-    await page.goto('/flows/abandoned-checkout');
-    await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
+    await page.goto('/flows/abandoned-checkout/store');
     const card = page.getByRole('region', { name: m.title });
     await card.getByText(m.flowDescription('Abandoned Checkout'), { exact: true }).waitFor();
     // The e2e server's PUBLIC_URL is 127.0.0.1, which Shopify cannot reach.
@@ -152,7 +150,7 @@ describe('Connect store on a flow page', () => {
     await expectNoSeriousA11yViolations(page);
 
     // The abandoned cart page: its own topics, and the order topic it needs, delivered to the checkout flow.
-    await page.goto('/flows/abandoned-cart');
+    await page.goto('/flows/abandoned-cart/store');
     const cartRows = page.getByRole('region', { name: m.title }).getByRole('list', { name: m.flowPlannedTitle }).getByRole('listitem');
     await cartRows.first().waitFor();
     expect(await cartRows.count()).toBe(3);
@@ -282,14 +280,14 @@ describe('the pixel running in a storefront on another origin', () => {
         const event = productViewedEvent(storefront.origin, '8801');
         expect(await runner!.evaluate((shopifyEvent) => (window as unknown as { fireShopifyEvent(e: unknown): Promise<boolean> }).fireShopifyEvent(shopifyEvent), event)).toBe(true);
 
-        await expect.poll(() => answers, { timeout: 10_000 }).toEqual([202]);
+        await expect.poll(() => answers, { timeout: E2E_WAIT_MS }).toEqual([202]);
         expect(server.output()).not.toMatch(/"cross_site"/);
         await expect
           .poll(async () => {
             const listed = await user.client.call(endpoints.events.list, { query: { flowType: 'browser_abandonment' } });
             const events = listed.json.events as Array<{ source: string; status: string; shopperEmail: string | null; waitsUntil: string | null }>;
             return events.map(({ source, status, shopperEmail, waitsUntil }) => ({ source, status, shopperEmail, waiting: waitsUntil !== null }));
-          }, { timeout: 15_000, interval: 250 })
+          }, { timeout: E2E_WAIT_MS, interval: 250 })
           .toEqual([{ source: 'pixel', status: 'waiting', shopperEmail: email, waiting: true }]);
         await shopPage.close();
       } finally {

@@ -1,3 +1,4 @@
+import { openFlowSection } from '../support/flow-page.ts';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
@@ -6,7 +7,7 @@ import { useE2EServerSuite } from '../support/e2e-suite.ts';
 import { createSignedInUser, type E2EUser } from '../support/e2e-accounts.ts';
 import { flowTypeDetails } from '../../src/shared/flows/flow-types.ts';
 import { recommendationMessages } from '../../src/shared/flows/flow-messages.ts';
-import { flowPreviewMessages } from '../../src/shared/flows/flow-preview-schemas.ts';
+import { flowPreviewMessages } from '../../src/shared/flows/flow-preview-messages.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
 import { sampleProducts } from '../../src/server/sandbox/sample-shop.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
@@ -61,6 +62,7 @@ describe('the shopper and the shop in the prompt', () => {
     await page.getByRole('button', { name: 'Configure Flow' }).waitFor();
 
     // Preview writes for the sample shopper's checkout: the prompt shows what is known of them.
+    await openFlowSection(page, 'preview');
     await page.getByRole('heading', { level: 2, name: flowPreviewMessages.title }).waitFor();
     await page.getByLabel(flowPreviewMessages.pastEventLabel).fill(first.eventId);
     await page.getByRole('button', { name: flowPreviewMessages.run }).click();

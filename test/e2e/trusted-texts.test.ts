@@ -1,16 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { dismissToasts, expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type BrowserErrors } from '../support/browser.ts';
+import { dismissToasts, expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type BrowserErrors, E2E_WAIT_MS } from '../support/browser.ts';
 import type { E2EWithServices } from '../support/e2e-services.ts';
 import { useE2ESuite } from '../support/e2e-suite.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, postEvent, sampleEvent } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import { reviewMessages } from '../../src/shared/reviews/review-schemas.ts';
-import { flowPreviewMessages } from '../../src/shared/flows/flow-preview-schemas.ts';
+import { reviewMessages } from '../../src/shared/reviews/review-messages.ts';
+import { flowPreviewMessages } from '../../src/shared/flows/flow-preview-messages.ts';
 import { textCheckNames } from '../../src/shared/text-checks/text-check-messages.ts';
-import { flowAlertMessages } from '../../src/shared/alerts/flow-alert-schemas.ts';
+import { flowAlertMessages } from '../../src/shared/alerts/flow-alert-messages.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 
@@ -61,12 +61,16 @@ describe('the review list', () => {
       expect(sent.status, sent.text).toBe(202);
       eventIds.push(sent.json.eventId as string);
     }
-    await expect.poll(async () => (await client.call(endpoints.reviews.count)).json.pending, { timeout: 20_000, interval: 200 }).toBe(5);
+    await expect.poll(async () => (await client.call(endpoints.reviews.count)).json.pending, { timeout: E2E_WAIT_MS, interval: 200 }).toBe(5);
     const [approved, edited, rejected, manyA, manyB] = shoppers as [string, string, string, string, string];
 
     // The dashboard says texts wait, and leads to them.
     await page.goto('/dashboard');
     await page.getByText(reviewMessages.pendingOnDashboard(5)).waitFor();
+    // The navigation names them with their count on every signed-in page.
+    const approvals = page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: /^Approvals/ });
+    await approvals.getByTestId('pending-review-count').filter({ hasText: '5' }).waitFor();
+    expect(await approvals.getAttribute('href')).toBe('/reviews');
     await page.getByRole('link', { name: reviewMessages.openReviewList }).click();
     await page.waitForURL('**/reviews');
     await page.getByRole('heading', { level: 1, name: reviewMessages.pageTitle }).waitFor();
@@ -78,12 +82,12 @@ describe('the review list', () => {
 
     await reviewOf(approved).getByRole('button', { name: reviewMessages.approve, exact: true }).click();
     await toastOf(page, reviewMessages.approved(1)).waitFor();
-    await expect.poll(() => eventStatus(client, eventIds[0]!), { timeout: 15_000 }).toBe('delivered');
+    await expect.poll(() => eventStatus(client, eventIds[0]!), { timeout: E2E_WAIT_MS }).toBe('delivered');
 
     await reviewOf(edited).getByRole('button', { name: reviewMessages.edit, exact: true }).click();
     await reviewOf(edited).getByRole('textbox', { name: 'Text of Thank you' }).fill('Thanks, Sam! Enjoy your new Trail Shoe.');
     await reviewOf(edited).getByRole('button', { name: reviewMessages.saveAndApprove }).click();
-    await expect.poll(() => eventStatus(client, eventIds[1]!), { timeout: 15_000 }).toBe('delivered');
+    await expect.poll(() => eventStatus(client, eventIds[1]!), { timeout: E2E_WAIT_MS }).toBe('delivered');
     expect(services.klaviyo.profiles.get(edited.toLowerCase())?.properties.thank_you ?? services.klaviyo.profiles.get(edited)?.properties.thank_you).toBe(
       'Thanks, Sam! Enjoy your new Trail Shoe.',
     );
@@ -91,7 +95,7 @@ describe('the review list', () => {
     await dismissToasts(page);
     await reviewOf(rejected).getByRole('button', { name: reviewMessages.reject, exact: true }).click();
     await toastOf(page, reviewMessages.rejectedToast(1)).waitFor();
-    await expect.poll(() => eventStatus(client, eventIds[2]!), { timeout: 15_000 }).toBe('skipped');
+    await expect.poll(() => eventStatus(client, eventIds[2]!), { timeout: E2E_WAIT_MS }).toBe('skipped');
     await reviewOf(rejected).waitFor({ state: 'detached' });
 
     await dismissToasts(page);
@@ -99,15 +103,15 @@ describe('the review list', () => {
     await page.getByRole('checkbox', { name: reviewMessages.select(manyB.toLowerCase()) }).check();
     await page.getByRole('button', { name: reviewMessages.approveSelected(2) }).click();
     await toastOf(page, reviewMessages.approved(2)).waitFor();
-    await expect.poll(() => eventStatus(client, eventIds[3]!), { timeout: 15_000 }).toBe('delivered');
-    await expect.poll(() => eventStatus(client, eventIds[4]!), { timeout: 15_000 }).toBe('delivered');
+    await expect.poll(() => eventStatus(client, eventIds[3]!), { timeout: E2E_WAIT_MS }).toBe('delivered');
+    await expect.poll(() => eventStatus(client, eventIds[4]!), { timeout: E2E_WAIT_MS }).toBe('delivered');
     await page.getByText(reviewMessages.empty).waitFor();
 
     // Two unchanged approvals in a row (the edit and the rejection broke the run before them):
     // the next order's texts go out without waiting.
     const trusted = uniqueEmail('review-trusted');
     const sent = await postEvent(server.baseUrl, webhookPath, sampleEvent('post_purchase', { email: trusted }));
-    await expect.poll(() => eventStatus(client, sent.json.eventId as string), { timeout: 15_000 }).toBe('delivered');
+    await expect.poll(() => eventStatus(client, sent.json.eventId as string), { timeout: E2E_WAIT_MS }).toBe('delivered');
     expect((await client.call(endpoints.reviews.count)).json.pending).toBe(0);
     expectNoBrowserErrors(errors);
   });
@@ -119,10 +123,10 @@ describe('Preview on the flow page', () => {
     const shopper = uniqueEmail('preview-past');
     const sent = await postEvent(server.baseUrl, webhookPath, sampleEvent('post_purchase', { email: shopper, first_name: 'Robin' }));
     const pastEventId = sent.json.eventId as string;
-    await expect.poll(() => eventStatus(client, pastEventId), { timeout: 15_000 }).toBe('delivered');
+    await expect.poll(() => eventStatus(client, pastEventId), { timeout: E2E_WAIT_MS }).toBe('delivered');
     const profilesBefore = services.klaviyo.profiles.size;
 
-    await page.goto('/flows/post-purchase');
+    await page.goto('/flows/post-purchase/preview');
     await page.getByRole('heading', { level: 2, name: flowPreviewMessages.title }).waitFor();
     await page.getByRole('button', { name: flowPreviewMessages.run }).click();
     const results = page.getByTestId('flow-preview-results');
@@ -157,7 +161,7 @@ describe('a flow that stops writing texts', () => {
     for (const label of ['first', 'second', 'third']) {
       const sent = await postEvent(server.baseUrl, webhookPath, sampleEvent('post_purchase', { email: uniqueEmail(`alert-${label}`) }));
       eventIds.push(sent.json.eventId as string);
-      await expect.poll(() => eventStatus(client, sent.json.eventId as string), { timeout: 15_000 }).toMatch(/delivered|skipped/);
+      await expect.poll(() => eventStatus(client, sent.json.eventId as string), { timeout: E2E_WAIT_MS }).toMatch(/delivered|skipped/);
     }
     const title = flowAlertMessages.title('Post Purchase');
     const said = flowAlertMessages.reason.daily_cap('1', 2);

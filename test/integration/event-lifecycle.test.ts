@@ -14,7 +14,7 @@ import {
   startReplay,
   type NewEvent,
 } from '../../src/server/events/event-queries.ts';
-import { eventStatuses, type EventStatus } from '../../src/shared/events/event-schemas.ts';
+import { eventStatuses, type EventStatus } from '../../src/shared/events/event-statuses.ts';
 
 /**
  * The lifecycle as the database applies it: every allowed move is made by the events

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { flowAlertMessages } from '../../src/shared/alerts/flow-alert-schemas.ts';
+import { flowAlertMessages } from '../../src/shared/alerts/flow-alert-messages.ts';
 import { ownerWithFlows, postEvent, sampleEvent, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';

@@ -5,7 +5,7 @@ import { recordFlowSpend } from '../../src/server/generations/flow-spend-queries
 import { openAiPrices, priceOf } from '../../src/server/integrations/openai/openai-prices.ts';
 import { eventOutcomeMessages } from '../../src/shared/events/event-messages.ts';
 import { flowValidationMessages as v } from '../../src/shared/flows/flow-messages.ts';
-import { MAX_DAILY_BUDGET_USD, MAX_REUSE_WINDOW_HOURS } from '../../src/shared/flows/flow-schemas.ts';
+import { MAX_DAILY_BUDGET_USD, MAX_REUSE_WINDOW_HOURS } from '../../src/shared/flows/flow-limits.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 import { endpointAddress } from '../../src/shared/api/endpoint.ts';
 

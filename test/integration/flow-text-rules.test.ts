@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { defaultAssistants, ownerWithFlows, useEngineScenario, allStandIns } from '../support/engine-scenario.ts';
 import { flowValidationMessages as v, textRuleMessages as t } from '../../src/shared/flows/flow-messages.ts';
-import { defaultTextRules, MAX_DISCOUNT_CODES, MAX_TEXT_LENGTH } from '../../src/shared/flows/text-rules-schemas.ts';
+import { defaultTextRules } from '../../src/shared/flows/text-rules-schemas.ts';
+import { MAX_DISCOUNT_CODES, MAX_TEXT_LENGTH } from '../../src/shared/flows/text-rules.ts';
 import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 

@@ -18,8 +18,11 @@ import { endpointAddress } from '../../src/shared/api/endpoint.ts';
  * test app as the owner.
  */
 let testApp: TestApp;
+/** The fetch that reaches the test app: taken once the app is started, which installs it for its origin. */
+let realFetch: typeof fetch;
 beforeAll(async () => {
   testApp = await startTestApp();
+  realFetch = globalThis.fetch;
 });
 afterAll(async () => {
   await testApp?.close();
@@ -28,8 +31,6 @@ beforeEach(() => testApp.clock.advance(61_000));
 afterEach(() => {
   vi.unstubAllGlobals();
 });
-
-const realFetch = globalThis.fetch;
 
 /**
  * Runs web code whose same-origin requests go to the test app with the owner's session;
@@ -141,7 +142,9 @@ describe('loading flows in the browser', () => {
   });
 
   it("says 'Failed to load flow configurations' when something unexpected breaks", async () => {
-    vi.stubGlobal('fetch', () => Promise.resolve(new Response('{"flows": 42}', { status: 200 })));
+    // The answer arrives, then reading it fails: neither a refusal nor a lost connection.
+    const unreadable = { ok: true, status: 200, headers: new Headers(), text: () => Promise.reject(new Error('the body stream broke')) };
+    vi.stubGlobal('fetch', () => Promise.resolve(unreadable));
     const { notes, notifier } = recordingNotifier();
     await expect(loadFlows(notifier)).rejects.toThrow(flowMessages.loadFailed);
     expect(notes).toEqual([['error', 'Failed to load flow configurations']]);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ownerWithFlows, postEvent, sampleEvent, shopifySecret, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import { retentionMessages } from '../../src/shared/retention/retention-schemas.ts';
+import { retentionMessages } from '../../src/shared/retention/retention-messages.ts';
 import { scheduleOf, sendScheduledJob } from '../support/scheduled-jobs.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 import { endpointAddress } from '../../src/shared/api/endpoint.ts';

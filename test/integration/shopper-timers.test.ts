@@ -5,7 +5,7 @@ import type { PixelEvent } from '../../src/shared/shopify-pixel/pixel-schemas.ts
 import { sendShopifyWebhook, shopifyCheckoutPayload } from '../fakes/fake-shopify.ts';
 import { ownerWithFlows, shopifySecret, startEngineScenario, useEngineScenario, waitForEvents, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
-import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
+import type { EventStatus } from '../../src/shared/events/event-statuses.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reviewMessages } from '../../src/shared/reviews/review-schemas.ts';
+import { reviewMessages } from '../../src/shared/reviews/review-messages.ts';
 import type { TextRulesInput } from '../../src/shared/flows/text-rules-schemas.ts';
 import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';

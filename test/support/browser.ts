@@ -5,6 +5,9 @@ import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterEach, beforeEach, expect } from 'vitest';
 
+/** How long a browser test waits for what it needs (an element, a page, a poll) before it fails. */
+export const E2E_WAIT_MS = 30_000;
+
 const chromiumArgs = [
   '--headless',
   '--no-sandbox',
@@ -44,7 +47,9 @@ export async function openPage(browser: Browser, baseUrl: string): Promise<{ con
     // half transparent, and fails its contrast by timing alone.
     reducedMotion: 'reduce',
   });
-  context.setDefaultTimeout(15_000);
+  // Waits as long as the slowest honest run needs: on two shared cores a page's chunk, its
+  // data and a worker's event together have taken over 15 s (decision 0052).
+  context.setDefaultTimeout(E2E_WAIT_MS);
   const page = await context.newPage();
   const errors: BrowserErrors = { messages: [] };
   page.on('pageerror', (error) => errors.messages.push(`uncaught: ${error.message}`));

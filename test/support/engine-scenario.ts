@@ -12,7 +12,7 @@ import type { Queryable } from '../../src/server/database/database.ts';
 import type { EngineOptions } from '../../src/server/engine/spine/engine.ts';
 import type { CredentialsLoader } from '../../src/server/engine/spine/engine-credentials.ts';
 import type { FlowType } from '../../src/shared/flows/flow-types.ts';
-import type { EventStatus } from '../../src/shared/events/event-schemas.ts';
+import type { EventStatus } from '../../src/shared/events/event-statuses.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { credentialsInputSchema, normalizeShopDomain } from '../../src/shared/credentials/credential-schemas.ts';
+import { credentialsInputSchema } from '../../src/shared/credentials/credential-schemas.ts';
+import { normalizeShopDomain } from '../../src/shared/credentials/shop-domain.ts';
 import { credentialValidationMessages as v } from '../../src/shared/credentials/credential-messages.ts';
 import { isShutDown, offeredModels, openAiPrices, priceOf } from '../../src/server/integrations/openai/openai-prices.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatBytes, formatWait } from '../../src/shared/dashboard/dashboard-messages.ts';
-import { isProcessingLate, PROCESSING_LATE_AFTER_SECONDS } from '../../src/shared/dashboard/dashboard-schemas.ts';
+import { isProcessingLate, PROCESSING_LATE_AFTER_SECONDS } from '../../src/shared/dashboard/dashboard-processing.ts';
 
 describe("the dashboard's processing figures", () => {
   it('says how long the oldest event has waited in the largest units that fit', () => {

@@ -5,7 +5,7 @@ import { armToPromote } from '../../src/server/experiments/experiment-changes.ts
 import { figuresOf } from '../../src/server/experiments/experiment-results.ts';
 import type { ExperimentRecord, GroupCounts, GroupRevenue } from '../../src/server/experiments/experiment-queries.ts';
 import { experimentMessages } from '../../src/shared/experiments/experiment-messages.ts';
-import type { ExperimentGroupKey } from '../../src/shared/experiments/experiment-schemas.ts';
+import type { ExperimentGroupKey } from '../../src/shared/experiments/experiment-settings.ts';
 
 /**
  * Experiments judged by revenue per exposure (docs/decisions/0043-experiments.md, "Objective"):

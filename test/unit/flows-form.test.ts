@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { flowFormSchema, formErrorFor, listLineProblem, toFormValues, toUpdateInput } from '../../src/web/flows/flow-form.ts';
+import { formErrorFor, listLineProblem, toFormValues, toUpdateInput } from '../../src/web/flows/flow-form.ts';
+import { flowFormSchema } from '../../src/web/flows/flow-form-checks.ts';
 import { defaultAssistant, defaultRecommendationSettings, updateFlowSchema, type Flow } from '../../src/shared/flows/flow-schemas.ts';
-import { MAX_RECOMMENDATIONS } from '../../src/shared/flows/recommendation-schemas.ts';
-import { defaultTextRules, MAX_DISCOUNT_CODES, MAX_TEXT_LENGTH, type TextRules } from '../../src/shared/flows/text-rules-schemas.ts';
+import { MAX_RECOMMENDATIONS } from '../../src/shared/flows/recommendation-options.ts';
+import { defaultTextRules, type TextRules } from '../../src/shared/flows/text-rules-schemas.ts';
+import { MAX_DISCOUNT_CODES, MAX_TEXT_LENGTH } from '../../src/shared/flows/text-rules.ts';
 import { flowValidationMessages as v, textRuleMessages as t } from '../../src/shared/flows/flow-messages.ts';
 import { flowPlaceholderTokens, promptPlaceholderTokens } from '../../src/shared/flows/prompt-placeholders.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSandboxEvent, sandboxProfilesPath } from '../../src/shared/sandbox/sandbox-schemas.ts';
+import { isSandboxEvent, sandboxProfilesPath } from '../../src/shared/sandbox/sandbox-events.ts';
 import { sandboxMessages } from '../../src/shared/sandbox/sandbox-messages.ts';
 import { sampleText } from '../../src/server/sandbox/sandbox-services.ts';
 import { sampleProductGid, sampleProducts } from '../../src/server/sandbox/sample-shop.ts';

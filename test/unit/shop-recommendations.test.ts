@@ -8,7 +8,8 @@ import { contextCharactersOf, contextCostOf, CHARACTERS_PER_TOKEN } from '../../
 import { shopperPartsNamedIn } from '../../src/server/engine/shop-facts/shopper-context.ts';
 import { updateFlowSchema, defaultAssistant, recommendationSettingsSchema } from '../../src/shared/flows/flow-schemas.ts';
 import { flowValidationMessages } from '../../src/shared/flows/flow-messages.ts';
-import { MAX_RECOMMENDATIONS, type RecommendedProduct } from '../../src/shared/flows/recommendation-schemas.ts';
+import type { RecommendedProduct } from '../../src/shared/flows/recommendation-schemas.ts';
+import { MAX_RECOMMENDATIONS } from '../../src/shared/flows/recommendation-options.ts';
 import { priceOf } from '../../src/server/integrations/openai/openai-prices.ts';
 import { profilePropertiesWritten } from '../../src/server/flows/flow-properties.ts';
 

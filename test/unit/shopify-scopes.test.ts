@@ -3,7 +3,7 @@ import { checkAdminRequest, documentedScopes, requiredScopes } from '../contract
 import { SHOPIFY_API_VERSION } from '../../src/server/integrations/shopify/shopify-admin.ts';
 import { productQuery } from '../../src/server/integrations/shopify/shopify-products.ts';
 import { createMutation, deleteMutation, listQuery, updateMutation } from '../../src/server/shopify-connect/webhook-subscriptions.ts';
-import { flowWebhookTopics } from '../../src/shared/shopify-connect/shopify-connect-schemas.ts';
+import { flowWebhookTopics } from '../../src/shared/shopify-connect/shopify-webhook-topics.ts';
 import { shopifyScopes, webhookTopicScopes } from '../../src/shared/shopify-connect/shopify-scopes.ts';
 import { credentialMessages } from '../../src/shared/credentials/credential-messages.ts';
 

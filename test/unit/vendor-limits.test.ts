@@ -1,22 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraphQLInputObjectType } from 'graphql';
 import {
-  KLAVIYO_MAX_EVENT_PROPERTIES,
   klaviyoEventNameSchema,
   klaviyoPropertySchema,
-  MAX_ASSISTANTS_PER_FLOW,
-  MAX_KLAVIYO_EVENT_NAME_LENGTH,
-  MAX_KLAVIYO_PROPERTY_LENGTH,
   SHOPIFY_WEBHOOK_URI_PROTOCOL,
   shopifyWebhookAddressProblem,
 } from '../../src/shared/flows/flow-schemas.ts';
+import {
+  KLAVIYO_MAX_EVENT_PROPERTIES,
+  MAX_ASSISTANTS_PER_FLOW,
+  MAX_KLAVIYO_EVENT_NAME_LENGTH,
+  MAX_KLAVIYO_PROPERTY_LENGTH,
+} from '../../src/shared/flows/flow-limits.ts';
 import {
   KLAVIYO_MAX_EVENT_STRING_BYTES,
   KLAVIYO_MAX_PROFILE_WRITE_BYTES,
   MAX_OUTPUT_TOKENS_PER_TEXT,
   MAX_TEXT_LENGTH,
   OPENAI_MIN_MAX_OUTPUT_TOKENS,
-} from '../../src/shared/flows/text-rules-schemas.ts';
+} from '../../src/shared/flows/text-rules.ts';
 import { flowValidationMessages as m, vendorLimitMessages } from '../../src/shared/flows/flow-messages.ts';
 import { experimentPropertyNames } from '../../src/shared/flows/flow-types.ts';
 import {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../database/database.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import { DEFAULT_ATTRIBUTION_WINDOW_DAYS } from '../../shared/attribution/attribution-schemas.ts';
+import { DEFAULT_ATTRIBUTION_WINDOW_DAYS } from '../../shared/attribution/attribution-periods.ts';
 
 /**
  * The owner of `order_attributions` and `attribution_settings`

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Queryable } from '../database/database.ts';
-import type { EventSource, NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
+import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { parseJsonText } from '../platform/json-text.ts';
 import { orderMoney } from '../integrations/shopify/shopify-payload-money.ts';
 import { findAttributionWindowDays, findCreditedDelivery, recordAttribution } from './attribution-queries.ts';

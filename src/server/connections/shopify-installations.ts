@@ -12,7 +12,8 @@ import { exchangeShopifyCode, refreshShopifyToken, ShopifyGrantRefused, type Sho
 import { createShopSubscription, listShopSubscriptions, updateShopSubscription } from '../shopify-connect/webhook-subscriptions.ts';
 import { shopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { shopifyWebhookAddressProblem } from '../../shared/flows/flow-schemas.ts';
-import type { ConnectionErrorCode, ShopifyConnectionStatus } from '../../shared/connections/connection-schemas.ts';
+import type { ConnectionErrorCode } from '../../shared/connections/connection-outcomes.ts';
+import type { ShopifyConnectionStatus } from '../../shared/connections/connection-schemas.ts';
 import { consumeOAuthState, issueOAuthState } from './oauth-state-queries.ts';
 import { findInstallation, findInstallationOwner, markUninstalled, saveInstallation, updateInstallationScopes } from './shopify-installation-queries.ts';
 import { createTokenRenewal, RenewalRefused, tokenContext, type TokenRenewal } from './token-renewal.ts';

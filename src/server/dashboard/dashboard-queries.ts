@@ -1,6 +1,6 @@
 import type { Queryable } from '../database/database.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import type { EventStatus } from '../../shared/events/event-schemas.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 
 /**
  * The dashboard's reads. Every query names the owner: flows by `user_id`, events and

@@ -1,4 +1,4 @@
-import { eventStatuses, type EventStatus } from '../../shared/events/event-schemas.ts';
+import { eventStatuses, type EventStatus } from '../../shared/events/event-statuses.ts';
 
 /**
  * The life of an event, as data: where a stored event may start, and which status may

@@ -1,6 +1,7 @@
 import type { Queryable } from '../database/database.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import type { EventListItem, EventStatus, FlowActivity } from '../../shared/events/event-schemas.ts';
+import type { EventListItem, FlowActivity } from '../../shared/events/event-schemas.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 import type { EventRecord } from './event-queries.ts';
 
 /**

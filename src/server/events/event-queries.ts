@@ -1,6 +1,8 @@
 import type { Queryable } from '../database/database.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import type { EventSource, EventStatus, NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
+import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import { eventLifecycle, isFinished, isInitialStatus, predecessorsOf } from './event-lifecycle.ts';
 
 /**

@@ -1,5 +1,6 @@
 import type { Queryable } from '../database/database.ts';
-import type { EventSource, NormalizedEvent } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
+import type { NormalizedEvent } from '../../shared/events/event-schemas.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 
 /**

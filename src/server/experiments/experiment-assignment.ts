@@ -1,6 +1,6 @@
 import type { Queryable } from '../database/database.ts';
 import { experimentPropertyNames, type FlowType } from '../../shared/flows/flow-types.ts';
-import { HOLDOUT_ARM, type ExperimentGroupKey } from '../../shared/experiments/experiment-schemas.ts';
+import { HOLDOUT_ARM, type ExperimentGroupKey } from '../../shared/experiments/experiment-settings.ts';
 import { shopperKey } from '../platform/shopper-key.ts';
 import { assignShopper, countGroups, findExperimentById, findRunningExperiment, sumGroupRevenue, type ExperimentRecord } from './experiment-queries.ts';
 import { assignmentPoint, chooseGroup } from './experiment-statistics.ts';

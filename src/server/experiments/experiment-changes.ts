@@ -4,7 +4,8 @@ import { isRefused, refused, type Refused } from '../platform/http-errors.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 import { placeholderProblemsOf } from '../../shared/flows/flow-schemas.ts';
 import { experimentMessages as m } from '../../shared/experiments/experiment-messages.ts';
-import { experimentArmKeys, PROMOTE_PROBABILITY, type ExperimentArmKey, type ExperimentSetup } from '../../shared/experiments/experiment-schemas.ts';
+import { experimentArmKeys, PROMOTE_PROBABILITY, type ExperimentArmKey } from '../../shared/experiments/experiment-settings.ts';
+import type { ExperimentSetup } from '../../shared/experiments/experiment-schemas.ts';
 import { findFlowForUser, saveAssistantPrompts, type FlowRecord } from '../flows/flow-queries.ts';
 import {
   countGroups,

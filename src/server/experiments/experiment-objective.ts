@@ -1,4 +1,4 @@
-import type { ExperimentGroupKey } from '../../shared/experiments/experiment-schemas.ts';
+import type { ExperimentGroupKey } from '../../shared/experiments/experiment-settings.ts';
 import type { ExperimentRecord, GroupCounts, GroupRevenue } from './experiment-queries.ts';
 import { probabilityBest, probabilityBestByMean, thompsonWeights, thompsonWeightsByMean, type MeanSums } from './experiment-statistics.ts';
 

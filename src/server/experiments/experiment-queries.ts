@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../database/database.ts';
-import type { ExperimentArmKey, ExperimentEndReason, ExperimentGroupKey, ExperimentObjective, ExperimentSplit } from '../../shared/experiments/experiment-schemas.ts';
+import type { ExperimentArmKey, ExperimentEndReason, ExperimentGroupKey } from '../../shared/experiments/experiment-settings.ts';
+import type { ExperimentObjective, ExperimentSplit } from '../../shared/experiments/experiment-schemas.ts';
 
 /**
  * The owner of `flow_experiments`, `experiment_assignments`, `experiment_event_groups` and

@@ -1,6 +1,7 @@
 import type { Queryable } from '../database/database.ts';
 import { experimentArmLabel, experimentMessages as m } from '../../shared/experiments/experiment-messages.ts';
-import { HOLDOUT_ARM, type ArmResult, type Estimate, type Experiment, type ExperimentGroupKey } from '../../shared/experiments/experiment-schemas.ts';
+import { HOLDOUT_ARM, type ExperimentGroupKey } from '../../shared/experiments/experiment-settings.ts';
+import type { ArmResult, Estimate, Experiment } from '../../shared/experiments/experiment-schemas.ts';
 import { countGroups, sumGroupRevenue, type ExperimentRecord, type GroupCounts, type GroupRevenue } from './experiment-queries.ts';
 import { armWeights } from './experiment-assignment.ts';
 import { chancesOfBest, revenueCurrencyOf, revenueSumsOf } from './experiment-objective.ts';

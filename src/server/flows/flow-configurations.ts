@@ -4,7 +4,7 @@ import { refused, type Refused } from '../platform/http-errors.ts';
 import { flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
 import type { Flow, UpdateFlow } from '../../shared/flows/flow-schemas.ts';
 import { flowMessages, flowValidationMessages } from '../../shared/flows/flow-messages.ts';
-import type { WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
+import type { WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-grace.ts';
 import {
   createMissingFlows,
   findFlowForUser,

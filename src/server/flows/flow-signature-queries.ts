@@ -8,12 +8,8 @@ import { maskSecret } from '../platform/credential-masking.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { flowMessages } from '../../shared/flows/flow-messages.ts';
 import { flowSignatureMessages } from '../../shared/flows/flow-signature-messages.ts';
-import {
-  notRequiredSignature,
-  PREVIOUS_SECRET_VALID_MS,
-  SIGNING_SECRET_PREFIX,
-  type FlowSignature,
-} from '../../shared/flows/flow-signature-schemas.ts';
+import { notRequiredSignature, type FlowSignature } from '../../shared/flows/flow-signature-schemas.ts';
+import { PREVIOUS_SECRET_VALID_MS, SIGNING_SECRET_PREFIX } from '../../shared/flows/flow-signing.ts';
 import { findFlowForUser } from './flow-queries.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { SIGNATURE_TOLERANCE_SECONDS } from '../../shared/flows/flow-signature-schemas.ts';
+import { SIGNATURE_TOLERANCE_SECONDS } from '../../shared/flows/flow-signing.ts';
 
 /**
  * The signature of generic senders (docs/decisions/0012-generic-sender-signatures.md),

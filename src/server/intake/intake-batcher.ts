@@ -3,7 +3,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { isDatabaseUnavailable } from '../database/database-errors.ts';
 import { findDuplicateOf, insertEventsOnce, type JobsForEvents, type NewEvent } from '../events/event-queries.ts';
-import type { EventStatus } from '../../shared/events/event-schemas.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 
 /** The part of the job queue intake needs: the statement that sends jobs, run with their events. */
 export interface JobSender {

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { EventSource } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { shopifyCheckoutToken, shopperEmailOf } from '../engine/spine/event-normalizer.ts';
 import { timerKindOf } from '../engine/timers/timer-rules.ts';

@@ -34,7 +34,8 @@ import { eventLogMessages, rejectionReasons, webhookMessages } from '../../share
 import { webhookConsoleMessages } from '../../shared/webhooks/webhook-messages.ts';
 import { flowTypeDetails, flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages } from '../../shared/messages.ts';
-import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /**

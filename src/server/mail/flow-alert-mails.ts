@@ -1,4 +1,5 @@
-import { flowAlertMessages as m, type FlowAlertReason } from '../../shared/alerts/flow-alert-schemas.ts';
+import { flowAlertMessages as m } from '../../shared/alerts/flow-alert-messages.ts';
+import type { FlowAlertReason } from '../../shared/alerts/flow-alert-schemas.ts';
 import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
 import { mailLayout } from './account-mails.ts';
 import type { OutgoingMail } from './mailer.ts';

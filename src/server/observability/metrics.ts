@@ -1,6 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type pg from 'pg';
-import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 import type { TableSize } from '../database/database-size-queries.ts';
 
 /**

@@ -2,7 +2,8 @@ import type { Queryable } from '../database/database.ts';
 import { JsonTextError, parseJsonText, storableText } from '../platform/json-text.ts';
 import { streamMessages } from '../../shared/messages.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 import { changeIdPattern, type GeneratedText, type StreamChange } from '../../shared/webhooks/webhook-schemas.ts';
 
 /**

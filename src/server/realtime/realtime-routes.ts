@@ -8,7 +8,7 @@ import type { ChangeFeed } from './change-feed.ts';
 import { formatChangeCursor, parseChangeCursor, streamStartCursor, type ChangeCursor, type EventChange } from './event-change-queries.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
 import { requestMessages, streamMessages } from '../../shared/messages.ts';
-import { streamChangeEventName } from '../../shared/webhooks/webhook-schemas.ts';
+import { streamChangeEventName } from '../../shared/webhooks/stream-changes.ts';
 import { webhookConsoleMessages, webhookHandlerMessages } from '../../shared/webhooks/webhook-messages.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';

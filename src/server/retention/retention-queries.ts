@@ -1,5 +1,5 @@
 import type { Queryable } from '../database/database.ts';
-import { DEFAULT_RETENTION_DAYS } from '../../shared/retention/retention-schemas.ts';
+import { DEFAULT_RETENTION_DAYS } from '../../shared/retention/retention-days.ts';
 
 /** The retention module's table: one period per owner (no row: the default). */
 

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { endpoints } from '../../shared/api/endpoints.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
-import { MAX_REVIEWS_LISTED, reviewMessages } from '../../shared/reviews/review-schemas.ts';
+import { MAX_REVIEWS_LISTED } from '../../shared/reviews/review-schemas.ts';
+import { reviewMessages } from '../../shared/reviews/review-messages.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { inTransaction, type Queryable } from '../database/database.ts';
 import { releaseWaitingEvent } from '../events/event-queries.ts';

@@ -5,7 +5,7 @@ import { ServiceError } from '../integrations/service-error.ts';
 import { fetchGrantedScopes, fetchShop } from '../integrations/shopify/shopify-admin.ts';
 import { shopifyScopes } from '../../shared/shopify-connect/shopify-scopes.ts';
 import type { ShopifyAccessTokenProvider } from '../credentials/shopify-token-provider.ts';
-import { STORE_RECHECK_MINUTES } from '../../shared/service-conditions/service-condition-schemas.ts';
+import { STORE_RECHECK_MINUTES } from '../../shared/service-conditions/service-condition-messages.ts';
 import { claimServiceConditionCheck, listServiceConditionsDueForCheck } from './service-condition-queries.ts';
 import type { ServiceConditions } from './service-conditions.ts';
 

@@ -4,7 +4,8 @@ import { fetchGrantedScopes, type ShopifyAdminConnection } from '../integrations
 import { webhookTopicScopes, type ShopifyScope } from '../../shared/shopify-connect/shopify-scopes.ts';
 import { type ConnectResponse, type RegisteredSubscription } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
 import { matchRegistered, planStoreSubscriptions } from '../../shared/shopify-connect/store-subscription-plan.ts';
-import { flowTypeSchema, type FlowType } from '../../shared/flows/flow-types.ts';
+import { flowTypeSchema } from '../../shared/flows/flow-type-schemas.ts';
+import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { createShopSubscription, deleteShopSubscription, listShopSubscriptions, updateShopSubscription, type ShopSubscription } from './webhook-subscriptions.ts';
 
 /** Where Shopify delivers one flow's events: the flow's current webhook URL under PUBLIC_URL. */

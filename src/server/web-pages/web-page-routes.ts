@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import { requestMessages } from '../../shared/messages.ts';
-import { pageRoutes, webhookPagePattern } from '../../shared/routes.ts';
+import { flowPageRoutes, flowSectionPath, flowSections, pageRoutes, webhookPagePattern } from '../../shared/routes.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 
 /** Where assets live under the build; their names carry a hash of their content. */
@@ -62,6 +62,7 @@ export async function registerWebPages(app: FastifyInstance, webRoot: string): P
     return reply.type('text/html; charset=utf-8').send(page);
   };
   for (const route of Object.values(pageRoutes)) app.get(route, sendPage);
+  for (const flowPage of flowPageRoutes) for (const section of flowSections) app.get(flowSectionPath(flowPage, section), sendPage);
   app.get(webhookPagePattern, sendPage);
   app.get('/', async (_request, reply) => reply.redirect(pageRoutes.dashboard));
   app.setNotFoundHandler(async (request, reply) => {

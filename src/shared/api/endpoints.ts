@@ -5,9 +5,9 @@ import { endpoint } from './endpoint.ts';
  * (endpoint.ts says why). Each names the module once, so the table below reads as routes.
  */
 const accountSchemas = () => import('../auth/auth-schemas.ts');
-const accountDeletionSchemas = () => import('../auth/account-deletion.ts');
+const accountDeletionSchemas = () => import('../auth/account-deletion-schemas.ts');
 const flowSchemas = () => import('../flows/flow-schemas.ts');
-const flowCostSchemas = () => import('../flows/flow-costs.ts');
+const flowCostSchemas = () => import('../flows/flow-cost-schemas.ts');
 const flowPreviewSchemas = () => import('../flows/flow-preview-schemas.ts');
 const flowSignatureSchemas = () => import('../flows/flow-signature-schemas.ts');
 const webhookUrlRotationSchemas = () => import('../flows/webhook-url-rotation.ts');

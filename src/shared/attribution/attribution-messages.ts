@@ -1,4 +1,4 @@
-import { MAX_ATTRIBUTION_WINDOW_DAYS, MIN_ATTRIBUTION_WINDOW_DAYS } from './attribution-schemas.ts';
+import { MAX_ATTRIBUTION_WINDOW_DAYS, MIN_ATTRIBUTION_WINDOW_DAYS } from './attribution-periods.ts';
 
 /** What owners read about revenue recovered and the attribution window. */
 export const attributionMessages = {

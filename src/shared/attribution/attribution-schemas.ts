@@ -1,18 +1,11 @@
 import { z } from 'zod';
-import { flowTypeSchema } from '../flows/flow-types.ts';
+import { flowTypeSchema } from '../flows/flow-type-schemas.ts';
+import { MAX_ATTRIBUTION_WINDOW_DAYS, MIN_ATTRIBUTION_WINDOW_DAYS, type RevenuePeriod } from './attribution-periods.ts';
 
 /**
  * Revenue recovered (docs/decisions/0030-revenue-attribution.md): orders credited to the
  * flow delivery that came last before them, within the owner's attribution window.
  */
-export const DEFAULT_ATTRIBUTION_WINDOW_DAYS = 5;
-export const MIN_ATTRIBUTION_WINDOW_DAYS = 1;
-export const MAX_ATTRIBUTION_WINDOW_DAYS = 30;
-
-/** The periods the figures are given for. */
-export const revenuePeriods = [7, 30] as const;
-export type RevenuePeriod = (typeof revenuePeriods)[number];
-
 export const revenueQuerySchema = z.object({
   days: z.enum(['7', '30']).default('7').transform((value) => Number(value) as RevenuePeriod),
 });

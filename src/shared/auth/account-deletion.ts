@@ -1,5 +1,3 @@
-import { z } from 'zod';
-
 /** The settings page's danger zone and the answers of DELETE /api/account. */
 export const accountDeletionMessages = {
   sectionTitle: 'Delete account',
@@ -14,9 +12,3 @@ export const accountDeletionMessages = {
   deleted: 'Your account and its data are deleted.',
   mailSubject: 'Your Flowsmith account is deleted',
 } as const;
-
-export const deleteAccountSchema = z.object({
-  password: z.string({ error: accountDeletionMessages.passwordRequired }).min(1, accountDeletionMessages.passwordRequired).max(1024, accountDeletionMessages.wrongPassword),
-  confirm: z.literal(true, { error: accountDeletionMessages.confirmRequired }),
-});
-export type DeleteAccountRequest = z.infer<typeof deleteAccountSchema>;

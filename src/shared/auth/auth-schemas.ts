@@ -46,6 +46,8 @@ export const signUpSchema = z
     path: ['confirmPassword'],
   });
 export type SignUpInput = z.input<typeof signUpSchema>;
+/** A sign-up as the checks pass it on: trimmed, the email in lower case. */
+export type SignUp = z.output<typeof signUpSchema>;
 
 export const signInSchema = z.object(
   {

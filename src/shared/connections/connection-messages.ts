@@ -1,4 +1,4 @@
-import type { ConnectedService, ConnectionErrorCode } from './connection-schemas.ts';
+import type { ConnectedService, ConnectionErrorCode } from './connection-outcomes.ts';
 
 const serviceNames: Record<ConnectedService, string> = { shopify: 'Shopify', klaviyo: 'Klaviyo' };
 

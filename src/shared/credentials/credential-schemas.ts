@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { credentialValidationMessages as m } from './credential-messages.ts';
+import { normalizeShopDomain } from './shop-domain.ts';
 
 /**
  * The contract between the credentials form and the credentials API. The form validates
@@ -45,15 +46,6 @@ export const openaiModelSchema = z
     else if (value.startsWith('pmpt_')) context.addIssue({ code: 'custom', message: m.storedPromptRetired, abort: true });
     else if (!modelName.test(value)) context.addIssue({ code: 'custom', message: m.openaiModelInvalid });
   });
-
-/** Accepts what owners paste (`https://Name.myshopify.com/admin`) and keeps `name.myshopify.com`. */
-export function normalizeShopDomain(value: string): string {
-  return value
-    .trim()
-    .toLowerCase()
-    .replace(/^https?:\/\//, '')
-    .replace(/[/?#].*$/, '');
-}
 
 export const shopifyDomainSchema = z
   .string()

@@ -1,5 +1,6 @@
 import { pageRoutes } from '../routes.ts';
-import { PROCESSING_LATE_AFTER_SECONDS, type FlowHealth, type SetupStepId } from './dashboard-schemas.ts';
+import { PROCESSING_LATE_AFTER_SECONDS } from './dashboard-processing.ts';
+import type { FlowHealth, SetupStepId } from './dashboard-schemas.ts';
 
 /** The setup checklist's items: what to do, and the page where it is done. */
 export const setupSteps: Record<SetupStepId, { label: string; hint: string; path: string; action: string }> = {

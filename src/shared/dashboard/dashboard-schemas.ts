@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flowTypeSchema } from '../flows/flow-types.ts';
+import { flowTypeSchema } from '../flows/flow-type-schemas.ts';
 import { eventStatusSchema } from '../events/event-schemas.ts';
 
 /**
@@ -28,12 +28,6 @@ export const dashboardFlowSchema = z.object({
 });
 export type DashboardFlow = z.infer<typeof dashboardFlowSchema>;
 
-/**
- * Past this, the oldest event behind is a warning: a few seconds behind is an event being
- * processed, minutes behind are workers that cannot keep up (or none running).
- */
-export const PROCESSING_LATE_AFTER_SECONDS = 5 * 60;
-
 /** How the owner's events are getting through (docs/decisions/0027-dashboard-and-narrow-screens.md). */
 export const dashboardProcessingSchema = z.object({
   /** The owner's events due and not finished: received, generating, delivering, or waiting past their time. */
@@ -52,10 +46,6 @@ export const dashboardProcessingSchema = z.object({
   }),
 });
 export type DashboardProcessing = z.infer<typeof dashboardProcessingSchema>;
-
-export function isProcessingLate(processing: Pick<DashboardProcessing, 'oldestBehindSeconds'>): boolean {
-  return (processing.oldestBehindSeconds ?? 0) > PROCESSING_LATE_AFTER_SECONDS;
-}
 
 /** GET /api/dashboard: the owner's setup checklist, each flow's state, and how processing keeps up. */
 export const dashboardResponseSchema = z.object({

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { experimentGroupKeys } from '../experiments/experiment-schemas.ts';
-import { flowTypeSchema } from '../flows/flow-types.ts';
+import { eventStatuses } from './event-statuses.ts';
+import { eventSources } from './event-sources.ts';
+import { experimentGroupKeys } from '../experiments/experiment-settings.ts';
+import { flowTypeSchema } from '../flows/flow-type-schemas.ts';
 import { textChecksRecordSchema } from '../text-checks/text-check-schemas.ts';
 import { recommendedProductSchema } from '../flows/recommendation-schemas.ts';
 
@@ -8,20 +10,9 @@ import { recommendedProductSchema } from '../flows/recommendation-schemas.ts';
  * The contract between the event log pages and the events API (/api/events), and the
  * shape every incoming event is normalised to before any AI runs.
  */
-export const eventStatuses = ['received', 'waiting', 'generating', 'delivering', 'delivered', 'skipped', 'failed', 'rejected'] as const;
-export type EventStatus = (typeof eventStatuses)[number];
 export const eventStatusSchema = z.enum(eventStatuses);
-
-/**
- * Where an event came from (docs/product/product-rules.md §2): the sample shape, a
- * Shopify webhook, the Web Pixel snippet, or the test console.
- */
-export const eventSources = ['generic', 'shopify', 'pixel', 'test'] as const;
-export type EventSource = (typeof eventSources)[number];
+/** Where an event came from (event-sources.ts). */
 export const eventSourceSchema = z.enum(eventSources);
-
-/** Statuses the owner can Replay: a failure to retry, or a delivery to repeat on purpose. */
-export const replayableStatuses: readonly EventStatus[] = ['failed', 'delivered'];
 
 export const normalizedProductSchema = z.object({
   id: z.string().nullable(),

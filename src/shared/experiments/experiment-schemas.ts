@@ -1,6 +1,19 @@
 import { z } from 'zod';
 import { klaviyoPropertySchema, promptTemplateSchema } from '../flows/flow-schemas.ts';
 import { experimentMessages as m } from './experiment-messages.ts';
+import {
+  DEFAULT_HOLDOUT_PERCENT,
+  DEFAULT_MIN_EXPOSURES,
+  experimentArmKeys,
+  experimentEndReasons,
+  experimentGroupKeys,
+  experimentObjectives,
+  MAX_ARMS,
+  MAX_HOLDOUT_PERCENT,
+  MAX_MIN_EXPOSURES,
+  MIN_ARMS,
+  MIN_MIN_EXPOSURES,
+} from './experiment-settings.ts';
 
 /**
  * A flow's experiment (docs/decisions/0043-experiments.md): two to four prompt variants
@@ -8,39 +21,11 @@ import { experimentMessages as m } from './experiment-messages.ts';
  * ordinary email instead, so what the AI text adds can be measured. The contract
  * between the flow page's experiment card and /api/flows/:flowType/experiment.
  */
-export const experimentArmKeys = ['A', 'B', 'C', 'D'] as const;
-export type ExperimentArmKey = (typeof experimentArmKeys)[number];
-export const HOLDOUT_ARM = 'holdout';
-/** Every group a shopper can be assigned: an arm, or the holdout. */
-export const experimentGroupKeys = [...experimentArmKeys, HOLDOUT_ARM] as const;
-export type ExperimentGroupKey = (typeof experimentGroupKeys)[number];
-
-export const MIN_ARMS = 1;
-export const MAX_ARMS = experimentArmKeys.length;
-export const DEFAULT_HOLDOUT_PERCENT = 10;
-export const MAX_HOLDOUT_PERCENT = 50;
-/** Exposures every arm needs before an adaptive split moves traffic, or a winner is promoted by itself. */
-export const DEFAULT_MIN_EXPOSURES = 100;
-export const MIN_MIN_EXPOSURES = 10;
-export const MAX_MIN_EXPOSURES = 100_000;
-/** The probability of being best at which Flowsmith promotes a winner by itself (when allowed). */
-export const PROMOTE_PROBABILITY = 0.95;
-/** Ended experiments shown on the flow page, newest first. */
-export const MAX_PAST_EXPERIMENTS = 10;
-
 export const experimentSplitSchema = z.enum(['fixed', 'adaptive'], { error: m.splitChoice });
 export type ExperimentSplit = z.infer<typeof experimentSplitSchema>;
 
-/**
- * What decides which arm is best, for the adaptive split, automatic promotion and the
- * summary: the share of shoppers who ordered, or the revenue per shopper exposed (in one
- * currency, since amounts in different currencies are never added or converted).
- */
-export const experimentObjectives = ['conversion', 'revenue_per_exposure'] as const;
 export const experimentObjectiveSchema = z.enum(experimentObjectives, { error: m.objectiveChoice });
 export type ExperimentObjective = z.infer<typeof experimentObjectiveSchema>;
-/** The currency the form offers for a revenue objective when the shop has no revenue yet. */
-export const DEFAULT_OBJECTIVE_CURRENCY = 'USD';
 /** An ISO 4217 code as shops send it: three upper-case letters. */
 export const currencyCodeSchema = z.string({ error: m.currencyFormat }).regex(/^[A-Z]{3}$/, m.currencyFormat);
 
@@ -80,9 +65,6 @@ export type ExperimentSetupInput = z.input<typeof experimentSetupSchema>;
 
 export const promoteArmSchema = z.object({ arm: z.enum(experimentArmKeys, { error: m.promoteChoice }) });
 export type PromoteArm = z.infer<typeof promoteArmSchema>;
-
-export const experimentEndReasons = ['promoted', 'auto_promoted', 'changed', 'stopped'] as const;
-export type ExperimentEndReason = (typeof experimentEndReasons)[number];
 
 /**
  * An interval estimate: the value and its 95 % interval. Shares (conversion, probability,

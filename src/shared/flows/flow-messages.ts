@@ -1,3 +1,5 @@
+import type { FlowSection } from '../routes.ts';
+
 /**
  * The flows' user-facing texts, worded as docs/product/specification.md §2, §5 and §8
  * give them; the ones it does not have (property rules, placeholders, the wait) are ours.
@@ -152,7 +154,7 @@ export const flowCapMessages = {
  */
 export const webhookUrlRotationMessages = {
   secretNotice:
-    'Anyone who has this URL can send events to this flow, and each event can use your OpenAI and Klaviyo accounts. Give it only to the services that send events (your store, Klaviyo, Zapier, your scripts), never put it in storefront code, and rotate it if it may have leaked. Requiring a signature (below) also refuses requests that have only the URL.',
+    'Anyone who has this URL can send events to this flow, and each event can use your OpenAI and Klaviyo accounts. Give it only to the services that send events (your store, Klaviyo, Zapier, your scripts), never put it in storefront code, and rotate it if it may have leaked. Requiring a signature (under Store) also refuses requests that have only the URL.',
   rotate: 'Rotate URL',
   rotateTitle: 'Rotate the webhook URL',
   rotateExplanation:
@@ -185,4 +187,32 @@ export const recommendationMessages = {
   loopTagLabel: 'Loop over the list in your Klaviyo email',
   /** What the event detail says of a list written to a profile property. */
   listSummary: (count: number) => (count === 0 ? 'No recommended products' : `${count} recommended ${count === 1 ? 'product' : 'products'}`),
+} as const;
+
+/** The flow page's sections (src/shared/routes.ts names them) and its first view. */
+export const flowSectionMessages = {
+  navLabel: 'Flow sections',
+  overview: 'Overview',
+  titles: {
+    settings: 'Settings',
+    assistants: 'Assistants',
+    store: 'Store',
+    preview: 'Preview',
+    experiment: 'Experiment',
+    results: 'Results',
+    events: 'Events',
+  },
+  label: (section: FlowSection) =>
+    ({
+      settings: 'the flow settings',
+      assistants: 'the assistants',
+      store: 'the store connection',
+      preview: 'Preview',
+      experiment: 'the experiment',
+      results: 'the results',
+      events: 'the event log',
+    })[section],
+  consoleLabel: 'the Webhook Test Console',
+  dayTitle: 'Last 24 hours',
+  saveFirst: 'Save this flow’s settings first: its webhook URL is made then, and with it the store connection, the results and the event log.',
 } as const;

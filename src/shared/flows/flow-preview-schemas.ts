@@ -38,24 +38,3 @@ export const flowPreviewResponseSchema = z.object({
   recommendations: z.array(recommendedProductSchema).nullable(),
 });
 export type FlowPreviewResponse = z.infer<typeof flowPreviewResponseSchema>;
-
-export const flowPreviewMessages = {
-  title: 'Preview',
-  hint: 'Writes the texts for an event with the assistants and checks as this form has them now, saved or not. Nothing is sent to Klaviyo; the OpenAI calls count in the flow’s spend.',
-  sampleEvent: 'The sample event',
-  pastEventLabel: 'Past event ID (optional)',
-  pastEventHint: 'Paste an event ID from the event log to write for that event instead of the sample.',
-  run: 'Write preview',
-  running: 'Writing…',
-  sample: (flowTitle: string) => `The ${flowTitle} sample event`,
-  pastEvent: (email: string | null, time: string) => `The event of ${email ?? 'an unnamed shopper'} at ${time}`,
-  noCredentials: 'Save your OpenAI API key on the setup page before previewing texts.',
-  eventNotFound: 'No event with this ID in this flow.',
-  eventUnreadable: 'This event could not be read, so there is nothing to write for.',
-  nothingDelivered: 'Nothing would be delivered for this assistant.',
-  klaviyoTag: 'Klaviyo tag to paste into the email',
-  failed: (reason: string) => `Preview failed: ${reason}`,
-  recommendationsTitle: 'Recommendations for this shopper',
-  noRecommendations: 'The shop recommended nothing this shopper does not have already.',
-  recommendationsProperty: (property: string) => `Written to the profile property "${property}" as a list a template can loop over.`,
-} as const;

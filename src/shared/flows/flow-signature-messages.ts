@@ -1,4 +1,4 @@
-import { FLOW_SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from './flow-signature-schemas.ts';
+import { FLOW_SIGNATURE_HEADER, SIGNATURE_TOLERANCE_SECONDS } from './flow-signing.ts';
 
 /**
  * Texts of "Require a signature" (docs/product/product-rules.md §2). The screens of

@@ -2,16 +2,10 @@ import { z } from 'zod';
 
 /**
  * Signatures of generic senders (docs/decisions/0012-generic-sender-signatures.md): the
- * header, its replay window and the API's view of a flow's secret. The secret itself
- * appears in exactly one answer, the one that created it (`flowSignatureSecretResponseSchema`).
+ * API's view of a flow's secret (the header and its replay window are in flow-signing.ts).
+ * The secret itself appears in exactly one answer, the one that created it
+ * (`flowSignatureSecretResponseSchema`).
  */
-export const FLOW_SIGNATURE_HEADER = 'X-Flowsmith-Signature';
-/** A signed request older (or newer) than this, by the app's clock, is refused as a replay. */
-export const SIGNATURE_TOLERANCE_SECONDS = 300;
-/** How long the secret replaced by "Generate new secret" is still accepted (as Shopify does). */
-export const PREVIOUS_SECRET_VALID_MS = 3_600_000;
-export const SIGNING_SECRET_PREFIX = 'whsec_';
-
 export const flowSignatureSchema = z.object({
   required: z.boolean(),
   /**

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { pageRoutes } from '../routes.ts';
 
 /**
@@ -7,7 +6,6 @@ import { pageRoutes } from '../routes.ts';
  */
 export const flowTypes = ['browser_abandonment', 'abandoned_cart', 'abandoned_checkout', 'post_purchase'] as const;
 export type FlowType = (typeof flowTypes)[number];
-export const flowTypeSchema = z.enum(flowTypes);
 
 export interface FlowTypeDetails {
   title: string;

@@ -4,16 +4,9 @@ import { z } from 'zod';
  * What the owner's shop would pair with the event's product, from Shopify's own
  * recommendation engine (docs/decisions/0050-recommendations-from-the-shop.md). Offered to
  * the prompts as {recommendations} and, when the flow names a profile property for them,
- * written to the shopper's Klaviyo profile as a list a template can loop over.
+ * written to the shopper's Klaviyo profile as a list a template can loop over. The
+ * owner's choices (intents, how many) are in recommendation-options.ts.
  */
-
-/** Shopify's two recommendation intents: similar products ("You may also like") and add-ons ("Pair it with"). */
-export const recommendationIntents = ['related', 'complementary'] as const;
-export type RecommendationIntent = (typeof recommendationIntents)[number];
-
-/** At most this many per event: a handful reads as a suggestion, more as a catalogue. */
-export const MAX_RECOMMENDATIONS = 4;
-export const DEFAULT_RECOMMENDATIONS = 3;
 
 /** One recommended product as the profile property holds it (and the text checks know it). */
 export const recommendedProductSchema = z.object({

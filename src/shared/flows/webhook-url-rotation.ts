@@ -1,20 +1,12 @@
 import { z } from 'zod';
 import { flowSchema } from './flow-schemas.ts';
 import { flowValidationMessages as m } from './flow-messages.ts';
+import { webhookUrlGraceOptions } from './webhook-url-grace.ts';
 
 /**
- * "Rotate URL" of a flow (docs/decisions/0015-rotating-flow-urls.md): the owner picks
- * how long the current URL keeps working beside the new one, from a fixed set, so an
- * old URL cannot be left working for ever by mistake.
+ * "Rotate URL" of a flow (docs/decisions/0015-rotating-flow-urls.md): the request takes
+ * one of the fixed grace periods of webhook-url-grace.ts, and nothing else.
  */
-export const webhookUrlGraceOptions = [
-  { minutes: 0, label: 'At once' },
-  { minutes: 60, label: 'After 1 hour' },
-  { minutes: 1_440, label: 'After 24 hours' },
-  { minutes: 10_080, label: 'After 7 days' },
-] as const;
-export type WebhookUrlGraceMinutes = (typeof webhookUrlGraceOptions)[number]['minutes'];
-
 export const rotateWebhookUrlSchema = z.object({
   graceMinutes: z.literal(
     webhookUrlGraceOptions.map((option) => option.minutes),

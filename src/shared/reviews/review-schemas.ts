@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { flowTypeSchema } from '../flows/flow-types.ts';
-import { MAX_TEXT_LENGTH } from '../flows/text-rules-schemas.ts';
+import { flowTypeSchema } from '../flows/flow-type-schemas.ts';
+import { MAX_TEXT_LENGTH } from '../flows/text-rules.ts';
 import { textChecksRecordSchema } from '../text-checks/text-check-schemas.ts';
 
 /**
@@ -58,31 +58,3 @@ export type EditReview = z.input<typeof editReviewSchema>;
 export const decideReviewsResponseSchema = z.object({ decided: z.number().int(), notDecided: z.number().int() });
 
 export const reviewCountResponseSchema = z.object({ pending: z.number().int() });
-
-export const reviewMessages = {
-  waiting: (until: string) => `Waiting for your approval in the review list until ${until}; not sent after that.`,
-  rejected: 'You rejected its texts in the review list, so nothing was sent.',
-  expired: 'Its texts were not approved while the moment lasted (24 hours), so nothing was sent.',
-  pageTitle: 'Texts to approve',
-  pageHint: 'Texts of flows that wait for your approval. Approve, edit or reject each, or many at once. A text not approved within 24 hours of being written is not sent.',
-  empty: 'No texts wait for your approval.',
-  loadFailed: 'Failed to load the texts to approve',
-  approve: 'Approve',
-  reject: 'Reject',
-  edit: 'Edit',
-  saveAndApprove: 'Save and approve',
-  cancel: 'Cancel',
-  approveSelected: (count: number) => `Approve ${count} selected`,
-  rejectSelected: (count: number) => `Reject ${count} selected`,
-  selectAll: 'Select all',
-  select: (email: string | null) => `Select the texts for ${email ?? 'this shopper'}`,
-  approved: (count: number) => (count === 1 ? 'Approved; the texts are on their way.' : `${count} approved; their texts are on their way.`),
-  rejectedToast: (count: number) => (count === 1 ? 'Rejected; nothing is sent.' : `${count} rejected; nothing is sent for them.`),
-  notDecided: (count: number) => `${count} could not be decided: their moment passed or they were decided already.`,
-  decideFailed: (reason: string) => `Error deciding: ${reason}`,
-  expiresAt: (time: string) => `Not sent after ${time}`,
-  pendingOnDashboard: (count: number) => `${count} ${count === 1 ? 'text waits' : 'texts wait'} for your approval`,
-  openReviewList: 'Open the review list',
-  notFound: 'These texts no longer wait for approval.',
-  noSuchText: (properties: readonly string[]) => `This event has no text to edit for ${properties.map((property) => `"${property}"`).join(', ')}.`,
-} as const;

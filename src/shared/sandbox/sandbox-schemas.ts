@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { flowTypeSchema } from '../flows/flow-types.ts';
-import { pageRoutes } from '../routes.ts';
+import { flowTypeSchema } from '../flows/flow-type-schemas.ts';
 
 /**
  * The sandbox ("try before connecting", docs/decisions/0026-sandbox.md) as browser and
@@ -46,15 +45,3 @@ export type SampleActivityResult = z.infer<typeof sampleActivityResultSchema>;
 
 /** An OpenAI key for the sandbox alone (null removes it): the sample shop then gets real texts. */
 export const sandboxOpenaiKeyRequestSchema = z.object({ openaiApiKey: z.string().trim().min(1).max(300).nullable() });
-
-/** Whether an event received at `receivedAt` went to the sandbox (its badge in the event log). */
-export function isSandboxEvent(status: Pick<SandboxStatus, 'periods'> | undefined, receivedAt: string): boolean {
-  if (!status) return false;
-  const at = Date.parse(receivedAt);
-  return status.periods.some((period) => Date.parse(period.startedAt) <= at && (period.endedAt === null || at < Date.parse(period.endedAt)));
-}
-
-/** The sandbox Klaviyo's profiles page, optionally opened at one shopper (the event log links there). */
-export function sandboxProfilesPath(email?: string | null): string {
-  return email ? `${pageRoutes.sandboxProfiles}?email=${encodeURIComponent(email)}` : pageRoutes.sandboxProfiles;
-}

@@ -1,4 +1,4 @@
-import type { ShopifyWebhookTopic } from './shopify-connect-schemas.ts';
+import type { ShopifyWebhookTopic } from './shopify-webhook-topics.ts';
 
 /**
  * The Admin API access scopes Flowsmith's Shopify app needs, each with what it is for.

@@ -1,6 +1,6 @@
 import { flowTypeDetails, type FlowType } from '../flows/flow-types.ts';
 import { shopifyConnectMessages as m } from './shopify-connect-messages.ts';
-import { flowWebhookTopics, orderTopic, type ShopifyWebhookTopic } from './shopify-connect-schemas.ts';
+import { flowWebhookTopics, orderTopic, type ShopifyWebhookTopic } from './shopify-webhook-topics.ts';
 
 /**
  * What "Connect store" registers in the owner's shop, decided from the flows alone

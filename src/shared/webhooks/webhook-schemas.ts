@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flowTypeSchema } from '../flows/flow-types.ts';
+import { flowTypeSchema } from '../flows/flow-type-schemas.ts';
 import { eventSourceSchema, eventStatusSchema } from '../events/event-schemas.ts';
 
 /**
@@ -46,9 +46,6 @@ export const streamChangeSchema = z.object({
   generations: z.array(generatedTextSchema),
 });
 export type StreamChange = z.infer<typeof streamChangeSchema>;
-
-/** The SSE event name of a change (`event: change`). */
-export const streamChangeEventName = 'change';
 
 export const testWebhookBodySchema = z.object({
   /** The payload exactly as typed in the console. */

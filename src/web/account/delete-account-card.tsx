@@ -1,9 +1,11 @@
-import { useState } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useForm } from 'react-hook-form';
-import { zodResolver } from '@hookform/resolvers/zod';
 import { useNavigate } from 'react-router';
 import { toast } from '../app/toast.ts';
-import { accountDeletionMessages as m, deleteAccountSchema } from '../../shared/auth/account-deletion.ts';
+import { accountDeletionMessages as m } from '../../shared/auth/account-deletion.ts';
+import { requestMessages } from '../../shared/messages.ts';
+import { deferredResolver } from '../app/deferred-resolver.ts';
+import type { DeleteAccountForm } from './delete-account-checks.ts';
 import { pageRoutes } from '../../shared/routes.ts';
 import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
 import { useAuth } from '../auth/auth-context.tsx';
@@ -15,10 +17,8 @@ import { CheckboxField } from '../ui/checkbox-field.tsx';
 import { TextField } from '../ui/field.tsx';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
-interface DeleteAccountForm {
-  password: string;
-  confirm: boolean;
-}
+/** The shared deletion schema checks the form, fetched once the form is first focused: the settings page loads without zod. */
+const deleteAccountChecks = deferredResolver<DeleteAccountForm>(async () => (await import('./delete-account-checks.ts')).deleteAccountResolver);
 
 /** API settings' danger zone: the password again and a tick, then the account and its data are gone and the owner is signed out. */
 export function DeleteAccountCard() {
@@ -26,12 +26,12 @@ export function DeleteAccountCard() {
   const navigate = useNavigate();
   const [problem, setProblem] = useState<string | null>(null);
   const form = useForm<DeleteAccountForm>({
-    resolver: zodResolver(deleteAccountSchema) as never,
+    resolver: deleteAccountChecks.resolver,
     defaultValues: { password: '', confirm: false },
   });
   const { errors, isSubmitting } = form.formState;
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = form.handleSubmit(async (values) => {
     setProblem(null);
     try {
       // The form's resolver has already refused an unticked box; this says so to the types.
@@ -46,6 +46,10 @@ export function DeleteAccountCard() {
       form.resetField('password');
     }
   });
+  // Only the checks can fail here (their chunk could not be fetched); the rest is caught above.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    submit(event).catch((error: unknown) => setProblem(errorMessage(error, requestMessages.unreachable)));
+  };
 
   return (
     <section aria-labelledby="delete-account-title">
@@ -57,7 +61,7 @@ export function DeleteAccountCard() {
         {problem ? (
           <Alert tone="error" title={problem} />
         ) : null}
-        <form noValidate onSubmit={(event) => void onSubmit(event)} className="space-y-4">
+        <form noValidate onSubmit={onSubmit} onFocus={deleteAccountChecks.preload} className="space-y-4">
           <div className="max-w-sm">
             <TextField label={m.passwordLabel} type="password" autoComplete="current-password" error={errors.password?.message} {...form.register('password')} />
           </div>

@@ -1,8 +1,10 @@
-import { useEffect } from 'react';
+import { useEffect, type FormEvent } from 'react';
 import { useForm } from 'react-hook-form';
-import { zodResolver } from '@hookform/resolvers/zod';
 import { toast } from '../app/toast.ts';
-import { retentionMessages, retentionSettingsSchema, type RetentionSettings } from '../../shared/retention/retention-schemas.ts';
+import { deferredResolver } from '../app/deferred-resolver.ts';
+import { retentionMessages } from '../../shared/retention/retention-messages.ts';
+import type { RetentionSettings } from '../../shared/retention/retention-schemas.ts';
+import { requestMessages } from '../../shared/messages.ts';
 import { errorMessage, showServerFieldErrors } from '../auth/server-field-errors.ts';
 import { Button } from '../ui/button.tsx';
 import { Card } from '../ui/card.tsx';
@@ -12,12 +14,14 @@ import { useRetention, useSaveRetention } from './use-retention.ts';
 import { useLocation } from 'react-router';
 import { retentionSectionId } from './retention-section.ts';
 
+/** The shared retention schema checks the form, fetched once the form is first focused: the settings page loads without zod. */
+const retentionChecks = deferredResolver<RetentionSettings>(async () => (await import('./retention-checks.ts')).retentionResolver);
 
 /** API settings: how many days events, payloads and texts are kept (docs/decisions/0029). */
 export function RetentionCard() {
   const retention = useRetention();
   const save = useSaveRetention();
-  const form = useForm<RetentionSettings>({ resolver: zodResolver(retentionSettingsSchema), defaultValues: { retentionDays: 30 } });
+  const form = useForm<RetentionSettings>({ resolver: retentionChecks.resolver, defaultValues: { retentionDays: 30 } });
   const { errors, isSubmitting } = form.formState;
   const { reset } = form;
   const location = useLocation();
@@ -30,7 +34,7 @@ export function RetentionCard() {
     if (loaded && location.hash === `#${retentionSectionId}`) document.getElementById(retentionSectionId)?.scrollIntoView({ block: 'start' });
   }, [loaded, location.hash]);
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = form.handleSubmit(async (values) => {
     try {
       await save.mutateAsync(values);
       toast.success(retentionMessages.saved);
@@ -39,6 +43,10 @@ export function RetentionCard() {
       toast.error(errorMessage(error, retentionMessages.daysInvalid));
     }
   });
+  // Only the checks can fail here (their chunk could not be fetched); the rest is caught above.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    submit(event).catch((error: unknown) => toast.error(errorMessage(error, requestMessages.unreachable)));
+  };
 
   return (
     <section id={retentionSectionId} aria-labelledby="retention-title" className="scroll-mt-20">
@@ -50,7 +58,7 @@ export function RetentionCard() {
         {retention.isPending ? (
           <Spinner label="Loading the retention period" />
         ) : (
-          <form noValidate onSubmit={(event) => void onSubmit(event)} className="flex flex-wrap items-end gap-3">
+          <form noValidate onSubmit={onSubmit} onFocus={retentionChecks.preload} className="flex flex-wrap items-end gap-3">
             <div className="w-48">
               <TextField
                 label={retentionMessages.daysLabel}

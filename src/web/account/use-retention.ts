@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
-import { type RetentionSettings } from '../../shared/retention/retention-schemas.ts';
+import type { RetentionSettings } from '../../shared/retention/retention-schemas.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
 /** The retention feature's query keys. */

@@ -1,4 +1,4 @@
-import { flowAlertMessages as m } from '../../shared/alerts/flow-alert-schemas.ts';
+import { flowAlertMessages as m } from '../../shared/alerts/flow-alert-messages.ts';
 import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
 import { Alert } from '../ui/alert.tsx';
 import type { useFlowAlerts } from './use-flow-alerts.ts';

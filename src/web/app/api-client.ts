@@ -26,10 +26,12 @@ export type EndpointInput<E extends Endpoint> = (EndpointParams<E> extends undef
 /**
  * Every call from the browser to the app's API goes through here: an endpoint of the
  * shared table (src/shared/api/endpoints.ts), JSON in and out, the session cookie sent
- * along, the answer parsed with the endpoint's response schema (an answer that does not
- * match is an error, never a value cast to a type), errors turned into ApiRequestError.
- * The schemas are fetched only to read a successful answer, so a signed-out visitor's
- * first session check (a 401) loads no zod.
+ * along, errors turned into ApiRequestError.
+ *
+ * The answer is not parsed again here: the server sends nothing its endpoint's response
+ * schema does not allow (its serializer checks every 2xx answer against the same shared
+ * schema and answers 500 instead), so the browser needs no zod to read an answer and a
+ * page's first view loads none (docs/decisions/0052-light-pages.md).
  */
 export async function callEndpoint<E extends Endpoint>(
   endpoint: E,
@@ -38,24 +40,7 @@ export async function callEndpoint<E extends Endpoint>(
   const { params, query, body } = (input ?? {}) as { params?: object; query?: object; body?: unknown };
   // A POST without a body of its own still sends `{}`: the server takes JSON bodies only.
   const sent = body === undefined && endpoint.method !== 'GET' && endpoint.method !== 'DELETE' ? {} : body;
-  const json = await apiRequest(endpoint.method, endpointAddress(endpoint, { params, query }), sent);
-  const schemas = await endpoint.schemas();
-  if (!schemas.response) return undefined as EndpointResponse<E>;
-  const parsed = schemas.response.safeParse(json);
-  if (!parsed.success) throw new UnexpectedAnswerError(endpoint.method, endpoint.path);
-  return parsed.data as EndpointResponse<E>;
-}
-
-/**
- * A successful answer that is not what the endpoint's schema says: not a refusal the
- * server explained, so pages show their own "failed to load" text, as for any other
- * unexpected failure, rather than an error message the server never sent.
- */
-export class UnexpectedAnswerError extends Error {
-  constructor(method: string, path: string) {
-    super(`${method} ${path} answered with a body its schema does not allow`);
-    this.name = 'UnexpectedAnswerError';
-  }
+  return (await apiRequest(endpoint.method, endpointAddress(endpoint, { params, query }), sent)) as EndpointResponse<E>;
 }
 
 /** One request and its answer's JSON; an answer other than 2xx is thrown as ApiRequestError. */

@@ -70,8 +70,10 @@ const chunksOfPage: Record<string, Array<() => Promise<unknown>>> = {
 };
 
 export function preloadPage(pathname: string): void {
+  // A flow page's section preloads its page; the section's own chunk follows once the page renders.
+  const page = flowPages.find(([path]) => pathname.startsWith(`${path}/`))?.[0] ?? pathname;
   // A failed fetch is reported where the page renders (PageFrame's error screen).
-  for (const load of chunksOfPage[pathname] ?? []) load().catch(() => undefined);
+  for (const load of chunksOfPage[page] ?? []) load().catch(() => undefined);
 }
 
 /**
@@ -99,9 +101,11 @@ export function AppRoutes() {
             <Route path={pageRoutes.privacy} element={<PrivacyPage />} />
             <Route path={pageRoutes.reviews} element={<ReviewPage />} />
             <Route element={<RequireSetup />}>
-              {flowPages.map(([path, flowType]) => (
-                <Route key={path} path={path} element={<FlowPage flowType={flowType} />} />
-              ))}
+              {flowPages.flatMap(([path, flowType]) => [
+                <Route key={path} path={path} element={<FlowPage flowType={flowType} />} />,
+                // The page at its own address, and at each of its sections' (flow-page.tsx checks the name).
+                <Route key={`${path}/sections`} path={`${path}/:section`} element={<FlowPage flowType={flowType} />} />,
+              ])}
             </Route>
           </Route>
         </Route>

@@ -1,7 +1,7 @@
 import { useEffect, useLayoutEffect, useRef } from 'react';
 import { endpointAddress } from '../../shared/api/endpoint.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
-import { streamChangeEventName } from '../../shared/webhooks/webhook-schemas.ts';
+import { streamChangeEventName } from '../../shared/webhooks/stream-changes.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 
 /** How often a stream the browser gave up on is opened again before the view stops listening. */

@@ -1,10 +1,12 @@
+import { flowSectionPath } from '../../shared/routes.ts';
 import { useId, useState, type ReactNode } from 'react';
 import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { TextLink } from '../ui/text-link.tsx';
 import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
 import { estimatedCostNote, formatCost } from '../../shared/flows/flow-costs.ts';
-import { revenuePeriods, type CurrencyRevenue, type RevenueFigures, type RevenuePeriod } from '../../shared/attribution/attribution-schemas.ts';
+import { revenuePeriods, type RevenuePeriod } from '../../shared/attribution/attribution-periods.ts';
+import type { CurrencyRevenue, RevenueFigures } from '../../shared/attribution/attribution-schemas.ts';
 import { attributionMessages as m } from '../../shared/attribution/attribution-messages.ts';
 import { useRevenue } from './use-revenue.ts';
 
@@ -115,7 +117,7 @@ export function RevenuePanel({ flowType }: { flowType?: FlowType }) {
                         </span>
                       </span>
                       {order.deliveryEventId ? (
-                        <TextLink to={`${flowTypeDetails[order.flowType].path}?event=${encodeURIComponent(order.deliveryEventId)}`}>{m.openDelivery}</TextLink>
+                        <TextLink to={`${flowSectionPath(flowTypeDetails[order.flowType].path, 'events')}?event=${encodeURIComponent(order.deliveryEventId)}`}>{m.openDelivery}</TextLink>
                       ) : (
                         <span className="text-slate-600">{m.deliveryDeleted}</span>
                       )}

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
-import { type AttributionSettings, type RevenuePeriod } from '../../shared/attribution/attribution-schemas.ts';
+import type { AttributionSettings } from '../../shared/attribution/attribution-schemas.ts';
+import type { RevenuePeriod } from '../../shared/attribution/attribution-periods.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
 /** The revenue feature's query keys: saving the settings reads every one of them again. */

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { Alert } from '../ui/alert.tsx';
 import { connectionMessages as m } from '../../shared/connections/connection-messages.ts';
-import { connectedServices, connectionErrorCodes, type ConnectedService, type ConnectionErrorCode } from '../../shared/connections/connection-schemas.ts';
+import { connectedServices, connectionErrorCodes, type ConnectedService, type ConnectionErrorCode } from '../../shared/connections/connection-outcomes.ts';
 
 /** The query keys the connection callback sends the owner back with. */
 const outcomeKeys = ['connected', 'connection_error', 'service'] as const;

@@ -4,7 +4,10 @@ import { Button } from '../ui/button.tsx';
 import { TextField } from '../ui/field.tsx';
 import { connectionMessages as m } from '../../shared/connections/connection-messages.ts';
 import type { ShopifyConnectionStatus as ShopifyConnection } from '../../shared/connections/connection-schemas.ts';
-import { shopifyDomainSchema, type MaskedCredentials } from '../../shared/credentials/credential-schemas.ts';
+import type { MaskedCredentials } from '../../shared/credentials/credential-schemas.ts';
+import { requestMessages } from '../../shared/messages.ts';
+import { errorMessage } from '../auth/server-field-errors.ts';
+import { shopDomainChecks } from './shop-domain-checks.ts';
 import { OtherConnectionLine, ShopifyConnectionStatus } from './connection-status.tsx';
 import { startErrorOf, useStartShopifyConnection, type ConnectionReturnPage } from './use-connections.ts';
 
@@ -52,8 +55,12 @@ function ShopifyConnectForm({ returnTo, initialShop }: { returnTo: ConnectionRet
   const [fieldError, setFieldError] = useState<string | undefined>(undefined);
   const serverError = start.error ? startErrorOf(start.error, 'shopify') : null;
 
-  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
-    event.preventDefault();
+  const connect = async () => {
+    const shopifyDomainSchema = await shopDomainChecks.get().catch((error: unknown) => {
+      setFieldError(errorMessage(error, requestMessages.unreachable));
+      return null;
+    });
+    if (!shopifyDomainSchema) return;
     const parsed = shopifyDomainSchema.safeParse(shop);
     if (!parsed.success) {
       setFieldError(parsed.error.issues[0]?.message);
@@ -62,9 +69,13 @@ function ShopifyConnectForm({ returnTo, initialShop }: { returnTo: ConnectionRet
     setFieldError(undefined);
     start.mutate({ shop: parsed.data, returnTo });
   };
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    void connect();
+  };
 
   return (
-    <form noValidate onSubmit={onSubmit} className="space-y-3" aria-label={m.connectShopify}>
+    <form noValidate onSubmit={onSubmit} onFocus={shopDomainChecks.preload} className="space-y-3" aria-label={m.connectShopify}>
       <p className="text-sm text-slate-700">{m.shopifyIntro}</p>
       <div className="max-w-sm">
         <TextField

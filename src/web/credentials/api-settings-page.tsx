@@ -8,7 +8,7 @@ import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
 import type { MaskedCredentials } from '../../shared/credentials/credential-schemas.ts';
-import { CredentialsForm } from './credentials-form.tsx';
+import { DeferredPart } from '../app/deferred-part.tsx';
 import { useEncryptionCheck, useMaskedCredentials } from './use-credentials.ts';
 import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
 import { AttributionWindowCard } from '../attribution/attribution-window-card.tsx';
@@ -53,6 +53,8 @@ function rowsOf(credentials: MaskedCredentials | null): Row[] {
   }
   return rows;
 }
+
+const loadCredentialsForm = async () => (await import('./credentials-form.tsx')).CredentialsForm;
 
 /**
  * docs/product/specification.md §2 "API Settings": the stored credentials masked, Update
@@ -100,18 +102,23 @@ export function ApiSettingsPage() {
             </Button>
           </div>
         ) : editing ? (
-          <CredentialsForm
-            stored={credentials.data}
-            submitLabel="Save Credentials"
-            returnTo={pageRoutes.apiSettings}
-            initialShop={initialShop}
-            connectionsShownAbove
-            onCancel={() => setEditing(false)}
-            onSaved={({ firstSave }) => {
-              toast.success(firstSave ? credentialMessages.setupCompleted : credentialMessages.updated);
-              setEditing(false);
-              void credentials.refetch();
-              void reloadConnections();
+          // The form and its checks are fetched when the owner asks to change the keys.
+          <DeferredPart
+            load={loadCredentialsForm}
+            label="the credentials form"
+            props={{
+              stored: credentials.data,
+              submitLabel: 'Save Credentials',
+              returnTo: pageRoutes.apiSettings,
+              initialShop,
+              connectionsShownAbove: true,
+              onCancel: () => setEditing(false),
+              onSaved: ({ firstSave }: { firstSave: boolean }) => {
+                toast.success(firstSave ? credentialMessages.setupCompleted : credentialMessages.updated);
+                setEditing(false);
+                void credentials.refetch();
+                void reloadConnections();
+              },
             }}
           />
         ) : (

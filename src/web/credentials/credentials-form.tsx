@@ -1,22 +1,15 @@
-import { useId, useState, type KeyboardEvent } from 'react';
+import { useId, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { useForm, useWatch } from 'react-hook-form';
-import { zodResolver } from '@hookform/resolvers/zod';
 import { toast } from '../app/toast.ts';
 import { ApiRequestError } from '../app/api-client.ts';
+import { deferredResolver } from '../app/deferred-resolver.ts';
+import { errorMessage } from '../auth/server-field-errors.ts';
 import { Alert } from '../ui/alert.tsx';
 import { Button } from '../ui/button.tsx';
 import { TextField } from '../ui/field.tsx';
 import { Spinner } from '../ui/spinner.tsx';
-import {
-  credentialsInputSchema,
-  normalizeShopDomain,
-  shopifyDomainSchema,
-  type CredentialField,
-  type Credentials,
-  type CredentialsInput,
-  type MaskedCredentials,
-  type ShopifyAuthMethod,
-} from '../../shared/credentials/credential-schemas.ts';
+import type { CredentialField, Credentials, CredentialsInput, MaskedCredentials, ShopifyAuthMethod } from '../../shared/credentials/credential-schemas.ts';
+import { normalizeShopDomain } from '../../shared/credentials/shop-domain.ts';
 import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
 import { connectionMessages } from '../../shared/connections/connection-messages.ts';
 import type { ConnectionsResponse } from '../../shared/connections/connection-schemas.ts';
@@ -27,6 +20,19 @@ import { startErrorOf, useConnections, useStartShopifyConnection, type Connectio
 import { KlaviyoConnectionStatus, ShopifyConnectionStatus } from '../connections/connection-status.tsx';
 import { ConnectKlaviyoButton } from '../connections/klaviyo-connect-card.tsx';
 import { KeysDisclosure } from '../connections/keys-disclosure.tsx';
+import { shopDomainChecks } from '../connections/shop-domain-checks.ts';
+
+/**
+ * The shared credentials schema checks the form, fetched once the form is first focused:
+ * the settings page, which shows the form only on "Update Credentials", loads without zod.
+ */
+const credentialsChecks = deferredResolver<CredentialsInput, Credentials>(async () => (await import('./credentials-checks.ts')).credentialsResolver);
+
+/** Both the form's checks and the domain's, which "Connect Shopify" needs before the form is sent. */
+const preloadChecks = () => {
+  credentialsChecks.preload();
+  shopDomainChecks.preload();
+};
 
 const formFields: readonly CredentialField[] = [
   'klaviyoApiKey',
@@ -165,7 +171,7 @@ function CredentialsFormFields({
   };
   const [ways, setWays] = useState<Ways>(() => initialWays(stored, oneClick));
   const form = useForm<CredentialsInput, unknown, Credentials>({
-    resolver: zodResolver(credentialsInputSchema),
+    resolver: credentialsChecks.resolver,
     defaultValues: initialValues(stored, ways, connections, initialShop),
   });
   const save = useSaveCredentials();
@@ -231,7 +237,7 @@ function CredentialsFormFields({
     return problems;
   };
 
-  const onSubmit = form.handleSubmit(
+  const submit = form.handleSubmit(
     async (values) => {
       const problems = notConnectedYet(values);
       if (problems.length > 0) {
@@ -263,9 +269,18 @@ function CredentialsFormFields({
       for (const [field, message] of notConnectedYet(form.getValues())) form.setError(field, { type: 'connection', message });
     },
   );
+  // Only the checks can fail here (their chunk could not be fetched); the rest is caught above.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    submit(event).catch((error: unknown) => toast.error(errorMessage(error, requestMessages.unreachable)));
+  };
 
   /** "Connect Shopify" from the form: the domain is checked with the shared schema before anything is sent. */
-  const connectShopify = () => {
+  const connectShopify = async () => {
+    const shopifyDomainSchema = await shopDomainChecks.get().catch((error: unknown) => {
+      form.setError('shopifyDomain', { type: 'connection', message: errorMessage(error, requestMessages.unreachable) }, { shouldFocus: true });
+      return null;
+    });
+    if (!shopifyDomainSchema) return;
     const parsed = shopifyDomainSchema.safeParse(form.getValues('shopifyDomain') ?? '');
     if (!parsed.success) {
       form.setError('shopifyDomain', { type: 'connection', message: parsed.error.issues[0]?.message ?? '' }, { shouldFocus: true });
@@ -392,7 +407,7 @@ function CredentialsFormFields({
               // Enter here connects the store; Save stays the button's.
               if (event.key !== 'Enter') return;
               event.preventDefault();
-              connectShopify();
+              void connectShopify();
             }
           : undefined
       }
@@ -475,7 +490,7 @@ function CredentialsFormFields({
           <div className="space-y-3">
             <p className="text-sm text-slate-700">{connectionMessages.shopifyIntro}</p>
             {domainField(true)}
-            <Button busy={startShopify.busy} onClick={connectShopify}>
+            <Button busy={startShopify.busy} onClick={() => void connectShopify()}>
               {connectionMessages.connectShopify}
             </Button>
             {startShopify.leaving ? (
@@ -507,7 +522,7 @@ function CredentialsFormFields({
   );
 
   return (
-    <form onSubmit={onSubmit} noValidate className="space-y-6" aria-label="API credentials">
+    <form onSubmit={onSubmit} onFocus={preloadChecks} noValidate className="space-y-6" aria-label="API credentials">
       {/* The services connected in one click lead; OpenAI, which has no such connection, follows. */}
       {oneClick.shopify ? (
         <>

@@ -1,11 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
 import { ApiRequestError, callEndpoint, isBusyError, retryWhenBusy } from '../app/api-client.ts';
-import {
-  type Credentials,
-  type EncryptionCheck,
-  type MaskedCredentials,
-} from '../../shared/credentials/credential-schemas.ts';
+import type { Credentials, EncryptionCheck, MaskedCredentials } from '../../shared/credentials/credential-schemas.ts';
 import { credentialMessages } from '../../shared/credentials/credential-messages.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 

@@ -2,7 +2,8 @@ import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { stackedTable } from '../ui/stacked-table.ts';
 import { flowTypeDetails } from '../../shared/flows/flow-types.ts';
-import { estimatedCostNote, formatCost, type Spend } from '../../shared/flows/flow-costs.ts';
+import { estimatedCostNote, formatCost } from '../../shared/flows/flow-costs.ts';
+import type { Spend } from '../../shared/flows/flow-cost-schemas.ts';
 import { useFlowCosts } from './use-flow-costs.ts';
 
 /** The share of input tokens OpenAI's prompt cache served, as the owner reads it. */

@@ -2,10 +2,10 @@ import { Link } from 'react-router';
 import { ArrowRight } from 'lucide-react';
 import { Card } from '../ui/card.tsx';
 import { FlowIcon } from '../flows/flow-icon.tsx';
-import { EventStatusBadge, formatEventTime } from '../events/event-status-badge.tsx';
+import { FlowDayFigures } from './flow-day-figures.tsx';
 import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
 import type { DashboardFlow, FlowHealth } from '../../shared/dashboard/dashboard-schemas.ts';
-import { dashboardMessages, flowHealthLabels } from '../../shared/dashboard/dashboard-messages.ts';
+import { flowHealthLabels } from '../../shared/dashboard/dashboard-messages.ts';
 
 const healthClasses: Record<FlowHealth, string> = {
   no_events: 'bg-slate-100 text-slate-700',
@@ -44,27 +44,7 @@ export function FlowCard({ flowType, state }: { flowType: FlowType; state: Dashb
               {flowHealthLabels[state.health]}
             </span>
           </p>
-          <dl className="grid grid-cols-[auto_minmax(0,1fr)] gap-x-3 gap-y-1 text-sm">
-            <dt className="text-slate-600">{dashboardMessages.lastEvent}</dt>
-            <dd data-testid="flow-last-event" className="text-slate-900">
-              {state.lastEvent ? (
-                <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
-                  <time dateTime={state.lastEvent.receivedAt}>{formatEventTime(state.lastEvent.receivedAt)}</time>
-                  <EventStatusBadge status={state.lastEvent.status} />
-                </span>
-              ) : (
-                dashboardMessages.noEvent
-              )}
-            </dd>
-            <dt className="text-slate-600">{dashboardMessages.deliveries}</dt>
-            <dd data-testid="flow-deliveries" className="tabular-nums text-slate-900">
-              {state.deliveries24h.toLocaleString()}
-            </dd>
-            <dt className="text-slate-600">{dashboardMessages.failures}</dt>
-            <dd data-testid="flow-failures" className={`tabular-nums ${state.failures24h > 0 ? 'font-semibold text-red-700' : 'text-slate-900'}`}>
-              {state.failures24h.toLocaleString()}
-            </dd>
-          </dl>
+          <FlowDayFigures state={state} />
         </div>
       ) : null}
       <p className="mt-auto inline-flex items-center gap-1 text-sm font-medium text-indigo-700" aria-hidden="true">

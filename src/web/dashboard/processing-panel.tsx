@@ -2,7 +2,8 @@ import type { ReactNode } from 'react';
 import { CheckCircle2, Clock } from 'lucide-react';
 import { Card } from '../ui/card.tsx';
 import { Alert } from '../ui/alert.tsx';
-import { isProcessingLate, type DashboardProcessing } from '../../shared/dashboard/dashboard-schemas.ts';
+import { isProcessingLate } from '../../shared/dashboard/dashboard-processing.ts';
+import type { DashboardProcessing } from '../../shared/dashboard/dashboard-schemas.ts';
 import { formatBytes, formatWait, processingMessages as m } from '../../shared/dashboard/dashboard-messages.ts';
 
 /**

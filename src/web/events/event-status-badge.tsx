@@ -1,4 +1,5 @@
-import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 
 export const statusLabels: Record<EventStatus, string> = {
   received: 'Received',

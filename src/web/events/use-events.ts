@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import type { EventStatus } from '../../shared/events/event-schemas.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 import { useEventStream } from '../app/use-event-stream.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 

@@ -2,7 +2,8 @@ import { useId } from 'react';
 import { stackedTable } from '../ui/stacked-table.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { experimentArmLabel, experimentMessages as m } from '../../shared/experiments/experiment-messages.ts';
-import { experimentGroupKeys, HOLDOUT_ARM, type ArmResult, type Estimate, type Experiment, type ExperimentGroupKey } from '../../shared/experiments/experiment-schemas.ts';
+import { experimentGroupKeys, HOLDOUT_ARM, type ExperimentGroupKey } from '../../shared/experiments/experiment-settings.ts';
+import type { ArmResult, Estimate, Experiment } from '../../shared/experiments/experiment-schemas.ts';
 import {
   formatExperimentDate,
   formatMoney,

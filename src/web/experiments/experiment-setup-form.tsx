@@ -12,22 +12,24 @@ import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { experimentMessages as m } from '../../shared/experiments/experiment-messages.ts';
 import {
   currencyCodeSchema,
-  DEFAULT_HOLDOUT_PERCENT,
-  DEFAULT_OBJECTIVE_CURRENCY,
-  DEFAULT_MIN_EXPOSURES,
-  experimentArmKeys,
-  experimentObjectives,
   experimentSetupSchema,
-  MAX_ARMS,
-  MAX_HOLDOUT_PERCENT,
-  MAX_MIN_EXPOSURES,
-  MIN_MIN_EXPOSURES,
   type Experiment,
   type ExperimentObjective,
   type ExperimentSetup,
   type ExperimentSetupInput,
   type ExperimentSplit,
 } from '../../shared/experiments/experiment-schemas.ts';
+import {
+  DEFAULT_HOLDOUT_PERCENT,
+  DEFAULT_OBJECTIVE_CURRENCY,
+  DEFAULT_MIN_EXPOSURES,
+  experimentArmKeys,
+  experimentObjectives,
+  MAX_ARMS,
+  MAX_HOLDOUT_PERCENT,
+  MAX_MIN_EXPOSURES,
+  MIN_MIN_EXPOSURES,
+} from '../../shared/experiments/experiment-settings.ts';
 import { experimentTexts as t } from './experiment-texts.ts';
 import { useSetUpExperiment } from './use-experiments.ts';
 import { useRevenue } from '../attribution/use-revenue.ts';

@@ -1,4 +1,5 @@
-import { HOLDOUT_ARM, MAX_ARMS, MAX_HOLDOUT_PERCENT, PROMOTE_PROBABILITY, type ExperimentGroupKey, type ExperimentSplit } from '../../shared/experiments/experiment-schemas.ts';
+import { HOLDOUT_ARM, MAX_ARMS, MAX_HOLDOUT_PERCENT, PROMOTE_PROBABILITY, type ExperimentGroupKey } from '../../shared/experiments/experiment-settings.ts';
+import type { ExperimentSplit } from '../../shared/experiments/experiment-schemas.ts';
 
 /**
  * The experiment card's own words: headings, labels, buttons and confirmations, which only

@@ -1,7 +1,8 @@
 import { useState } from 'react';
 import { ApiRequestError } from '../app/api-client.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
-import { flowPreviewMessages as m, type FlowPreviewResponse } from '../../shared/flows/flow-preview-schemas.ts';
+import type { FlowPreviewResponse } from '../../shared/flows/flow-preview-schemas.ts';
+import { flowPreviewMessages as m } from '../../shared/flows/flow-preview-messages.ts';
 import type { RecommendedProduct } from '../../shared/flows/recommendation-schemas.ts';
 import { Card } from '../ui/card.tsx';
 import { Button } from '../ui/button.tsx';

@@ -5,7 +5,7 @@ import { TextAreaField, TextField } from '../ui/field.tsx';
 import { Button } from '../ui/button.tsx';
 import { insertAtCursor, placeholdersOfFlow } from '../../shared/flows/prompt-placeholders.ts';
 import { textRuleMessages } from '../../shared/flows/flow-messages.ts';
-import { MAX_TEXT_LENGTH } from '../../shared/flows/text-rules-schemas.ts';
+import { MAX_TEXT_LENGTH } from '../../shared/flows/text-rules.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import type { FlowFormValues } from './flow-form.ts';
 import { KlaviyoTag } from './klaviyo-tag.tsx';

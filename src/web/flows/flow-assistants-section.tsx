@@ -4,7 +4,7 @@ import { Plus } from 'lucide-react';
 import { Button } from '../ui/button.tsx';
 import { Alert } from '../ui/alert.tsx';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import { MAX_ASSISTANTS_PER_FLOW } from '../../shared/flows/flow-schemas.ts';
+import { MAX_ASSISTANTS_PER_FLOW } from '../../shared/flows/flow-limits.ts';
 import { experimentMessages } from '../../shared/experiments/experiment-messages.ts';
 import { useExperiments } from '../experiments/use-experiments.ts';
 import { AssistantFields } from './assistant-fields.tsx';

@@ -1,12 +1,13 @@
+import { useMemo, type FormEvent } from 'react';
 import { FormProvider, useForm } from 'react-hook-form';
-import { zodResolver } from '@hookform/resolvers/zod';
 import { toast } from '../app/toast.ts';
 import { Button } from '../ui/button.tsx';
 import { ApiRequestError } from '../app/api-client.ts';
-import { flowHasWait } from '../../shared/flows/flow-types.ts';
+import { deferredResolver } from '../app/deferred-resolver.ts';
+import { flowHasWait, type FlowType } from '../../shared/flows/flow-types.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { flowMessages } from '../../shared/flows/flow-messages.ts';
-import { flowFormSchema, formErrorFor, toFormValues, toUpdateInput, type FlowFormOutput, type FlowFormValues } from './flow-form.ts';
+import { formErrorFor, toFormValues, toUpdateInput, type FlowFormOutput, type FlowFormValues } from './flow-form.ts';
 import { useSaveFlow } from './use-flows.ts';
 import { ActiveAndWebhookUrlFields, KlaviyoEventField } from './flow-run-fields.tsx';
 import { WaitFieldset } from './flow-wait-fieldset.tsx';
@@ -17,6 +18,14 @@ import { RecommendationFields } from './recommendation-fields.tsx';
 import { AssistantsSection } from './flow-assistants-section.tsx';
 
 /**
+ * The form's checks (the shared flow schemas, and zod), fetched when the form is first
+ * focused or submitted: the flow page and its settings show without them.
+ */
+function flowFormChecks(hasWait: boolean, flowType: FlowType) {
+  return deferredResolver<FlowFormValues, FlowFormOutput>(async () => (await import('./flow-form-checks.ts')).flowFormResolver(hasWait, flowType));
+}
+
+/**
  * The configuration form (docs/product/specification.md §2), the same for every flow;
  * abandonment flows add their wait. Each part reads the form from its context and
  * registers its fields as it renders; the form itself registers none, and no part renders
@@ -25,13 +34,15 @@ import { AssistantsSection } from './flow-assistants-section.tsx';
  */
 export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSaved: () => void; onCancel?: (() => void) | undefined }) {
   const hasWait = flowHasWait(flow.flowType);
+  // Kept across renders: a new one would build the checks again the next time they run.
+  const checks = useMemo(() => flowFormChecks(hasWait, flow.flowType), [hasWait, flow.flowType]);
   const form = useForm<FlowFormValues, unknown, FlowFormOutput>({
-    resolver: zodResolver(flowFormSchema(hasWait, flow.flowType)),
+    resolver: checks.resolver,
     defaultValues: toFormValues(flow),
   });
   const save = useSaveFlow(flow.flowType);
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = form.handleSubmit(async (values) => {
     const input = toUpdateInput(values, hasWait);
     try {
       const result = await save.mutateAsync(input);
@@ -50,10 +61,14 @@ export function FlowConfigForm({ flow, onSaved, onCancel }: { flow: Flow; onSave
       toast.error(flowMessages.saveError(error.message));
     }
   });
+  // Only the checks can fail here (their chunk could not be fetched); saving is caught above.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    submit(event).catch((error: unknown) => toast.error(error instanceof ApiRequestError ? flowMessages.saveError(error.message) : flowMessages.updateFailed));
+  };
 
   return (
     <FormProvider {...form}>
-      <form onSubmit={onSubmit} noValidate className="space-y-6" aria-label="Flow configuration">
+      <form onSubmit={onSubmit} onFocus={checks.preload} noValidate className="space-y-6" aria-label="Flow configuration">
         <ActiveAndWebhookUrlFields flow={flow} />
         {hasWait ? <WaitFieldset /> : null}
         <KlaviyoEventField />

@@ -1,7 +1,7 @@
 import { useFormContext } from 'react-hook-form';
 import { SelectField, TextField } from '../ui/field.tsx';
 import { CheckboxField } from '../ui/checkbox-field.tsx';
-import { MAX_REUSE_WINDOW_HOURS } from '../../shared/flows/flow-schemas.ts';
+import { MAX_REUSE_WINDOW_HOURS } from '../../shared/flows/flow-limits.ts';
 import { flowCapMessages } from '../../shared/flows/flow-messages.ts';
 import type { FlowFormValues } from './flow-form.ts';
 

@@ -1,6 +1,6 @@
 import { useFormContext } from 'react-hook-form';
 import { TextField } from '../ui/field.tsx';
-import { MAX_DAILY_GENERATION_CAP, MAX_SHOPPER_COOLDOWN_HOURS, MIN_DAILY_GENERATION_CAP } from '../../shared/flows/flow-schemas.ts';
+import { MAX_DAILY_GENERATION_CAP, MAX_SHOPPER_COOLDOWN_HOURS, MIN_DAILY_GENERATION_CAP } from '../../shared/flows/flow-limits.ts';
 import { flowCapMessages } from '../../shared/flows/flow-messages.ts';
 import type { FlowFormValues } from './flow-form.ts';
 

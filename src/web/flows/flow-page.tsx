@@ -1,44 +1,65 @@
-import { useState } from 'react';
-import { Link } from 'react-router';
+import type { ComponentType } from 'react';
+import { Link, Navigate, NavLink, useParams, useSearchParams } from 'react-router';
 import { ArrowLeft } from 'lucide-react';
 import { Card } from '../ui/card.tsx';
 import { Button } from '../ui/button.tsx';
 import { Spinner } from '../ui/spinner.tsx';
-import { pageRoutes } from '../../shared/routes.ts';
+import { flowSectionPath, flowSections, pageRoutes, webhookConsoleParam, type FlowSection } from '../../shared/routes.ts';
 import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
-import { flowMessages } from '../../shared/flows/flow-messages.ts';
+import type { Flow } from '../../shared/flows/flow-schemas.ts';
+import { flowMessages, flowSectionMessages } from '../../shared/flows/flow-messages.ts';
+import { DeferredPart } from '../app/deferred-part.tsx';
 import { FlowIcon } from './flow-icon.tsx';
 import { FlowStatusView } from './flow-status-view.tsx';
-import { FlowConfigForm } from './flow-config-form.tsx';
 import { useFlows } from './use-flows.ts';
-import { WebhookConsoleWhenOpen } from '../webhooks/webhook-console.tsx';
-import { EventLog } from '../events/event-log.tsx';
-import { RevenuePanel } from '../attribution/revenue-panel.tsx';
-import { FlowPreviewCard } from '../flow-preview/flow-preview-card.tsx';
-import { ContextCostCard } from './context-cost-card.tsx';
-import { ExperimentCard } from '../experiments/experiment-card.tsx';
 import { FlowAlerts } from '../alerts/flow-alerts.tsx';
 import { useFlowAlerts } from '../alerts/use-flow-alerts.ts';
 import { ServiceConditions } from '../service-conditions/service-conditions.tsx';
 import { useServiceConditions } from '../service-conditions/use-service-conditions.ts';
-import { PixelSnippetCard } from '../shopify-pixel/pixel-snippet-card.tsx';
-import { ConnectStoreCard } from '../shopify-connect/connect-store-card.tsx';
-import { flowWebhookTopics } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
+import { PendingReviewsNotice } from '../reviews/pending-reviews-notice.tsx';
+import { FlowDayFigures } from '../dashboard/flow-day-figures.tsx';
+import { useDashboard } from '../dashboard/use-dashboard.ts';
 
-type Mode = 'status' | 'form';
+type SectionComponent = ComponentType<{ flow: Flow }>;
+
+/*
+ * Each section is its own chunk, fetched when it is opened (docs/decisions/0052-light-pages.md):
+ * the page's first view needs none of them. Module-level loaders, so DeferredPart keeps
+ * a loaded section across visits.
+ */
+const sectionParts: Record<FlowSection, { load: () => Promise<SectionComponent>; savedOnly: boolean }> = {
+  settings: { load: async () => (await import('./flow-settings-section.tsx')).FlowSettingsSection, savedOnly: false },
+  assistants: { load: async () => (await import('./flow-assistants-list.tsx')).FlowAssistantsList, savedOnly: false },
+  store: { load: async () => (await import('./flow-store-section.tsx')).FlowStoreSection as SectionComponent, savedOnly: true },
+  preview: { load: async () => (await import('../flow-preview/flow-preview-card.tsx')).FlowPreviewCard, savedOnly: false },
+  experiment: { load: async () => (await import('../experiments/experiment-card.tsx')).ExperimentCard, savedOnly: false },
+  results: { load: async () => (await import('./flow-results-section.tsx')).FlowResultsSection, savedOnly: true },
+  events: { load: async () => (await import('./flow-events-section.tsx')).FlowEventsSection, savedOnly: true },
+};
+
+const loadConsole = async () => (await import('../webhooks/webhook-console.tsx')).WebhookConsoleWhenOpen as SectionComponent;
+
+function isFlowSection(value: string | undefined): value is FlowSection {
+  return (flowSections as readonly string[]).includes(value ?? '');
+}
 
 /**
- * One page per flow (docs/product/specification.md §2 "Flow page"): the form first while the flow has no webhook
- * URL, the status view after saving, and Configure Flow back to the form.
+ * One page per flow (docs/product/specification.md §2 "Flow page"). Its first view is what
+ * the owner checks at a glance: the flow's state and webhook URL, its last day, and what
+ * needs them (service conditions, alerts, texts waiting for approval). The rest are
+ * sections at their own addresses, opened from the tabs. A flow without a webhook URL
+ * opens on its settings, as the form came first before.
  */
 export function FlowPage({ flowType }: { flowType: FlowType }) {
   const details = flowTypeDetails[flowType];
+  const { section } = useParams();
   const flows = useFlows();
-  const [chosenMode, setChosenMode] = useState<Mode | null>(null);
   const flow = flows.data?.find((candidate) => candidate.flowType === flowType);
-  const mode: Mode = chosenMode ?? (flow?.webhookUrl ? 'status' : 'form');
   const alerts = useFlowAlerts();
   const conditions = useServiceConditions();
+  if (section !== undefined && !isFlowSection(section)) return <Navigate to={details.path} replace />;
+  const saved = Boolean(flow?.webhookUrl);
+  const shown: FlowSection | null = section ?? (flow && !saved ? 'settings' : null);
 
   return (
     <div className="space-y-6">
@@ -55,10 +76,13 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
       </header>
       <ServiceConditions conditions={conditions.data} />
       <FlowAlerts alerts={alerts.data} flowType={flowType} />
-      <Card>
-        {flows.isPending ? (
+      {flow ? <FlowSectionTabs flowPath={details.path} saved={saved} /> : null}
+      {flows.isPending ? (
+        <Card>
           <Spinner label="Loading flow configuration" />
-        ) : !flow ? (
+        </Card>
+      ) : !flow ? (
+        <Card>
           <div role="alert" className="space-y-3">
             <p className="font-medium text-red-700">{flowMessages.loadFailed}</p>
             {flows.error ? <p className="text-sm text-slate-700">{flows.error.message}</p> : null}
@@ -66,33 +90,66 @@ export function FlowPage({ flowType }: { flowType: FlowType }) {
               Retry
             </Button>
           </div>
-        ) : mode === 'form' ? (
-          <FlowConfigForm
-            key={flow.id}
-            flow={flow}
-            onSaved={() => setChosenMode('status')}
-            onCancel={flow.webhookUrl ? () => setChosenMode('status') : undefined}
-          />
-        ) : (
-          <FlowStatusView flow={flow} onConfigure={() => setChosenMode('form')} />
-        )}
-      </Card>
-      <WebhookConsoleWhenOpen flow={flow} />
-      {/* How Shopify's events reach a saved flow: product views have no webhook, so the
-          browsing flow gets the pixel; every flow gets the store's webhook subscriptions
-          (the browsing flow may receive the orders that end its timers). */}
-      {flow?.webhookUrl && flowWebhookTopics[flowType].length === 0 ? <PixelSnippetCard waitMinutes={flow.waitMinutes} /> : null}
-      {flow?.webhookUrl ? <ConnectStoreCard flowType={flowType} /> : null}
-      {flow ? <FlowPreviewCard flow={flow} /> : null}
-      {flow ? <ExperimentCard flow={flow} /> : null}
-      {/* Only a saved flow has events whose prompts the context could have added to. */}
-      {flow?.webhookUrl ? <ContextCostCard flowType={flowType} /> : null}
-      {flow?.webhookUrl ? <RevenuePanel flowType={flowType} /> : null}
-      {flow?.webhookUrl ? (
+        </Card>
+      ) : shown === null ? (
+        <FlowOverview flow={flow} />
+      ) : sectionParts[shown].savedOnly && !saved ? (
         <Card>
-          <EventLog flowType={flowType} />
+          <p className="text-sm text-slate-700">{flowSectionMessages.saveFirst}</p>
+        </Card>
+      ) : (
+        <DeferredPart key={shown} load={sectionParts[shown].load} label={flowSectionMessages.label(shown)} props={{ flow }} />
+      )}
+    </div>
+  );
+}
+
+/** The top of a saved flow's page: its status, its last day, and texts waiting for approval; the console below when opened. */
+function FlowOverview({ flow }: { flow: Flow }) {
+  const dashboard = useDashboard();
+  const [searchParams] = useSearchParams();
+  const day = dashboard.data?.flows.find((candidate) => candidate.flowType === flow.flowType);
+  return (
+    <>
+      <PendingReviewsNotice />
+      <Card>
+        <FlowStatusView flow={flow} />
+      </Card>
+      {day ? (
+        <Card>
+          <section aria-labelledby="flow-day-heading" className="space-y-3" data-testid="flow-day">
+            <h2 id="flow-day-heading" className="text-lg font-semibold">
+              {flowSectionMessages.dayTitle}
+            </h2>
+            <FlowDayFigures state={day} />
+          </section>
         </Card>
       ) : null}
-    </div>
+      {searchParams.get(webhookConsoleParam) === '1' ? <DeferredPart load={loadConsole} label={flowSectionMessages.consoleLabel} props={{ flow }} /> : null}
+    </>
+  );
+}
+
+const tabClasses = ({ isActive }: { isActive: boolean }) =>
+  `whitespace-nowrap rounded-md px-3 py-1.5 text-sm font-medium focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 ${
+    isActive ? 'bg-indigo-50 text-indigo-800' : 'text-slate-700 hover:bg-slate-100 hover:text-slate-900'
+  }`;
+
+/** The flow page's parts, each a link to its own address; the store, results and events only once the flow is saved. */
+function FlowSectionTabs({ flowPath, saved }: { flowPath: string; saved: boolean }) {
+  const shownSections = flowSections.filter((section) => saved || !sectionParts[section].savedOnly);
+  return (
+    <nav aria-label={flowSectionMessages.navLabel} className="flex flex-wrap gap-1 border-b border-slate-200 pb-2">
+      {saved ? (
+        <NavLink to={flowPath} end className={tabClasses}>
+          {flowSectionMessages.overview}
+        </NavLink>
+      ) : null}
+      {shownSections.map((section) => (
+        <NavLink key={section} to={flowSectionPath(flowPath, section)} className={tabClasses}>
+          {flowSectionMessages.titles[section]}
+        </NavLink>
+      ))}
+    </nav>
   );
 }

@@ -1,4 +1,6 @@
-import { Link, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
+import { flowSectionPath, webhookConsoleParam } from '../../shared/routes.ts';
+import { flowTypeDetails } from '../../shared/flows/flow-types.ts';
 import { toast } from '../app/toast.ts';
 import { FlaskConical, Settings } from 'lucide-react';
 import { Button } from '../ui/button.tsx';
@@ -7,16 +9,7 @@ import { flowCapMessages, flowMessages, textRuleMessages } from '../../shared/fl
 import { describeWait } from '../../shared/flows/flow-wait.ts';
 import type { TextRules } from '../../shared/flows/text-rules-schemas.ts';
 import { textLanguageName } from '../../shared/text-checks/text-languages.ts';
-import { FlowSignatureSection } from './flow-signature-section.tsx';
 import { WebhookUrlRotation } from './webhook-url-rotation.tsx';
-import { KlaviyoTag } from './klaviyo-tag.tsx';
-
-const TEMPLATE_PREVIEW_LENGTH = 60;
-
-/** The start of a prompt template, short enough for one line of the status list. */
-export function truncateTemplate(template: string, maxLength = TEMPLATE_PREVIEW_LENGTH): string {
-  return template.length <= maxLength ? template : `${template.slice(0, maxLength - 1).trimEnd()}…`;
-}
 
 const count = (n: number, one: string, many: string) => (n === 0 ? `no ${many}` : `${n} ${n === 1 ? one : many}`);
 
@@ -36,12 +29,14 @@ export function textRulesSummary(rules: TextRules): string {
   return `${textRuleMessages.sectionTitle}: ${parts.join(', ')}; ${onFailed}.`;
 }
 
-/** The search parameter that opens the Webhook Test Console on a flow page. */
-export const webhookConsoleParam = 'console';
-
-/** The status view of a flow (docs/product/specification.md §2): status, webhook URL, assistants, Configure Flow. */
-export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure: () => void }) {
+/**
+ * The status view of a flow (docs/product/specification.md §2): status, webhook URL and
+ * Configure Flow, at the top of the flow page. The assistants and the signature have
+ * sections of their own (flow-assistants-list.tsx, the store section).
+ */
+export function FlowStatusView({ flow }: { flow: Flow }) {
   const [searchParams] = useSearchParams();
+  const navigate = useNavigate();
   const consoleOpen = searchParams.get(webhookConsoleParam) === '1';
   return (
     <div className="space-y-8">
@@ -105,31 +100,7 @@ export function FlowStatusView({ flow, onConfigure }: { flow: Flow; onConfigure:
         )}
       </section>
 
-      {flow.webhookUrl ? <FlowSignatureSection flowType={flow.flowType} webhookUrl={flow.webhookUrl} /> : null}
-
-      <section aria-labelledby="flow-assistants-heading" className="space-y-2">
-        <h2 id="flow-assistants-heading" className="text-lg font-semibold">
-          AI Assistants
-        </h2>
-        {flow.assistants.length === 0 ? (
-          <p className="text-sm text-slate-700">{flowMessages.noAssistants}</p>
-        ) : (
-          <ul className="divide-y divide-slate-200 rounded-md border border-slate-200">
-            {flow.assistants.map((assistant) => (
-              <li key={assistant.klaviyo_property} className="space-y-1 px-4 py-3" data-testid="flow-assistant">
-                <p className="font-medium text-slate-900">{assistant.name}</p>
-                <p className="font-mono text-xs text-slate-700">{assistant.klaviyo_property}</p>
-                <p className="text-sm text-slate-700" title={assistant.prompt_template}>
-                  {truncateTemplate(assistant.prompt_template)}
-                </p>
-                <KlaviyoTag property={assistant.klaviyo_property} />
-              </li>
-            ))}
-          </ul>
-        )}
-      </section>
-
-      <Button onClick={onConfigure}>
+      <Button onClick={() => navigate(flowSectionPath(flowTypeDetails[flow.flowType].path, 'settings'))}>
         <Settings aria-hidden="true" className="h-4 w-4" />
         Configure Flow
       </Button>

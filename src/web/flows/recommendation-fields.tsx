@@ -2,7 +2,7 @@ import { useId } from 'react';
 import { useFormContext, useWatch } from 'react-hook-form';
 import { TextField } from '../ui/field.tsx';
 import { recommendationMessages as r } from '../../shared/flows/flow-messages.ts';
-import { MAX_RECOMMENDATIONS, recommendationIntents, type RecommendationIntent } from '../../shared/flows/recommendation-schemas.ts';
+import { MAX_RECOMMENDATIONS, recommendationIntents, type RecommendationIntent } from '../../shared/flows/recommendation-options.ts';
 import type { FlowFormValues } from './flow-form.ts';
 import { KlaviyoTag } from './klaviyo-tag.tsx';
 

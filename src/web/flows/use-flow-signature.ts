@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { callEndpoint, retryWhenBusy } from '../app/api-client.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import { type FlowSignature } from '../../shared/flows/flow-signature-schemas.ts';
+import type { FlowSignature } from '../../shared/flows/flow-signature-schemas.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 import { flowKeys } from './use-flows.ts';
 

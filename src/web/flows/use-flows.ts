@@ -2,9 +2,9 @@ import { useMutation, useQuery, useQueryClient, type QueryClient } from '@tansta
 import { toast } from '../app/toast.ts';
 import { ApiRequestError, callEndpoint, isBusyError, retryWhenBusy } from '../app/api-client.ts';
 import { flowTypes, type FlowType } from '../../shared/flows/flow-types.ts';
-import { type Flow, type UpdateFlowInput } from '../../shared/flows/flow-schemas.ts';
+import type { Flow, UpdateFlowInput } from '../../shared/flows/flow-schemas.ts';
 import { flowMessages } from '../../shared/flows/flow-messages.ts';
-import { type WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
+import type { WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-grace.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';
 
 /**

@@ -5,7 +5,7 @@ import { Button } from '../ui/button.tsx';
 import { ApiRequestError } from '../app/api-client.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { webhookUrlRotationMessages as m } from '../../shared/flows/flow-messages.ts';
-import { webhookUrlGraceOptions, type WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-rotation.ts';
+import { webhookUrlGraceOptions, type WebhookUrlGraceMinutes } from '../../shared/flows/webhook-url-grace.ts';
 import { planStoreSubscriptions } from '../../shared/shopify-connect/store-subscription-plan.ts';
 import { useFlows, useRotateWebhookUrl } from './use-flows.ts';
 

@@ -6,9 +6,11 @@ import { useAuth } from '../auth/auth-context.tsx';
 import { Button } from '../ui/button.tsx';
 import { authMessages } from '../../shared/messages.ts';
 import { pageRoutes } from '../../shared/routes.ts';
+import { usePendingReviewCount } from '../reviews/use-reviews.ts';
 
 const navigation = [
   { to: pageRoutes.dashboard, label: 'Dashboard' },
+  { to: pageRoutes.reviews, label: 'Approvals' },
   { to: pageRoutes.apiSettings, label: 'API Settings' },
   { to: pageRoutes.privacy, label: 'Privacy' },
 ] as const;
@@ -20,11 +22,19 @@ const navLinkClasses = ({ isActive }: { isActive: boolean }) =>
 
 /** The links to the signed-in pages: in the top bar on a wide screen, in the menu on a phone. */
 function MainNavigation({ className, onNavigate }: { className: string; onNavigate?: () => void }) {
+  const pendingReviews = usePendingReviewCount().data?.pending ?? 0;
   return (
     <nav aria-label="Main" className={className}>
       {navigation.map((item) => (
         <NavLink key={item.to} to={item.to} end className={navLinkClasses} onClick={onNavigate}>
           {item.label}
+          {item.to === pageRoutes.reviews && pendingReviews > 0 ? (
+            <span data-testid="pending-review-count" className="ml-1.5 rounded-full bg-amber-100 px-1.5 py-0.5 text-xs font-semibold tabular-nums text-amber-900">
+              <span className="sr-only">, </span>
+              {pendingReviews}
+              <span className="sr-only"> waiting</span>
+            </span>
+          ) : null}
         </NavLink>
       ))}
     </nav>

@@ -1,6 +1,6 @@
 import { Link } from 'react-router';
 import { pageRoutes } from '../../shared/routes.ts';
-import { reviewMessages as m } from '../../shared/reviews/review-schemas.ts';
+import { reviewMessages as m } from '../../shared/reviews/review-messages.ts';
 import { Alert } from '../ui/alert.tsx';
 import { usePendingReviewCount } from './use-reviews.ts';
 

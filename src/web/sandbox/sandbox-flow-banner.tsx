@@ -1,7 +1,7 @@
 import { Button } from '../ui/button.tsx';
 import { TextLink } from '../ui/text-link.tsx';
 import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
-import { sandboxProfilesPath } from '../../shared/sandbox/sandbox-schemas.ts';
+import { sandboxProfilesPath } from '../../shared/sandbox/sandbox-events.ts';
 import { SandboxBadge } from './sandbox-badge.tsx';
 import { useLeaveSandbox, useSandboxStatus } from './use-sandbox.ts';
 

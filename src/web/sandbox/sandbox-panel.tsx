@@ -5,7 +5,7 @@ import { TextField } from '../ui/field.tsx';
 import { ButtonLink, TextLink } from '../ui/text-link.tsx';
 import { pageRoutes } from '../../shared/routes.ts';
 import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
-import { sandboxProfilesPath } from '../../shared/sandbox/sandbox-schemas.ts';
+import { sandboxProfilesPath } from '../../shared/sandbox/sandbox-events.ts';
 import { useSetupStatus } from '../credentials/use-credentials.ts';
 import { SandboxBadge } from './sandbox-badge.tsx';
 import { TrySandboxCard } from './try-sandbox-card.tsx';

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { toast } from '../app/toast.ts';
 import { ApiRequestError, callEndpoint } from '../app/api-client.ts';
-import { type SampleActivityRequest, type SandboxStatus } from '../../shared/sandbox/sandbox-schemas.ts';
+import type { SampleActivityRequest, SandboxStatus } from '../../shared/sandbox/sandbox-schemas.ts';
 import { sandboxMessages } from '../../shared/sandbox/sandbox-messages.ts';
 import { requestMessages } from '../../shared/messages.ts';
 import { endpoints } from '../../shared/api/endpoints.ts';

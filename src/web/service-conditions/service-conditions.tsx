@@ -1,5 +1,5 @@
 import { pageRoutes } from '../../shared/routes.ts';
-import { serviceConditionMessages as m, serviceConditionTitle } from '../../shared/service-conditions/service-condition-schemas.ts';
+import { serviceConditionMessages as m, serviceConditionTitle } from '../../shared/service-conditions/service-condition-messages.ts';
 import { Alert } from '../ui/alert.tsx';
 import { TextLink } from '../ui/text-link.tsx';
 import type { useServiceConditions } from './use-service-conditions.ts';

@@ -6,7 +6,7 @@ import { Card } from '../ui/card.tsx';
 import { Spinner } from '../ui/spinner.tsx';
 import { flowTypeDetails, type FlowType } from '../../shared/flows/flow-types.ts';
 import { shopifyConnectMessages as m } from '../../shared/shopify-connect/shopify-connect-messages.ts';
-import { orderTopic } from '../../shared/shopify-connect/shopify-connect-schemas.ts';
+import { orderTopic } from '../../shared/shopify-connect/shopify-webhook-topics.ts';
 import type { PlannedState } from '../../shared/shopify-connect/store-subscription-plan.ts';
 import { planAgainstStore, useConnectStore, useStoreSubscriptions, type PlannedRow } from './use-shopify-connect.ts';
 import { useMaskedCredentials } from '../credentials/use-credentials.ts';

@@ -9,7 +9,8 @@ import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { apiErrorCodes } from '../../shared/api/error-codes.ts';
 import { sampleTestEvent, withFreshEventIdentity } from '../../shared/webhooks/sample-events.ts';
 import { webhookConsoleMessages as m } from '../../shared/webhooks/webhook-messages.ts';
-import { streamChangeSchema, type StreamChange, type TestWebhookResponse } from '../../shared/webhooks/webhook-schemas.ts';
+import type { StreamChange, TestWebhookResponse } from '../../shared/webhooks/webhook-schemas.ts';
+import { isStreamChange } from '../../shared/webhooks/stream-changes.ts';
 import { applyChange, loadStoredEvents, MAX_STORED_EVENTS, saveStoredEvents, type WebhookEventEntry } from './webhook-event-store.ts';
 import { curlCommand } from './curl-command.ts';
 import { useSendTestWebhook } from './use-webhooks.ts';
@@ -186,9 +187,8 @@ export function useWebhookConsole(flow: Flow) {
 
   const onChange = useCallback(
     (message: MessageEvent<string>) => {
-      const parsed = streamChangeSchema.safeParse(JSON.parse(message.data));
-      if (!parsed.success) return;
-      const change = parsed.data;
+      const change: unknown = JSON.parse(message.data);
+      if (!isStreamChange(change)) return;
       dispatch({ type: 'changeReceived', change, lastEventId: message.lastEventId });
       const applied = applyChange(eventsRef.current, change);
       updateEvents(() => applied.entries);

@@ -1,7 +1,7 @@
 import { useSearchParams } from 'react-router';
 import { Card } from '../ui/card.tsx';
 import { Alert } from '../ui/alert.tsx';
-import { webhookConsoleParam } from '../flows/flow-status-view.tsx';
+import { webhookConsoleParam } from '../../shared/routes.ts';
 import type { Flow } from '../../shared/flows/flow-schemas.ts';
 import { webhookConsoleMessages as m } from '../../shared/webhooks/webhook-messages.ts';
 import { useWebhookConsole } from './use-webhook-console.ts';

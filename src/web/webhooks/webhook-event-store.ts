@@ -1,5 +1,6 @@
 import type { FlowType } from '../../shared/flows/flow-types.ts';
-import type { EventSource, EventStatus } from '../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../shared/events/event-sources.ts';
+import type { EventStatus } from '../../shared/events/event-statuses.ts';
 import type { GeneratedText, StreamChange } from '../../shared/webhooks/webhook-schemas.ts';
 
 /**

@@ -2,7 +2,7 @@ import type { EventRecord } from '../../events/event-queries.ts';
 import { deferEvent } from '../../events/event-queries.ts';
 import type { FlowRecord } from '../../flows/flow-queries.ts';
 import { approvedInARow, expireReview, findReview, openReview } from '../../reviews/review-queries.ts';
-import { reviewMessages } from '../../../shared/reviews/review-schemas.ts';
+import { reviewMessages } from '../../../shared/reviews/review-messages.ts';
 import { decideApproval } from '../spine/pipeline-core.ts';
 import type { PipelineContext } from '../spine/pipeline-context.ts';
 import { ended, goOn, type StepResult } from '../spine/step-result.ts';

@@ -2,7 +2,7 @@ import type { EventRecord } from '../../events/event-queries.ts';
 import type { FlowRecord } from '../../flows/flow-queries.ts';
 import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
 import type { Assistant } from '../../../shared/flows/flow-schemas.ts';
-import { MAX_TEXT_LENGTH } from '../../../shared/flows/text-rules-schemas.ts';
+import { MAX_TEXT_LENGTH } from '../../../shared/flows/text-rules.ts';
 import { textCheckMessages, textCheckNames, type TextCheckName } from '../../../shared/text-checks/text-check-messages.ts';
 import type { TextChecksRecord, TextCheckVerdict } from '../../../shared/text-checks/text-check-schemas.ts';
 import type { TextRules } from '../../../shared/flows/text-rules-schemas.ts';

@@ -12,7 +12,7 @@ import type { PipelineContext } from '../spine/pipeline-context.ts';
 import type { EngineCredentials } from '../spine/engine-credentials.ts';
 import type { ServiceConditions } from '../../service-conditions/service-conditions.ts';
 import { storeRefuses } from '../../service-conditions/store-recheck.ts';
-import { STORE_RECHECK_MINUTES } from '../../../shared/service-conditions/service-condition-schemas.ts';
+import { STORE_RECHECK_MINUTES } from '../../../shared/service-conditions/service-condition-messages.ts';
 import { eventOutcomeMessages as m } from '../../../shared/events/event-messages.ts';
 
 export interface ProductDetailsDeps {

@@ -1,7 +1,7 @@
 import type { Queryable } from '../../database/database.ts';
 import { z } from 'zod';
 import { PRODUCT_CACHE_FRESH_MS } from './shop-product-queries.ts';
-import type { RecommendationIntent } from '../../../shared/flows/recommendation-schemas.ts';
+import type { RecommendationIntent } from '../../../shared/flows/recommendation-options.ts';
 
 /**
  * What the storefront recommended for one product and intent, kept as long as product

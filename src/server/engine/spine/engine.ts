@@ -1,4 +1,4 @@
-import { MAX_OUTPUT_TOKENS_PER_TEXT } from '../../../shared/flows/text-rules-schemas.ts';
+import { MAX_OUTPUT_TOKENS_PER_TEXT } from '../../../shared/flows/text-rules.ts';
 import { previewTexts, type PreviewedText, type PreviewFlow } from '../writing/text-preview.ts';
 import type { FlowAlerts } from '../../alerts/flow-alerts.ts';
 import type { ServiceConditions } from '../../service-conditions/service-conditions.ts';

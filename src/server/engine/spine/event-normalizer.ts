@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { EventSource, NormalizedEvent, NormalizedProduct } from '../../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../../shared/events/event-sources.ts';
+import type { NormalizedEvent, NormalizedProduct } from '../../../shared/events/event-schemas.ts';
 import { pixelEventNames } from '../../../shared/shopify-pixel/pixel-schemas.ts';
 import { checkoutMoney, orderMoney } from '../../integrations/shopify/shopify-payload-money.ts';
 

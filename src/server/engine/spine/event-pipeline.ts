@@ -39,7 +39,7 @@ import { tellFlowStopped } from './flow-stops.ts';
 import { generateTexts } from '../writing/text-generation.ts';
 import { experimentGroupFor } from '../../experiments/experiment-assignment.ts';
 import { creditExperimentOrder } from '../../experiments/experiment-queries.ts';
-import { HOLDOUT_ARM } from '../../../shared/experiments/experiment-schemas.ts';
+import { HOLDOUT_ARM } from '../../../shared/experiments/experiment-settings.ts';
 import { requireApproval } from '../checking/text-approval.ts';
 import type { EngineCredentials } from './engine-credentials.ts';
 import { requireKnownShopper } from '../shop-facts/known-shoppers.ts';

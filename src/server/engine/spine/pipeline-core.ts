@@ -1,9 +1,11 @@
-import type { EventSource, EventStatus, NormalizedEvent } from '../../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../../shared/events/event-sources.ts';
+import type { EventStatus } from '../../../shared/events/event-statuses.ts';
+import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';
 import type { FlowType } from '../../../shared/flows/flow-types.ts';
 import { eventOutcomeMessages as m } from '../../../shared/events/event-messages.ts';
 import { dryRunOutcome } from '../../../shared/webhooks/webhook-messages.ts';
 import { textCheckOutcomeMessages } from '../../../shared/text-checks/text-check-messages.ts';
-import { reviewMessages } from '../../../shared/reviews/review-schemas.ts';
+import { reviewMessages } from '../../../shared/reviews/review-messages.ts';
 import { serviceTitles } from '../../integrations/service-error.ts';
 import { isFinished } from '../../events/event-lifecycle.ts';
 import { signalOnlyReason, type TimerKind } from '../timers/timer-rules.ts';

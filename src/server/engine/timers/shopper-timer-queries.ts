@@ -1,5 +1,5 @@
 import type { Queryable } from '../../database/database.ts';
-import type { EventSource } from '../../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../../shared/events/event-sources.ts';
 import type { FlowType } from '../../../shared/flows/flow-types.ts';
 
 import type { TimerFacts } from './timer-rules.ts';

@@ -1,4 +1,4 @@
-import type { EventSource } from '../../../shared/events/event-schemas.ts';
+import type { EventSource } from '../../../shared/events/event-sources.ts';
 import type { FlowType } from '../../../shared/flows/flow-types.ts';
 import { flowHasWait } from '../../../shared/flows/flow-types.ts';
 import { eventOutcomeMessages as m } from '../../../shared/events/event-messages.ts';

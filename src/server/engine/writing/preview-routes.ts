@@ -3,7 +3,7 @@ import { placeholderProblemsOf } from '../../../shared/flows/flow-schemas.ts';
 import { endpoints } from '../../../shared/api/endpoints.ts';
 import { apiErrorCodes } from '../../../shared/api/error-codes.ts';
 import { flowMessages } from '../../../shared/flows/flow-messages.ts';
-import { flowPreviewMessages } from '../../../shared/flows/flow-preview-schemas.ts';
+import { flowPreviewMessages } from '../../../shared/flows/flow-preview-messages.ts';
 import { flowTypeDetails } from '../../../shared/flows/flow-types.ts';
 import { sampleTestEvent } from '../../../shared/webhooks/sample-events.ts';
 import type { NormalizedEvent } from '../../../shared/events/event-schemas.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { klaviyoScopeInWords, listInWords, scopesNamedIn } from '../../../shared/credentials/klaviyo-scopes.ts';
 import { vendorLimitMessages } from '../../../shared/flows/flow-messages.ts';
-import { KLAVIYO_MAX_PROFILE_WRITE_BYTES } from '../../../shared/flows/text-rules-schemas.ts';
+import { KLAVIYO_MAX_PROFILE_WRITE_BYTES } from '../../../shared/flows/text-rules.ts';
 import { ServiceError, withoutSecret } from '../service-error.ts';
 import { callService, type ServiceAnswer, type ServiceRequest } from '../service-http.ts';
 import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-schemas.ts';

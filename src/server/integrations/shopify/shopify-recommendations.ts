@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ServiceError } from '../service-error.ts';
 import { callService, type ServiceAnswer } from '../service-http.ts';
-import { recommendationIntents, type RecommendationIntent } from '../../../shared/flows/recommendation-schemas.ts';
+import { recommendationIntents, type RecommendationIntent } from '../../../shared/flows/recommendation-options.ts';
 
 /**
  * Shopify's own product recommendations, from the shop's storefront: the Ajax API's

@@ -1,12 +1,12 @@
+import type { FormEvent } from 'react';
 import { useForm } from 'react-hook-form';
-import { zodResolver } from '@hookform/resolvers/zod';
 import { useNavigate } from 'react-router';
 import { toast } from '../../app/toast.ts';
-import type { z } from 'zod';
-import { signUpSchema, type SignUpInput } from '../../../shared/auth/auth-schemas.ts';
+import type { SignUp, SignUpInput } from '../../../shared/auth/auth-schemas.ts';
 import { authMessages } from '../../../shared/messages.ts';
 import { pageRoutes } from '../../../shared/routes.ts';
 import { callEndpoint } from '../../app/api-client.ts';
+import { deferredResolver } from '../../app/deferred-resolver.ts';
 import { SignedOutOnly } from '../signed-out-only.tsx';
 import { errorMessage, showServerFieldErrors } from '../server-field-errors.ts';
 import type { VerificationSentState } from './verification-sent-page.tsx';
@@ -15,6 +15,12 @@ import { TextField } from '../../ui/field.tsx';
 import { Button } from '../../ui/button.tsx';
 import { TextLink } from '../../ui/text-link.tsx';
 import { endpoints } from '../../../shared/api/endpoints.ts';
+
+/**
+ * The shared sign-up schema checks the form, fetched once the form is first focused, as
+ * on the sign-in page: a visitor who only looks at the page does not download zod.
+ */
+const signUpChecks = deferredResolver<SignUpInput, SignUp>(async () => (await import('../sign-up-checks.ts')).signUpResolver);
 
 /**
  * docs/product/specification.md §2 "Register". The server answers the same for a new and
@@ -31,13 +37,13 @@ export function RegisterPage() {
 
 function RegisterForm() {
   const navigate = useNavigate();
-  const form = useForm<SignUpInput, unknown, z.output<typeof signUpSchema>>({
-    resolver: zodResolver(signUpSchema),
+  const form = useForm<SignUpInput, unknown, SignUp>({
+    resolver: signUpChecks.resolver,
     defaultValues: { fullName: '', email: '', password: '', confirmPassword: '' },
   });
   const { errors, isSubmitting } = form.formState;
 
-  const onSubmit = form.handleSubmit(async (values) => {
+  const submit = form.handleSubmit(async (values) => {
     try {
       await callEndpoint(endpoints.account.signUp, { body: values });
       toast.success(authMessages.registrationVerify);
@@ -47,10 +53,14 @@ function RegisterForm() {
       toast.error(errorMessage(error, authMessages.signUpFallback));
     }
   });
+  // Only the checks can fail here (their chunk could not be fetched); the rest is caught above.
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    submit(event).catch((error: unknown) => toast.error(errorMessage(error, authMessages.signUpFallback)));
+  };
 
   return (
     <AuthShell title="Create an Account" description="Start automating your marketing flows.">
-      <form onSubmit={onSubmit} noValidate className="space-y-5">
+      <form onSubmit={onSubmit} onFocus={signUpChecks.preload} noValidate className="space-y-5">
         <TextField label="Full name" autoComplete="name" error={errors.fullName?.message} {...form.register('fullName')} />
         <TextField label="Email" type="email" autoComplete="email" error={errors.email?.message} {...form.register('email')} />
         <TextField
