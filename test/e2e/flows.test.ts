@@ -48,6 +48,8 @@ describe('flow pages', () => {
       await page.waitForURL(`**${details.path}`);
       await page.getByRole('heading', { level: 1, name: details.title }).waitFor();
       await page.getByText(details.tagline, { exact: true }).waitFor();
+      // The dashboard's tab title leaves with the dashboard.
+      expect(await page.title()).toBe('Flowsmith');
       expect(await page.locator(`header [data-flow-icon="${flowType}"]`).count()).toBe(1);
       await saveButton(page).waitFor();
       expect(await page.getByRole('button', { name: 'Configure Flow' }).count()).toBe(0);

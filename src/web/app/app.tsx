@@ -1,7 +1,7 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { BrowserRouter } from 'react-router';
 import { AuthProvider } from '../auth/auth-context.tsx';
 import { AppRoutes, preloadPage } from './router.tsx';
+import { PreloadingRouter } from './preloading-router.tsx';
 import { retryDelayFor, retryOnceOrWhenBusy } from './api-client.ts';
 import { BusyNote } from './busy-note.tsx';
 import { Toaster } from './toaster.tsx';
@@ -11,15 +11,16 @@ const queryClient = new QueryClient({
   defaultOptions: { queries: { retry: retryOnceOrWhenBusy, retryDelay: retryDelayFor, refetchOnWindowFocus: false } },
 });
 
-preloadPage(window.location.pathname);
+// The first page's chunks together (a failure shows on the page frame when it renders).
+preloadPage(window.location.pathname).catch(() => undefined);
 
 export function App() {
   return (
     <QueryClientProvider client={queryClient}>
       <AuthProvider>
-        <BrowserRouter>
+        <PreloadingRouter preload={preloadPage}>
           <AppRoutes />
-        </BrowserRouter>
+        </PreloadingRouter>
         <Toaster />
         <BusyNote />
       </AuthProvider>

@@ -1,6 +1,7 @@
 import { Component, Suspense, type ErrorInfo, type ReactNode } from 'react';
 import { useLocation } from 'react-router';
 import { Button } from '../ui/button.tsx';
+import { PageTitle } from './page-title.tsx';
 
 export const pageFrameMessages = {
   loading: 'Loading the page',
@@ -14,7 +15,7 @@ export const pageFrameMessages = {
 /**
  * Around every page, each of which is its own chunk. Moving to a page whose chunk has not
  * arrived yet keeps the current page on screen until it has (the router navigates in a
- * transition); only the first page of a visit shows PageLoading. A page that cannot load
+ * PreloadingRouter); only the first page of a visit shows PageLoading. A page that cannot load
  * or render shows PageError instead of a blank screen; moving to another page clears it.
  */
 export function PageFrame({ children }: { children: ReactNode }) {
@@ -75,7 +76,7 @@ function PageError({ chunkFailed }: { chunkFailed: boolean }) {
   const title = chunkFailed ? pageFrameMessages.chunkFailedTitle : pageFrameMessages.failedTitle;
   return (
     <main className="flex min-h-screen items-center justify-center bg-slate-50 px-4">
-      <title>{`${title} · Flowsmith`}</title>
+      <PageTitle title={`${title} · Flowsmith`} />
       <div role="alert" className="w-full max-w-md space-y-4 rounded-lg border border-slate-200 bg-white p-8 text-center shadow-sm">
         <h1 className="text-xl font-bold text-slate-900">{title}</h1>
         <p className="text-sm text-slate-700">{chunkFailed ? pageFrameMessages.chunkFailed : pageFrameMessages.failed}</p>

@@ -1,51 +1,62 @@
-import { lazy } from 'react';
-import { Navigate, Route, Routes } from 'react-router';
+import { createElement, lazy, type ComponentType, type ReactElement } from 'react';
+import { matchPath, Navigate, Route, Routes } from 'react-router';
 import { pageRoutes, webhookPagePattern } from '../../shared/routes.ts';
 import type { FlowType } from '../../shared/flows/flow-types.ts';
 import { PageFrame } from './page-frame.tsx';
 
-/*
- * Every page and layout is its own chunk, fetched when first shown: a visitor downloads
- * the code of the pages they open, not of the whole app. Declarative routes rather than a
- * data router: the data router's code alone is about 14 KB of the sign-in page's budget.
+/**
+ * A page or layout whose code is its own chunk, fetched when first shown: a visitor
+ * downloads the code of the pages they open, not of the whole app. Declarative routes
+ * rather than a data router: the data router's code alone is about 14 KB of the sign-in
+ * page's budget.
+ *
+ * `preload` fetches it ahead; once it has arrived the page renders at once instead of
+ * suspending, which is what lets a move keep the current page on screen until the next
+ * one's code is here (PreloadingRouter, below).
  */
-const chunks = {
-  login: () => import('../auth/pages/login-page.tsx'),
-  register: () => import('../auth/pages/register-page.tsx'),
-  forgotPassword: () => import('../auth/pages/forgot-password-page.tsx'),
-  resetPassword: () => import('../auth/pages/reset-password-page.tsx'),
-  verificationSent: () => import('../auth/pages/verification-sent-page.tsx'),
-  verify: () => import('../auth/pages/verify-email-page.tsx'),
-  webhookHandler: () => import('../webhooks/webhook-handler-page.tsx'),
-  requireUser: () => import('../auth/require-user.tsx'),
-  appShell: () => import('../layout/app-shell.tsx'),
-  requireSetup: () => import('../credentials/require-setup.tsx'),
-  setup: () => import('../credentials/setup-page.tsx'),
-  dashboard: () => import('../dashboard/dashboard-page.tsx'),
-  apiSettings: () => import('../credentials/api-settings-page.tsx'),
-  flow: () => import('../flows/flow-page.tsx'),
-  sandboxProfiles: () => import('../sandbox/sandbox-profiles-page.tsx'),
-  privacy: () => import('../privacy/privacy-page.tsx'),
-  reviews: () => import('../reviews/review-page.tsx'),
-};
+interface Preloadable {
+  preload: () => Promise<void>;
+}
 
-const LoginPage = lazy(async () => ({ default: (await chunks.login()).LoginPage }));
-const RegisterPage = lazy(async () => ({ default: (await chunks.register()).RegisterPage }));
-const ForgotPasswordPage = lazy(async () => ({ default: (await chunks.forgotPassword()).ForgotPasswordPage }));
-const ResetPasswordPage = lazy(async () => ({ default: (await chunks.resetPassword()).ResetPasswordPage }));
-const VerificationSentPage = lazy(async () => ({ default: (await chunks.verificationSent()).VerificationSentPage }));
-const VerifyEmailPage = lazy(async () => ({ default: (await chunks.verify()).VerifyEmailPage }));
-const WebhookHandlerPage = lazy(async () => ({ default: (await chunks.webhookHandler()).WebhookHandlerPage }));
-const RequireUser = lazy(async () => ({ default: (await chunks.requireUser()).RequireUser }));
-const AppShell = lazy(async () => ({ default: (await chunks.appShell()).AppShell }));
-const RequireSetup = lazy(async () => ({ default: (await chunks.requireSetup()).RequireSetup }));
-const SetupPage = lazy(async () => ({ default: (await chunks.setup()).SetupPage }));
-const DashboardPage = lazy(async () => ({ default: (await chunks.dashboard()).DashboardPage }));
-const ApiSettingsPage = lazy(async () => ({ default: (await chunks.apiSettings()).ApiSettingsPage }));
-const FlowPage = lazy(async () => ({ default: (await chunks.flow()).FlowPage }));
-const SandboxProfilesPage = lazy(async () => ({ default: (await chunks.sandboxProfiles()).SandboxProfilesPage }));
-const PrivacyPage = lazy(async () => ({ default: (await chunks.privacy()).PrivacyPage }));
-const ReviewPage = lazy(async () => ({ default: (await chunks.reviews()).ReviewPage }));
+function lazyPage<P extends object>(load: () => Promise<ComponentType<P>>): ((props: P) => ReactElement) & Preloadable {
+  let loaded: ComponentType<P> | undefined;
+  let loading: Promise<void> | undefined;
+  const preload = () =>
+    (loading ??= load().then(
+      (component) => {
+        loaded = component;
+      },
+      (error: unknown) => {
+        // Not kept: the next move to the page tries again (the page frame offers a reload).
+        loading = undefined;
+        throw error;
+      },
+    ));
+  const Suspending = lazy(async () => {
+    await preload();
+    return { default: loaded! };
+  });
+  const Page = (props: P) => (loaded ? createElement(loaded, props) : createElement(Suspending, props));
+  return Object.assign(Page, { preload });
+}
+
+const LoginPage = lazyPage(async () => (await import('../auth/pages/login-page.tsx')).LoginPage);
+const RegisterPage = lazyPage(async () => (await import('../auth/pages/register-page.tsx')).RegisterPage);
+const ForgotPasswordPage = lazyPage(async () => (await import('../auth/pages/forgot-password-page.tsx')).ForgotPasswordPage);
+const ResetPasswordPage = lazyPage(async () => (await import('../auth/pages/reset-password-page.tsx')).ResetPasswordPage);
+const VerificationSentPage = lazyPage(async () => (await import('../auth/pages/verification-sent-page.tsx')).VerificationSentPage);
+const VerifyEmailPage = lazyPage(async () => (await import('../auth/pages/verify-email-page.tsx')).VerifyEmailPage);
+const WebhookHandlerPage = lazyPage(async () => (await import('../webhooks/webhook-handler-page.tsx')).WebhookHandlerPage);
+const RequireUser = lazyPage(async () => (await import('../auth/require-user.tsx')).RequireUser);
+const AppShell = lazyPage(async () => (await import('../layout/app-shell.tsx')).AppShell);
+const RequireSetup = lazyPage(async () => (await import('../credentials/require-setup.tsx')).RequireSetup);
+const SetupPage = lazyPage(async () => (await import('../credentials/setup-page.tsx')).SetupPage);
+const DashboardPage = lazyPage(async () => (await import('../dashboard/dashboard-page.tsx')).DashboardPage);
+const ApiSettingsPage = lazyPage(async () => (await import('../credentials/api-settings-page.tsx')).ApiSettingsPage);
+const FlowPage = lazyPage(async () => (await import('../flows/flow-page.tsx')).FlowPage);
+const SandboxProfilesPage = lazyPage(async () => (await import('../sandbox/sandbox-profiles-page.tsx')).SandboxProfilesPage);
+const PrivacyPage = lazyPage(async () => (await import('../privacy/privacy-page.tsx')).PrivacyPage);
+const ReviewPage = lazyPage(async () => (await import('../reviews/review-page.tsx')).ReviewPage);
 
 const flowPages: Array<[path: string, flowType: FlowType]> = [
   [pageRoutes.browserAbandonment, 'browser_abandonment'],
@@ -55,25 +66,36 @@ const flowPages: Array<[path: string, flowType: FlowType]> = [
 ];
 
 /**
- * The chunks of the page the app opens on, layouts included. A layout renders its page
- * only once it has arrived itself, so without this a signed-in page's chunks would come
- * one after another instead of together.
+ * The chunks of each page, layouts included, all fetched at once: a layout renders its
+ * page only once it has arrived itself, so without this a signed-in page's chunks would
+ * come one after another instead of together.
  */
-const chunksOfPage: Record<string, Array<() => Promise<unknown>>> = {
-  [pageRoutes.setup]: [chunks.requireUser, chunks.setup],
-  [pageRoutes.dashboard]: [chunks.requireUser, chunks.appShell, chunks.dashboard],
-  [pageRoutes.apiSettings]: [chunks.requireUser, chunks.appShell, chunks.apiSettings],
-  [pageRoutes.sandboxProfiles]: [chunks.requireUser, chunks.appShell, chunks.sandboxProfiles],
-  [pageRoutes.privacy]: [chunks.requireUser, chunks.appShell, chunks.privacy],
-  [pageRoutes.reviews]: [chunks.requireUser, chunks.appShell, chunks.reviews],
-  ...Object.fromEntries(flowPages.map(([path]) => [path, [chunks.requireUser, chunks.appShell, chunks.requireSetup, chunks.flow]])),
+const chunksOfPage: Record<string, Preloadable[]> = {
+  [pageRoutes.login]: [LoginPage],
+  [pageRoutes.register]: [RegisterPage],
+  [pageRoutes.forgotPassword]: [ForgotPasswordPage],
+  [pageRoutes.resetPassword]: [ResetPasswordPage],
+  [pageRoutes.verificationSent]: [VerificationSentPage],
+  [pageRoutes.verify]: [VerifyEmailPage],
+  [pageRoutes.setup]: [RequireUser, SetupPage],
+  [pageRoutes.dashboard]: [RequireUser, AppShell, DashboardPage],
+  [pageRoutes.apiSettings]: [RequireUser, AppShell, ApiSettingsPage],
+  [pageRoutes.sandboxProfiles]: [RequireUser, AppShell, SandboxProfilesPage],
+  [pageRoutes.privacy]: [RequireUser, AppShell, PrivacyPage],
+  [pageRoutes.reviews]: [RequireUser, AppShell, ReviewPage],
+  ...Object.fromEntries(flowPages.map(([path]) => [path, [RequireUser, AppShell, RequireSetup, FlowPage]])),
 };
 
-export function preloadPage(pathname: string): void {
-  // A flow page's section preloads its page; the section's own chunk follows once the page renders.
-  const page = flowPages.find(([path]) => pathname.startsWith(`${path}/`))?.[0] ?? pathname;
-  // A failed fetch is reported where the page renders (PageFrame's error screen).
-  for (const load of chunksOfPage[page] ?? []) load().catch(() => undefined);
+/**
+ * Fetches the code of the page at `pathname` (resolved when all of it has arrived, at
+ * once when it had). An address that is no page needs nothing: the router sends it on.
+ */
+export function preloadPage(pathname: string): Promise<void> {
+  // A flow page's section needs its page; the section's own chunk follows once the page renders.
+  const flowPage = flowPages.find(([path]) => pathname.startsWith(`${path}/`))?.[0];
+  const page = flowPage ?? (matchPath(webhookPagePattern, pathname) ? webhookPagePattern : pathname);
+  const chunks = page === webhookPagePattern ? [WebhookHandlerPage] : (chunksOfPage[page] ?? []);
+  return Promise.all(chunks.map((chunk) => chunk.preload())).then(() => undefined);
 }
 
 /**

@@ -19,6 +19,7 @@ import { connectionMessages } from '../../shared/connections/connection-messages
 import { ConnectionOutcome } from '../connections/connection-outcome.tsx';
 import { ConnectionsCard } from '../connections/connections-card.tsx';
 import { useReloadConnections } from '../connections/use-connections.ts';
+import { PageTitle } from '../app/page-title.tsx';
 
 type Row = { label: string; value: string | null; secret: boolean };
 
@@ -72,7 +73,7 @@ export function ApiSettingsPage() {
 
   return (
     <div className="space-y-6">
-      <title>API Settings · Flowsmith</title>
+      <PageTitle title="API Settings · Flowsmith" />
       <header className="space-y-1">
         <h1 className="text-2xl font-bold text-slate-900">API Settings</h1>
         <p className="text-slate-700">The keys Flowsmith uses to read your store, write with OpenAI and update Klaviyo profiles.</p>

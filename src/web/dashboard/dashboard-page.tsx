@@ -22,6 +22,7 @@ import { SandboxPanel } from '../sandbox/sandbox-panel.tsx';
 import { useSandboxStatus } from '../sandbox/use-sandbox.ts';
 import { useSetupStatus } from '../credentials/use-credentials.ts';
 import { Spinner } from '../ui/spinner.tsx';
+import { PageTitle } from '../app/page-title.tsx';
 
 const gettingStartedSteps = [
   'Save your Klaviyo, OpenAI and Shopify credentials in API Settings.',
@@ -49,7 +50,7 @@ export function DashboardPage() {
   const stateOf = new Map(dashboard.data?.flows.map((flow) => [flow.flowType, flow]));
   return (
     <div className="space-y-8">
-      <title>Dashboard · Flowsmith</title>
+      <PageTitle title="Dashboard · Flowsmith" />
       <header className="space-y-1">
         <h1 className="text-2xl font-bold break-words text-slate-900 sm:text-3xl">Welcome, {user?.fullName || 'User'}</h1>
         <p className="text-slate-700">Automate your marketing with AI-written content for every shopper event.</p>

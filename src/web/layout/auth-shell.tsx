@@ -1,5 +1,6 @@
 import type { ReactNode } from 'react';
 import { Workflow } from 'lucide-react';
+import { PageTitle } from '../app/page-title.tsx';
 
 /**
  * docs/product/specification.md §2: auth screens are a centred card of medium maximum
@@ -16,8 +17,8 @@ export function AuthShell({ title, description, children }: { title: string; des
           <p className="text-lg font-semibold text-slate-800">Flowsmith</p>
         </div>
         <div className="rounded-lg border border-slate-200 bg-white p-8 shadow-sm">
-          {/* React hoists this into <head>: each screen gets its own tab title. */}
-          <title>{`${title} · Flowsmith`}</title>
+          {/* Each screen gets its own tab title. */}
+          <PageTitle title={`${title} · Flowsmith`} />
           <div className="mb-6 space-y-1 text-center">
             <h1 className="text-2xl font-bold text-slate-900">{title}</h1>
             {description ? <p className="text-sm text-slate-600">{description}</p> : null}

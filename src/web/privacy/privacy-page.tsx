@@ -10,6 +10,7 @@ import type { PrivacyRequest, ShopperEraseResult, ShopperSummary } from '../../s
 import { endpoints } from '../../shared/api/endpoints.ts';
 import { endpointAddress } from '../../shared/api/endpoint.ts';
 import { useEraseShopper, usePrivacyEndpoint, usePrivacyRequests, useShopperLookup } from './use-privacy.ts';
+import { PageTitle } from '../app/page-title.tsx';
 
 const topicLabels: Record<PrivacyRequest['topic'], string> = {
   'customers/data_request': 'Shopify: data request',
@@ -22,7 +23,7 @@ const topicLabels: Record<PrivacyRequest['topic'], string> = {
 export function PrivacyPage() {
   return (
     <div className="space-y-6">
-      <title>Privacy · Flowsmith</title>
+      <PageTitle title="Privacy · Flowsmith" />
       <header className="space-y-2">
         <h1 className="text-2xl font-bold text-slate-900">Privacy</h1>
         <p className="text-slate-700">What Flowsmith keeps about your shoppers: look a shopper up, download it, or erase it. Shopify’s privacy requests are listed below.</p>

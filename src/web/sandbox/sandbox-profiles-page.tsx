@@ -10,6 +10,7 @@ import { SandboxBadge } from './sandbox-badge.tsx';
 import { useSandboxProfiles, useSandboxStatus, useSendSampleActivity } from './use-sandbox.ts';
 import { z } from 'zod';
 import { recommendedProductSchema } from '../../shared/flows/recommendation-schemas.ts';
+import { PageTitle } from '../app/page-title.tsx';
 
 /** The sandbox Klaviyo's profiles with the properties the owner's flows wrote; `?email=` puts one first. */
 export function SandboxProfilesPage() {
@@ -22,7 +23,7 @@ export function SandboxProfilesPage() {
   const ordered = wanted ? [...list.filter((profile) => profile.email === wanted), ...list.filter((profile) => profile.email !== wanted)] : list;
   return (
     <div className="space-y-6">
-      <title>Sandbox Klaviyo profiles · Flowsmith</title>
+      <PageTitle title="Sandbox Klaviyo profiles · Flowsmith" />
       <header className="space-y-2">
         <div className="flex flex-wrap items-center gap-3">
           <h1 className="text-2xl font-bold text-slate-900">{sandboxMessages.profilesTitle}</h1>
