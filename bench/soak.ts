@@ -336,7 +336,7 @@ async function soak(kind: 'embedded' | 'server'): Promise<void> {
       `  After the load: ${drained ? `every accepted event finished within ${formatNumber(drainSeconds, 0)} s` : `NOT drained in ${drainMinutes} min`}; accepted ${formatNumber(accepted)}, finished ${[...finishedByStatus].map(([status, count]) => `${status} ${formatNumber(count)}`).join(', ')}`,
     );
     console.log(`  Disk: ${mb(startBytes)} → ${mb(endBytes)} MB, ${formatNumber(perEvent / 1024, 2)} KB per accepted event`);
-    if (walBytes !== null) console.log(`    of which write-ahead log ${mb(walBytes)} MB (recycled at each checkpoint, so it stays about this size)`);
+    if (walBytes !== null) console.log(`    of which write-ahead log ${mb(walBytes)} MB (what was written since the last checkpoint; older log is deleted, so it stays about this size)`);
     if (databaseBytes !== null) console.log(`    database (tables, indexes, catalogue) ${mb(databaseBytes)} MB at the end`);
     if (upkeep.statements > 0) console.log(`  Upkeep: ${formatNumber(upkeep.statements)} statements, ${formatNumber(upkeep.seconds, 1)} s in all, ${upkeep.over} over 0.25 s`);
     const targets = [

@@ -43,11 +43,11 @@ describe.skipIf(testDatabaseKind() === 'server')('the embedded database upkeep',
     expect(await scenario.testApp.app.databaseUpkeep.mode()).toBe('embedded');
   });
 
-  it('writes no full-page images, which guard only against a power cut that fsync off does not survive anyway, and keeps little log for reuse', async () => {
+  it('writes no full-page images, which guard only against a power cut that fsync off does not survive anyway, and deletes the log a checkpoint no longer needs', async () => {
     const { rows } = await db().query(
-      "SELECT current_setting('fsync') AS fsync, current_setting('full_page_writes') AS full_pages, current_setting('min_wal_size') AS kept_at_least, current_setting('max_wal_size') AS forced_checkpoint_at",
+      "SELECT current_setting('fsync') AS fsync, current_setting('full_page_writes') AS full_pages, current_setting('min_wal_size') AS kept_at_least, current_setting('max_wal_size') AS forced_checkpoint_at, current_setting('wal_recycle') AS recycled, current_setting('wal_init_zero') AS zero_filled",
     );
-    expect(rows[0]).toEqual({ fsync: 'off', full_pages: 'off', kept_at_least: '32MB', forced_checkpoint_at: '256MB' });
+    expect(rows[0]).toEqual({ fsync: 'off', full_pages: 'off', kept_at_least: '32MB', forced_checkpoint_at: '256MB', recycled: 'off', zero_filled: 'off' });
   });
 
   it('vacuums on its own, on its interval, the tables that gathered dead rows', async () => {

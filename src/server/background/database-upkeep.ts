@@ -48,12 +48,13 @@ export interface DatabaseUpkeepOptions {
  * within a pass or two, and a large one in proportion to its size. Vacuuming the events
  * every pass (5 %) held the embedded session for longer as the kept history grew (each
  * vacuum reads all of a table's indexes) and took the acknowledgements' p99 from 34 to
- * 290 ms within 12 minutes (docs/decisions/0033-steady-for-hours.md). Checkpoints every
- * minute keep the write-ahead log that PostgreSQL holds for recycling near its minimum.
+ * 290 ms within 12 minutes (docs/decisions/0033-steady-for-hours.md). A checkpoint every
+ * 30 seconds bounds the write-ahead log the embedded database keeps to what was written
+ * since (it deletes older log, docs/decisions/0053-write-ahead-log.md).
  */
 export const defaultDatabaseUpkeepOptions: DatabaseUpkeepOptions = {
   intervalMs: 30_000,
-  checkpointIntervalMs: 60_000,
+  checkpointIntervalMs: 30_000,
   maxTablesPerPass: 8,
   vacuumBaseRows: 200,
   vacuumShare: 0.2,

@@ -42,11 +42,14 @@ const embeddedMemorySettings = ['shared_buffers=64MB', 'maintenance_work_mem=16M
  * cache and survives the process, not a power cut. Full-page images guard against pages
  * torn by exactly such a cut, so they buy nothing here, and they were most of the log: every
  * page first touched after each of the upkeep's minutely checkpoints was written whole.
- * PostgreSQL keeps the log of about two checkpoint cycles for reuse, and at least
- * `min_wal_size`, 80 MB by default, which a small install never needs; 256 MB before a
- * checkpoint is forced leaves a burst of webhooks (bench:ingest) its own pace.
+ * After a checkpoint PostgreSQL renames the log files it no longer needs for reuse, up to
+ * what it expects the next cycle to write, so the folder held two cycles of log; with
+ * recycling off it deletes them and holds only the log since the last checkpoint, and a
+ * new file is created without being filled with zeros first (nothing reads a file's
+ * unwritten end back). 256 MB before a checkpoint is forced leaves a burst of webhooks
+ * (bench:ingest) its own pace.
  */
-const embeddedWalSettings = ['full_page_writes=off', 'min_wal_size=32MB', 'max_wal_size=256MB'];
+const embeddedWalSettings = ['full_page_writes=off', 'wal_recycle=off', 'wal_init_zero=off', 'min_wal_size=32MB', 'max_wal_size=256MB'];
 
 const start = workerData as EmbeddedThreadStart;
 const port = parentPort!;
