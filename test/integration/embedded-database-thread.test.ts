@@ -1,10 +1,10 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { startEmbeddedPostgres } from '../../src/server/database/embedded-postgres.ts';
+import { pgliteModules, startEmbeddedPostgres } from '../../src/server/database/embedded-postgres.ts';
 import { PRIORITY_APPLICATION_NAME, serveEmbeddedDatabase } from '../../src/server/database/embedded-wire-server.ts';
 
 // The embedded database runs in a thread of its own, and the intake's connections go
@@ -14,7 +14,9 @@ describe('the embedded session runs the intake first, and the others still get a
   let database: PGlite;
   let server: { port: number; close(): Promise<void> };
   beforeAll(async () => {
-    database = await PGlite.create();
+    // The process's compiled PGlite, as the app's database threads use it (embedded-postgres.ts).
+  const modules = await pgliteModules();
+  database = await PGlite.create({ pgliteWasmModule: modules.pglite, initdbWasmModule: modules.initdb });
     server = await serveEmbeddedDatabase(database);
   });
   afterAll(async () => {
@@ -116,6 +118,30 @@ describe('the embedded database thread', () => {
     } finally {
       await pool.end();
       await embedded.stop();
+    }
+  });
+});
+
+describe('PGlite compiled once per process', () => {
+  it('hands every database thread the same compiled WebAssembly, so no thread compiles or frees code of its own', async () => {
+    const first = await pgliteModules();
+    expect(first.pglite).toBeInstanceOf(WebAssembly.Module);
+    expect(first.initdb).toBeInstanceOf(WebAssembly.Module);
+    const compile = vi.spyOn(WebAssembly, 'compile');
+    try {
+      // Two databases one after the other, as test files start them: nothing is compiled again.
+      for (let round = 0; round < 2; round += 1) {
+        const embedded = await startEmbeddedPostgres(undefined);
+        const client = new pg.Client({ connectionString: embedded.connectionString });
+        await client.connect();
+        expect((await client.query('SELECT 41 + 1 AS answer')).rows).toEqual([{ answer: 42 }]);
+        await client.end();
+        await embedded.stop();
+      }
+      expect(compile).not.toHaveBeenCalled();
+      expect(await pgliteModules()).toBe(first);
+    } finally {
+      compile.mockRestore();
     }
   });
 });

@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
+import { pgliteModules } from '../../src/server/database/embedded-postgres.ts';
 import { serveEmbeddedDatabase } from '../../src/server/database/embedded-wire-server.ts';
 
 // The embedded database's wire server is shared by every connection of the app: a client
@@ -13,7 +14,9 @@ let pool: pg.Pool;
 const idleInTransactionMs = 500;
 
 beforeAll(async () => {
-  database = await PGlite.create();
+  // The process's compiled PGlite, as the app's database threads use it (embedded-postgres.ts).
+  const modules = await pgliteModules();
+  database = await PGlite.create({ pgliteWasmModule: modules.pglite, initdbWasmModule: modules.initdb });
   server = await serveEmbeddedDatabase(database, { idleInTransactionMs });
   pool = new pg.Pool({ connectionString: `postgres://postgres@127.0.0.1:${server.port}/postgres`, max: 4, query_timeout: 5_000 });
   pool.on('error', () => undefined);

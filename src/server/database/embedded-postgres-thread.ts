@@ -20,6 +20,13 @@ export interface EmbeddedThreadStart {
   snapshotFile?: string | null;
   /** The port to listen on (a restarted thread takes its predecessor's, so pooled clients find it). */
   port: number;
+  /** PGlite's WebAssembly, compiled once by the process (embedded-postgres.ts says why). */
+  modules: PGliteModules;
+}
+
+export interface PGliteModules {
+  pglite: WebAssembly.Module;
+  initdb: WebAssembly.Module;
 }
 
 export type EmbeddedThreadMessage = { type: 'listening'; port: number } | { type: 'failed'; message: string } | { type: 'stopped' };
@@ -57,14 +64,15 @@ const port = parentPort!;
 async function run(): Promise<void> {
   let database: PGlite;
   const startParams = [...PGlite.defaultStartParams, ...[...embeddedMemorySettings, ...embeddedWalSettings].flatMap((setting) => ['-c', setting])];
+  const options = { startParams, pgliteWasmModule: start.modules.pglite, initdbWasmModule: start.modules.initdb };
   if (start.dataDir) {
     const directory = path.join(start.dataDir, 'pgdata');
     await mkdir(directory, { recursive: true });
-    database = await PGlite.create({ dataDir: directory, startParams });
+    database = await PGlite.create({ ...options, dataDir: directory });
   } else if (start.snapshotFile) {
-    database = await PGlite.create({ startParams, loadDataDir: new Blob([await readFile(start.snapshotFile)]) });
+    database = await PGlite.create({ ...options, loadDataDir: new Blob([await readFile(start.snapshotFile)]) });
   } else {
-    database = await PGlite.create({ startParams });
+    database = await PGlite.create(options);
   }
   const server = await serveEmbeddedDatabase(database, { port: start.port });
   port.on('message', (message: { type: 'stop' }) => {

@@ -1,5 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { EmbeddedThreadMessage, EmbeddedThreadStart } from './embedded-postgres-thread.ts';
+import type { EmbeddedThreadMessage, EmbeddedThreadStart, PGliteModules } from './embedded-postgres-thread.ts';
 
 export interface EmbeddedPostgres {
   connectionString: string;
@@ -88,7 +91,29 @@ interface RunningThread {
   port: number;
 }
 
-async function startThread(start: EmbeddedThreadStart): Promise<RunningThread> {
+let compiledModules: Promise<PGliteModules> | undefined;
+
+/**
+ * PGlite's WebAssembly, compiled once per process and handed to every database thread
+ * (docs/decisions/0023-embedded-database-thread.md). A thread that compiled its own copy
+ * freed that code when it ended, and V8 keeps one process-wide register of executable
+ * pages: with databases starting in one thread while an ended one's code was freed in
+ * another, a test process aborted on V8's check of that register ("Check failed:
+ * jit_page_->allocations_.erase(addr) == 1"). Held here, the code is compiled once and
+ * never freed, and a database (a restarted one too) starts without compiling again.
+ */
+export function pgliteModules(): Promise<PGliteModules> {
+  compiledModules ??= (async () => {
+    const distDirectory = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+    const compile = async (file: string) => WebAssembly.compile(await readFile(path.join(distDirectory, file)));
+    const [pglite, initdb] = await Promise.all([compile('pglite.wasm'), compile('initdb.wasm')]);
+    return { pglite, initdb };
+  })();
+  return compiledModules;
+}
+
+async function startThread(where: Omit<EmbeddedThreadStart, 'modules'>): Promise<RunningThread> {
+  const start: EmbeddedThreadStart = { ...where, modules: await pgliteModules() };
   const worker = new Worker(new URL('./embedded-postgres-thread.ts', import.meta.url), { workerData: start });
   return new Promise<RunningThread>((resolve, reject) => {
     const onExit = (code: number) => reject(new Error(`the embedded database thread ended while starting (exit code ${code})`));

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useLayoutEffect, useState } from 'react';
 import { useForm } from 'react-hook-form';
 import { zodResolver } from '@hookform/resolvers/zod';
 import { useNavigate } from 'react-router';
@@ -26,7 +26,8 @@ import { endpoints } from '../../../shared/api/endpoints.ts';
 export function ResetPasswordPage() {
   // Read once: the fragment is cleared from the address bar right after.
   const [token] = useState(() => readAuthLinkFragment().accessToken);
-  useEffect(clearUrlFragment, []);
+  // Before the page is painted: the token leaves the address bar (and its history entry) at once.
+  useLayoutEffect(clearUrlFragment, []);
 
   return <AuthShell title="Reset Password">{token ? <ResetPasswordForm token={token} /> : <MissingToken />}</AuthShell>;
 }

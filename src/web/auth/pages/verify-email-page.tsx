@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useLayoutEffect, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { CheckCircle2, XCircle } from 'lucide-react';
 import { authMessages } from '../../../shared/messages.ts';
@@ -25,7 +25,8 @@ export function VerifyEmailPage() {
   const [link] = useState(() => readAuthLinkFragment());
   const navigate = useNavigate();
   // The token leaves the address at once, before it is spent.
-  useEffect(clearUrlFragment, []);
+  // Before the page is painted: the token leaves the address bar (and its history entry) at once.
+  useLayoutEffect(clearUrlFragment, []);
   const verification = useVerifyEmail(link.accessToken);
 
   const verified = verification.isSuccess;
