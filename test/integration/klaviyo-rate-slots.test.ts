@@ -82,3 +82,32 @@ describe("the Klaviyo limiter's shared log", () => {
     expect(statements).toHaveLength(2);
   });
 });
+
+describe('the time a waiting request is told to come back', () => {
+  it('is never before its slot frees: a request back at exactly that time takes it, however the stamps fall within their millisecond', async () => {
+    // A use was stamped with the microseconds the database spent taking its lock, while the
+    // time to come back reached the app in whole milliseconds: it could fall up to a
+    // millisecond before the slot freed. On a clock that does not move by itself (a test's),
+    // the request then waited for that millisecond for ever; a CI run failed so.
+    const oneAWindow = { ...klaviyoAccountLimits, 'profile-import': [{ limit: 1, windowMs: 10_000 }] };
+    const missed: string[] = [];
+    for (let round = 0; round < 40; round += 1) {
+      const apiKey = `pk_${randomUUID()}`;
+      const clock = new ManualClock(new Date('2031-03-01T10:00:00Z'));
+      await takeKlaviyoSlot(database.pool, apiKey, 'profile-import', { limits: oneAWindow, clock, maxInPlaceWaitMs: 0 });
+      clock.advance(1_000);
+      const comeBackAt = await takeKlaviyoSlot(database.pool, apiKey, 'profile-import', { limits: oneAWindow, clock, maxInPlaceWaitMs: 0 }).then(
+        () => null,
+        (error: unknown) => (error as RateLimitWait).until,
+      );
+      expect(comeBackAt).toBeInstanceOf(Date);
+      clock.advance(comeBackAt!.getTime() - clock.now().getTime());
+      const taken = await takeKlaviyoSlot(database.pool, apiKey, 'profile-import', { limits: oneAWindow, clock, maxInPlaceWaitMs: 0 }).then(
+        () => true,
+        () => false,
+      );
+      if (!taken) missed.push(comeBackAt!.toISOString());
+    }
+    expect(missed).toEqual([]);
+  });
+});

@@ -36,7 +36,10 @@ BEGIN
   IF p_lock_timeout_ms IS NOT NULL THEN
     PERFORM set_config('lock_timeout', lock_timeout_before, true);
   END IF;
-  stamped := p_now + (clock_timestamp() - entered);
+  -- In whole milliseconds, as the app's clock and its Dates count: a stamp with microseconds
+  -- made the time a waiting request was told to come back (the stamp as a Date plus the
+  -- wait) fall up to a millisecond before its slot freed.
+  stamped := date_trunc('milliseconds', p_now + (clock_timestamp() - entered));
   SELECT max(padded) INTO longest FROM unnest(p_padded_ms) AS padded;
   DELETE FROM klaviyo_rate_uses WHERE bucket_key = p_key AND used_at < stamped - make_interval(secs => longest / 1000);
   FOR window_index IN 1 .. coalesce(array_length(p_limits, 1), 0) LOOP
