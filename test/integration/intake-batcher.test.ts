@@ -16,7 +16,7 @@ let database: Database;
 const userId = `user-${randomUUID()}`;
 const flowId = `flow-${randomUUID()}`;
 // These tests send no jobs: the statement that stores a batch sends them, tested through the intake elsewhere.
-const noJobs: JobSender = { jobsStatement: async () => null, jobsSent: () => undefined };
+const noJobs: JobSender = { jobsStatement: async () => null, jobsSent: () => undefined, intakeBusy: () => undefined };
 const quietLogger = pino({ level: 'silent' });
 
 beforeAll(async () => {
@@ -131,4 +131,17 @@ it('sends the requests that arrive in one turn of the event loop as one batch, n
   expect(answers).toEqual(burst.map((event) => ({ inserted: true, id: event.id, status: 'received' })));
   expect(statements).toHaveLength(1);
   expect(await storedIds(burst.map((event) => event.id))).toEqual(new Set(burst.map((event) => event.id)));
+});
+
+it('tells the worker the intake is busy when webhooks gather into a batch of ten or more, and not for a few', async () => {
+  let busySignals = 0;
+  const watching: JobSender = { ...noJobs, intakeBusy: () => (busySignals += 1) };
+  const batcher = new IntakeBatcher(database.pool, watching, quietLogger);
+  const few = Array.from({ length: 9 }, () => arriving());
+  await Promise.all(few.map((event) => batcher.store(event, false)));
+  expect(busySignals).toBe(0);
+  const flood = Array.from({ length: 10 }, () => arriving());
+  const answers = await Promise.all(flood.map((event) => batcher.store(event, false)));
+  expect(busySignals).toBe(1);
+  expect(answers.every((answer) => answer.inserted)).toBe(true);
 });

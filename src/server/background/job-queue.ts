@@ -16,6 +16,9 @@ import { createBackgroundLoop, type BackgroundLoop } from './background-loop.ts'
  */
 export const PROCESS_EVENT_QUEUE = 'process-event';
 
+/** How long one sign of a busy intake holds the worker back; each busy batch renews it. */
+export const INTAKE_BUSY_MS = 500;
+
 /** How often a worker looks for a due scheduled job: a few seconds late is nothing to work due every quarter hour. */
 const SCHEDULED_POLL_SECONDS = 5;
 
@@ -33,6 +36,12 @@ export interface ProcessEventJob {
 export interface EventJobOptions {
   /** Jobs in flight per process. */
   concurrency: number;
+  /**
+   * Jobs in flight at most while this process's intake is busy (see `intakeBusy`): enough
+   * to keep events moving, few enough to leave the database and the event loop to the
+   * webhooks that are waiting for their answer.
+   */
+  concurrencyWhileIntakeBusy: number;
   /** How often an idle worker looks for new jobs (other processes' sends). */
   pollIntervalMs: number;
   /** Retries of a job whose handler crashed (a failed service call is not a crash: its next try is scheduled on the event). */
@@ -149,6 +158,16 @@ export class JobQueue {
     this.worker?.wake();
   }
 
+  /**
+   * Tells this process's worker that webhooks are queueing for the database here: for the
+   * next INTAKE_BUSY_MS it takes new jobs only up to `concurrencyWhileIntakeBusy`. A
+   * sender waits for its answer and gives up after seconds (Shopify after 5), while a job
+   * taken a moment later loses nothing (docs/decisions/0055-intake-first.md).
+   */
+  intakeBusy(): void {
+    this.worker?.holdBack(INTAKE_BUSY_MS);
+  }
+
   /** Starts taking jobs in this process. */
   work(handler: ProcessEventHandler): void {
     if (this.worker) return;
@@ -211,6 +230,8 @@ class JobPump {
   private readonly fetching: BackgroundLoop;
   /** One statement refreshes every job in flight; a killed process stops refreshing, and supervision then hands its jobs to another worker. */
   private readonly heartbeat: BackgroundLoop;
+  /** Until this time (ms since the epoch, real time) new jobs are taken only up to `concurrencyWhileIntakeBusy`. */
+  private heldBackUntil = 0;
 
   constructor(boss: PgBoss, handler: ProcessEventHandler, options: EventJobOptions, logger: Logger) {
     this.boss = boss;
@@ -236,6 +257,10 @@ class JobPump {
     this.fetching.wake();
   }
 
+  holdBack(forMs: number): void {
+    this.heldBackUntil = Math.max(this.heldBackUntil, Date.now() + forMs);
+  }
+
   inFlightCount(): number {
     return this.running.size;
   }
@@ -243,8 +268,14 @@ class JobPump {
   /** Fetches until the worker is full or a fetch comes back short; one that found jobs asks for a look again right after. */
   private async fetchWhileFree(): Promise<void> {
     for (;;) {
-      const free = this.options.concurrency - this.running.size;
-      if (free <= 0) return;
+      const heldBackFor = this.heldBackUntil - Date.now();
+      const limit = heldBackFor > 0 ? this.options.concurrencyWhileIntakeBusy : this.options.concurrency;
+      const free = limit - this.running.size;
+      if (free <= 0) {
+        // No job may finish before the hold ends; the jobs waiting are looked for then, not a poll later.
+        if (heldBackFor > 0) this.fetching.wakeIn(heldBackFor + 1);
+        return;
+      }
       const wanted = Math.min(free, 100);
       let jobs: Array<JobWithMetadata<ProcessEventJob>>;
       try {

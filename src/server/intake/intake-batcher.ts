@@ -10,6 +10,8 @@ export interface JobSender {
   jobsStatement(jobs: Array<{ id: string; job: { eventId: string; attempt: number; arm?: boolean } }>): Promise<JobsForEvents | null>;
   /** The jobs of a statement from `jobsStatement` were sent (a worker in this process may take them now). */
   jobsSent(): void;
+  /** Webhooks are queueing for the database (a worker in this process should leave it to them for a moment). */
+  intakeBusy(): void;
 }
 
 /**
@@ -39,6 +41,14 @@ interface Pending {
 }
 
 const MAX_BATCH = 100;
+/**
+ * A batch this large means webhooks gathered while the last one was written: they are
+ * queueing for the database, as in a flood (a sale, a bulk import, a backlog Shopify sends
+ * again), not arriving one by one, which even at 150 a second go in batches of one to
+ * three. Then the intake tells the worker of this process to take few new jobs for a
+ * moment (docs/decisions/0055-intake-first.md).
+ */
+const BUSY_BATCH = 10;
 // One batch in the database at a time, the next gathering meanwhile: batches of one flow
 // would wait for each other on the change-log lock anyway, and measured (bench:ingest)
 // two in parallel only made each smaller and the intake slower, on either database.
@@ -85,6 +95,7 @@ export class IntakeBatcher {
   private drain(): void {
     while (this.running < MAX_PARALLEL_BATCHES && this.queue.length > 0) {
       const batch = this.queue.splice(0, MAX_BATCH);
+      if (batch.length >= BUSY_BATCH) this.jobs.intakeBusy();
       this.running += 1;
       void this.write(batch, () => {
         this.running -= 1;

@@ -56,6 +56,7 @@ export const defaultEngineOptions: EngineOptions = {
   // of its jobs check, deliver or wait for Klaviyo's limits meanwhile (0008, 0042).
   writingConcurrency: 300,
   concurrency: 600,
+  concurrencyWhileIntakeBusy: 10,
   pollIntervalMs: 1_000,
   retryLimit: 5,
   retryDelaySeconds: 5,
@@ -73,6 +74,8 @@ export interface Engine {
    */
   jobsStatement(jobs: Array<{ id: string; job: ProcessEventJob }>): Promise<JobsForEvents | null>;
   jobsSent(): void;
+  /** Webhooks queue for the database in this process: its worker takes few new jobs for a moment (JobQueue.intakeBusy). */
+  intakeBusy(): void;
   /** In start order: the queue, the bulk batches, the event worker, the timer sweep. */
   backgroundParts: BackgroundPart[];
   /** A worker part that runs `run` on the queue's cron (`cron`, UTC), in one worker process at a time. */
@@ -207,6 +210,7 @@ export function createEngine(dependencies: {
     enqueue: (db, job) => jobs.send(db, job),
     jobsStatement: (many) => jobs.sendManyStatement(many),
     jobsSent: () => jobs.jobsSent(),
+    intakeBusy: () => jobs.intakeBusy(),
     backgroundParts: [
       // Every role sends jobs; the cron of scheduled work runs only where jobs are worked (see JobQueue).
       { name: 'job-queue', runsIn: 'every', start: () => jobs.start(), stop: () => jobs.stop() },
