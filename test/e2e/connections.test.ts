@@ -64,7 +64,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   try {
     openai = await startFakeOpenAI({ validKeys: [openaiKey], models: ['gpt-5-mini', 'gpt-5'] });
-    klaviyo = await startFakeKlaviyo({ oauthApp: { ...apps.klaviyo, redirectUris: klaviyoRedirectUris } });
+    klaviyo = await startFakeKlaviyo({ oauthApp: { ...apps.klaviyo, redirectUris: klaviyoRedirectUris }, accountName: klaviyoAccountName });
     shopify = await startFakeShopify({ shopDomain, shopName, app: apps.shopify });
     server = await startE2EServer({
       env: {
@@ -117,6 +117,9 @@ async function approveOn(service: 'shopify' | 'klaviyo', returnTo: string): Prom
   // The outcome leaves the address at once; its words stay on the page.
   await expect.poll(() => new URL(page.url()).search).toBe('');
 }
+
+/** The Klaviyo account's name, as Klaviyo's accounts endpoint gives it: the owner sees whom they connected. */
+const klaviyoAccountName = 'Olive Outfitters Marketing';
 
 describe('connecting Shopify and Klaviyo in one click', () => {
   it('takes a new owner from setup through both consent pages to the dashboard, shows an uninstall, reconnects, and disconnects Klaviyo', async () => {
@@ -172,7 +175,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     await button(m.connectKlaviyo).click();
     await approveOn('klaviyo', '/setup');
     const klaviyoSection = page.getByTestId('klaviyo-credentials');
-    await klaviyoSection.getByText(/^Connected (as|to Klaviyo account) /).waitFor();
+    await klaviyoSection.getByText(`Connected as ${klaviyoAccountName}`, { exact: true }).waitFor();
     expect(await klaviyoSection.getByText(/^Scopes: .*profiles:write/).count()).toBe(1);
     expect(await field('Klaviyo API Key').count()).toBe(0);
     await expectNoSeriousA11yViolations(page);
@@ -191,7 +194,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     await heading('API Settings').waitFor();
     const connections = page.getByTestId('connections-card');
     await connections.getByText(m.shopifyConnectedTo(shopName, shopDomain), { exact: true }).waitFor();
-    await connections.getByTestId('klaviyo-connection').getByText(/^Connected (as|to Klaviyo account) /).waitFor();
+    await connections.getByTestId('klaviyo-connection').getByText(`Connected as ${klaviyoAccountName}`, { exact: true }).waitFor();
     await page.getByText(m.rows.shopify, { exact: true }).waitFor();
     await page.getByText(m.rows.klaviyo, { exact: true }).waitFor();
     await dismissToasts(page);
@@ -240,6 +243,26 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     await klaviyoCard.getByRole('button', { name: m.connectKlaviyo }).waitFor();
     expect(((await user.client.call(endpoints.connections.status)).json as { klaviyo: unknown }).klaviyo).toBeNull();
 
+    expectNoBrowserErrors(errors);
+  });
+
+  it('names the permission Shopify did not grant, and asks to connect again', async () => {
+    // The first test leaves the shop connected to its owner: the merchant uninstalls the app first.
+    await shopify!.uninstall();
+    shopify!.grantOnly(['read_orders']);
+    try {
+      await createSignedInUser(server!, context, { fullName: 'Fewer Scopes' });
+      await page.goto('/setup');
+      await field('Shopify Store Domain').fill(shopDomain);
+      await button(m.connectShopify).click();
+      await page.waitForURL(onOrigin(shopify!.baseUrl));
+      await button('Install').click();
+      await page.waitForURL(onAppPage('/setup'));
+      await page.getByTestId('shopify-credentials').getByText(m.scopesMissing(['read_products']), { exact: true }).waitFor();
+      await expectNoSeriousA11yViolations(page);
+    } finally {
+      shopify!.grantOnly(null);
+    }
     expectNoBrowserErrors(errors);
   });
 

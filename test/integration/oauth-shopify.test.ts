@@ -8,6 +8,7 @@ import { uniqueEmail } from '../support/accounts.ts';
 import type { HttpClient } from '../support/http-client.ts';
 import { createShopifyInstallations } from '../../src/server/connections/shopify-installations.ts';
 import { fetchShop } from '../../src/server/integrations/shopify/shopify-admin.ts';
+import { listShopSubscriptions } from '../../src/server/shopify-connect/webhook-subscriptions.ts';
 import { connectionWords } from '../../src/server/connections/connection-words.ts';
 import { endpoints } from '../../src/shared/api/endpoints.ts';
 
@@ -58,6 +59,21 @@ async function connectedOwner() {
   return owner;
 }
 
+/** The Shopify connections as another process of the same deployment builds them (on the same database), or one at another public address. */
+function installationsOfAnotherProcess(options: { publicUrl?: string } = {}) {
+  const { testApp } = scenario;
+  return createShopifyInstallations({
+    pool: testApp.database.pool,
+    cipher: testApp.app.credentialCipher,
+    clock: testApp.clock,
+    logger: testApp.app.log as never,
+    conditions: testApp.app.serviceConditions,
+    app,
+    publicUrl: options.publicUrl ?? testApp.config.publicUrl,
+    shopifyBaseUrl: testApp.config.shopifyBaseUrl,
+  });
+}
+
 const refreshes = () => scenario.shopify.tokenRequests.filter((request) => request.grantType === 'refresh_token');
 
 describe('connecting a shop by OAuth', () => {
@@ -92,17 +108,7 @@ describe('connecting a shop by OAuth', () => {
     const owner = await connectedOwner();
     const before = refreshes().length;
     const { testApp } = scenario;
-    const otherProcess = () =>
-      createShopifyInstallations({
-        pool: testApp.database.pool,
-        cipher: testApp.app.credentialCipher,
-        clock: testApp.clock,
-        logger: testApp.app.log as never,
-        conditions: testApp.app.serviceConditions,
-        app,
-        publicUrl: testApp.config.publicUrl,
-        shopifyBaseUrl: testApp.config.shopifyBaseUrl,
-      });
+    const otherProcess = () => installationsOfAnotherProcess();
     const first = await testApp.app.shopifyTokens.connectionFor(owner.userId);
     // 56 minutes on: within five minutes of the hour's expiry.
     testApp.clock.advance(56 * 60_000);
@@ -177,6 +183,92 @@ describe('connecting a shop by OAuth', () => {
       scenario.shopify.grantOnly(null);
     }
   });
+});
+
+describe('a renewal that fails', () => {
+  /** An owner with an abandoned-cart flow whose shop is connected through the deployment's app. */
+  async function ownerOnTheApp() {
+    const owner = await ownerWithFlows(scenario, { abandoned_cart: { waitMinutes: 0 } });
+    expect((await owner.client.get(await approveInstall(owner.client))).status).toBe(303);
+    return owner;
+  }
+
+  it('is tried again later when the token endpoint answers 5xx or never answers, and the shop keeps its place', async () => {
+    const { testApp } = scenario;
+    const owner = await ownerOnTheApp();
+    const before = refreshes().length;
+    testApp.clock.advance(56 * 60_000);
+    scenario.shopify.failTokenRequests(1, 503);
+    await expect(testApp.app.shopifyTokens.connectionFor(owner.userId)).rejects.toMatchObject({ retryable: true });
+    scenario.shopify.failTokenRequests(1, 'timeout');
+    await expect(testApp.app.shopifyTokens.connectionFor(owner.userId)).rejects.toMatchObject({ retryable: true });
+    // Neither failure told the owner anything was wrong, nor dropped the installation.
+    expect((await owner.client.call(endpoints.connections.status)).json.shopify).toMatchObject({ state: 'connected', problem: null });
+    expect((await owner.client.call(endpoints.serviceConditions.list)).json.conditions).toEqual([]);
+    const renewed = await testApp.app.shopifyTokens.connectionFor(owner.userId);
+    expect((await fetchShop(renewed!, AbortSignal.timeout(5_000))).myshopifyDomain).toBe(shop);
+    // The failed requests carried out nothing, so the one that worked used the same refresh token.
+    const tried = refreshes().slice(before);
+    expect(tried).toHaveLength(3);
+    expect(new Set(tried.map((request) => request.refreshToken)).size).toBe(1);
+  }, 30_000);
+
+  it('refused for good (an uninstall whose webhook never came) tells the owner, keeps the events waiting, and a reconnect sends them', async () => {
+    const { testApp } = scenario;
+    const owner = await ownerOnTheApp();
+    // The merchant uninstalls, and no app/uninstalled reaches Flowsmith: the next renewal is refused.
+    await scenario.shopify.uninstall();
+    testApp.clock.advance(56 * 60_000);
+    const refused = await testApp.app.shopifyTokens.connectionFor(owner.userId).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ retryable: true });
+    const status = (await owner.client.call(endpoints.connections.status)).json.shopify;
+    expect(status.problem).toBe(connectionWords.shopifyRenewalRefused('The refresh token is invalid, expired or revoked'));
+    expect(status.problem).toBe("Shopify refused to renew Flowsmith's access to the store (The refresh token is invalid, expired or revoked).");
+    expect((await owner.client.call(endpoints.serviceConditions.list)).json.conditions).toEqual([
+      expect.objectContaining({ kind: 'shopify_uninstalled', detail: status.problem }),
+    ]);
+    const stored = await testApp.database.pool.query('SELECT access_token, refresh_token FROM shopify_installations WHERE user_id = $1', [owner.userId]);
+    expect(stored.rows).toEqual([{ access_token: null, refresh_token: null }]);
+
+    const writtenBefore = scenario.openai.responsesRequests().length;
+    const posted = await postEvent(testApp.baseUrl, owner.flows.abandoned_cart.webhookPath, sampleEvent('abandoned_cart', { email: `refused-${randomUUID()}@example.com` }));
+    expect(posted.status).toBe(202);
+    await waitForEvent(testApp.database.pool, posted.json.eventId, { statuses: ['waiting'] });
+    expect(scenario.openai.responsesRequests().length).toBe(writtenBefore);
+
+    expect((await owner.client.get(await approveInstall(owner.client))).status).toBe(303);
+    expect((await owner.client.call(endpoints.serviceConditions.list)).json.conditions).toEqual([]);
+    const settled = await settleOnTheAppClock(scenario, [posted.json.eventId], { stepMs: 60_000 });
+    expect(settled.get(posted.json.eventId)!.status).toBe('delivered');
+  });
+});
+
+it('registers app/uninstalled and app/scopes_update at the shop when PUBLIC_URL is https, and Shopify\'s uninstall then reaches the app', async () => {
+  const { testApp } = scenario;
+  const owner = await insertSignedInOwner(testApp, { email: uniqueEmail('oauth-register') });
+  // A deployment at a public https address: the one Shopify takes for webhooks (the test app itself listens on http).
+  const publicUrl = 'https://app.flowsmith-test.example';
+  const deployed = installationsOfAnotherProcess({ publicUrl });
+  const authorizeUrl = await deployed.begin(owner.userId, shop, '/setup');
+  const page = await fetch(authorizeUrl, { redirect: 'manual' });
+  const pressed = page.status === 302 ? page : await pressConsentButton(authorizeUrl, await page.text(), 'Install');
+  const callback = new URL(pressed.headers.get('location')!);
+  expect(`${callback.origin}${callback.pathname}`).toBe(`${publicUrl}/api/connections/shopify/callback`);
+  expect(await deployed.complete(Object.fromEntries(callback.searchParams), owner.userId)).toEqual({ kind: 'connected', returnTo: '/setup' });
+
+  const connection = await deployed.connectionFor(owner.userId);
+  const registered = (await listShopSubscriptions(connection, AbortSignal.timeout(5_000))).filter((subscription) => subscription.uri === `${publicUrl}/api/shopify-app/webhooks`);
+  expect(registered.map((subscription) => subscription.topic).sort()).toEqual(['APP_SCOPES_UPDATE', 'APP_UNINSTALLED']);
+
+  // Shopify posts the uninstall to the registered address, which here is the test app.
+  scenario.shopify.setWebhookDeliveryUrl((uri) => uri.replace(publicUrl, testApp.baseUrl));
+  try {
+    const deliveries = await scenario.shopify.uninstall();
+    expect(deliveries.map((delivery) => [delivery.topic, delivery.status])).toEqual([['app/uninstalled', 200]]);
+  } finally {
+    scenario.shopify.setWebhookDeliveryUrl((uri) => uri);
+  }
+  expect((await owner.client.call(endpoints.connections.status)).json.shopify.state).toBe('uninstalled');
 });
 
 describe('a callback that is not genuine', () => {
@@ -259,6 +351,9 @@ describe('an uninstall', () => {
     const status = (await owner.client.call(endpoints.connections.status)).json.shopify;
     expect(status).toMatchObject({ state: 'uninstalled', problem: connectionWords.shopifyUninstalled(shop) });
     await expect(testApp.app.shopifyTokens.connectionFor(owner.userId)).rejects.toMatchObject({ retryable: true });
+    // Deleted, not only marked: nothing of the ended grant is kept.
+    const stored = await testApp.database.pool.query('SELECT access_token, refresh_token FROM shopify_installations WHERE user_id = $1', [owner.userId]);
+    expect(stored.rows).toEqual([{ access_token: null, refresh_token: null }]);
     const conditions = (await owner.client.call(endpoints.serviceConditions.list)).json.conditions;
     expect(conditions).toEqual([expect.objectContaining({ kind: 'shopify_uninstalled' })]);
 

@@ -11,14 +11,15 @@ import {
   type RenewedTokens,
 } from '../../src/server/connections/token-renewal.ts';
 import { ServiceError } from '../../src/server/integrations/service-error.ts';
-import type { Database } from '../../src/server/database/database.ts';
+import pg from 'pg';
+import type { Database, Queryable } from '../../src/server/database/database.ts';
 
 /**
  * The renewal of an OAuth connection's access token (docs/decisions/0048-connect-by-oauth.md):
- * once across processes (two renewals here stand for two processes on one database), a
+ * once across processes (two renewals on two pools stand for two processes on one database), a
  * lost answer recovered with the refresh token still stored, and a refusal for good kept
  * with the connection. The token endpoint is a counted function here; the HTTP of each
- * service is tested against its stand-in in test/integration/oauth-connections.test.ts.
+ * service is tested against its stand-in in oauth-shopify.test.ts and oauth-klaviyo.test.ts.
  */
 let database: Database;
 const cipher = createCredentialCipher(randomBytes(32));
@@ -69,9 +70,10 @@ function tokenEndpoint(behaviour: (refreshToken: string, call: number) => Promis
   return {
     calls,
     refused,
-    renewal: () =>
+    /** A renewal on `db`: the app's pool, or another pool standing for another process's. */
+    renewal: (db: Queryable = database.pool) =>
       createTokenRenewal({
-        db: database.pool,
+        db,
         cipher,
         clock,
         table: 'klaviyo_connections',
@@ -102,10 +104,16 @@ describe('renewing an OAuth access token', () => {
       await new Promise((resolve) => setTimeout(resolve, 150));
       return renewed(call);
     });
-    const [first, second] = [endpoint.renewal(), endpoint.renewal()];
-    const tokens = await Promise.all([first.accessToken(userId), second.accessToken(userId), first.accessToken(userId)]);
-    expect(endpoint.calls).toEqual(['refresh-1']);
-    expect(tokens).toEqual(['access-2', 'access-2', 'access-2']);
+    // The other process has its own pool: its own connections to the database, as a second process would.
+    const otherProcessPool = new pg.Pool({ ...database.clientConfig, max: 2 });
+    try {
+      const [first, second] = [endpoint.renewal(), endpoint.renewal(otherProcessPool)];
+      const tokens = await Promise.all([first.accessToken(userId), second.accessToken(userId), first.accessToken(userId), second.accessToken(userId)]);
+      expect(endpoint.calls).toEqual(['refresh-1']);
+      expect(tokens).toEqual(['access-2', 'access-2', 'access-2', 'access-2']);
+    } finally {
+      await otherProcessPool.end();
+    }
     const row = await storedRow();
     expect(row.refresh).toBe('refresh-2');
     expect(row.renewed_at).not.toBeNull();

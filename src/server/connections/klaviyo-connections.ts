@@ -80,7 +80,7 @@ export function createKlaviyoConnections(deps: {
         const tokens = await refreshKlaviyoToken(deps.klaviyoBaseUrl, app!, refreshToken, { now: clock.now(), signal });
         return { accessToken: tokens.accessToken, accessTokenExpiresAt: tokens.accessTokenExpiresAt, refreshToken: tokens.refreshToken, refreshTokenExpiresAt: null, scopes: tokens.scope || null };
       } catch (error) {
-        if (error instanceof KlaviyoGrantRefused) throw new RenewalRefused(w.klaviyoRenewalRefused(error.message.replace(/^Klaviyo: /, '')));
+        if (error instanceof KlaviyoGrantRefused) throw new RenewalRefused(w.klaviyoRenewalRefused(error.said));
         throw error;
       }
     },

@@ -106,7 +106,7 @@ export function createShopifyInstallations(deps: {
         const tokens = await refreshShopifyToken(shopUrlOf(domain ?? ''), app!, refreshToken, { now: clock.now(), signal });
         return renewedFrom(tokens, refreshToken);
       } catch (error) {
-        if (error instanceof ShopifyGrantRefused) throw new RenewalRefused(w.shopifyRenewalRefused(error.message.replace(/^Shopify: /, '')));
+        if (error instanceof ShopifyGrantRefused) throw new RenewalRefused(w.shopifyRenewalRefused(error.said));
         throw error;
       }
     },

@@ -36,9 +36,12 @@ const oauthErrorSchema = z.looseObject({ error: z.string().optional(), error_des
 
 /** Klaviyo refused the grant itself (code or refresh token used, expired or revoked). */
 export class KlaviyoGrantRefused extends ServiceError {
-  constructor(detail: string, status: number) {
-    super('klaviyo', 'bad_request', detail, { status });
+  /** The service's own words for the refusal (its error_description), for the owner to read. */
+  readonly said: string;
+  constructor(said: string, status: number) {
+    super('klaviyo', 'bad_request', `the grant was refused (${said})`, { status });
     this.name = 'KlaviyoGrantRefused';
+    this.said = said;
   }
 }
 
@@ -64,7 +67,7 @@ async function post<T>(baseUrl: string, app: KlaviyoApp, sent: { path: string; f
         throw new ServiceError('klaviyo', 'invalid_client', "the deployment's Klaviyo app was refused (KLAVIYO_CLIENT_ID, KLAVIYO_CLIENT_SECRET)", { status: answer.status });
       }
       const words = said.success ? (said.data.error_description ?? error) : undefined;
-      throw new KlaviyoGrantRefused(`the grant was refused (${(words ?? `HTTP ${answer.status}`).slice(0, 200)})`, answer.status);
+      throw new KlaviyoGrantRefused((words ?? `HTTP ${answer.status}`).slice(0, 200).replace(/\.$/, ''), answer.status);
     }
     if (!answer.ok) throw answer.error();
     return read(await answer.text().then((text) => (text ? (JSON.parse(text) as unknown) : null)).catch(() => null));

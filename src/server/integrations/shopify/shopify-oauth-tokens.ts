@@ -33,9 +33,12 @@ const oauthErrorSchema = z.looseObject({ error: z.string().optional(), error_des
 
 /** A refusal of the grant itself (used, expired or revoked code or refresh token): asking again changes nothing. */
 export class ShopifyGrantRefused extends ServiceError {
-  constructor(detail: string, status: number) {
-    super('shopify', 'bad_request', detail, { status });
+  /** The service's own words for the refusal (its error_description), for the owner to read. */
+  readonly said: string;
+  constructor(said: string, status: number) {
+    super('shopify', 'bad_request', `the grant was refused (${said})`, { status });
     this.name = 'ShopifyGrantRefused';
+    this.said = said;
   }
 }
 
@@ -57,7 +60,7 @@ async function requestToken(shopUrl: string, body: Record<string, string>, now: 
       if (said.success && said.data.error === 'invalid_client') {
         throw new ServiceError('shopify', 'invalid_client', "the deployment's app id and secret were refused (SHOPIFY_API_KEY, SHOPIFY_API_SECRET)", { status: answer.status });
       }
-      throw new ShopifyGrantRefused(`the grant was refused (${(words ?? `HTTP ${answer.status}`).slice(0, 200)})`, answer.status);
+      throw new ShopifyGrantRefused((words ?? `HTTP ${answer.status}`).slice(0, 200).replace(/\.$/, ''), answer.status);
     }
     if (!answer.ok) throw answer.error();
     const token = tokenAnswerSchema.safeParse(await answer.json().catch(() => null));
