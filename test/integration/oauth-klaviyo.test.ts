@@ -93,7 +93,10 @@ describe('Klaviyo connected by OAuth', () => {
     const eventId = await deliverOne(owner);
     const waiting = await waitForEvent(scenario.testApp.database.pool, eventId, { statuses: ['waiting'] });
     expect(waiting.error).toMatch(/Klaviyo refused to renew/);
-    expect((await owner.client.call(endpoints.connections.status)).json.klaviyo).toMatchObject({ state: 'renewal_refused' });
+    const refused = (await owner.client.call(endpoints.connections.status)).json.klaviyo;
+    expect(refused).toMatchObject({ state: 'renewal_refused' });
+    // Klaviyo's own words once, in one pair of brackets.
+    expect(refused.problem).toMatch(/^Klaviyo refused to renew Flowsmith's access to the account \([^()]+\); the app may have been removed in Klaviyo\.$/);
     scenario.testApp.clock.advance(1_000);
     expect((await owner.client.call(endpoints.serviceConditions.list)).json.conditions).toEqual([expect.objectContaining({ kind: 'klaviyo_disconnected' })]);
 
