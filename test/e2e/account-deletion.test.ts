@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
 import { credentialsInput, defaultAssistants } from '../support/engine-scenario.ts';
-import { expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, type BrowserErrors } from '../support/browser.ts';
+import { expectNoBrowserErrors, expectNoSeriousA11yViolations, toastOf, untilSectionsLoaded, type BrowserErrors } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { HttpClient } from '../support/http-client.ts';
 import { accountDeletionMessages } from '../../src/shared/auth/account-deletion.ts';
@@ -24,6 +24,7 @@ describe('API settings', () => {
     const user = await createSignedInUser(server, context);
     await page.goto('/settings/api');
     await heading(retentionMessages.sectionTitle).waitFor();
+    await untilSectionsLoaded(page);
     const days = page.getByLabel(retentionMessages.daysLabel, { exact: true });
     await expect.poll(() => days.inputValue()).toBe('30');
     await days.fill('400');
@@ -54,6 +55,7 @@ describe('API settings', () => {
     await page.goto('/settings/api');
     const zone = page.getByRole('region', { name: accountDeletionMessages.sectionTitle });
     await zone.waitFor();
+    await untilSectionsLoaded(page);
     await expectNoSeriousA11yViolations(page);
 
     // Without the tick, then with a wrong password: nothing happens to the account.

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startE2EServer, type E2EServer } from '../support/e2e-server.ts';
-import { dismissToasts, expectNoBrowserErrors, expectNoSeriousA11yViolations, fieldErrorOf, launchBrowser, openPageForEachTest, toastOf, type BrowserErrors } from '../support/browser.ts';
+import { dismissToasts, expectNoBrowserErrors, expectNoSeriousA11yViolations, fieldErrorOf, launchBrowser, openPageForEachTest, toastOf, untilSectionsLoaded, type BrowserErrors } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { startFakeOpenAI, type FakeOpenAI } from '../fakes/fake-openai.ts';
 import { startFakeKlaviyo, type FakeKlaviyo } from '../fakes/fake-klaviyo.ts';
@@ -192,6 +192,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     // API Settings says how each is connected, as whom, with which scopes.
     await page.goto('/settings/api');
     await heading('API Settings').waitFor();
+    await untilSectionsLoaded(page);
     const connections = page.getByTestId('connections-card');
     await connections.getByText(m.shopifyConnectedTo(shopName, shopDomain), { exact: true }).waitFor();
     await connections.getByTestId('klaviyo-connection').getByText(`Connected as ${klaviyoAccountName}`, { exact: true }).waitFor();
@@ -223,6 +224,7 @@ describe('connecting Shopify and Klaviyo in one click', () => {
     const stopped = shopifyCard.getByRole('alert').filter({ hasText: m.shopifyStoppedTitle });
     await stopped.getByText(connectionWords.shopifyUninstalled(shopDomain), { exact: true }).waitFor();
     await stopped.getByText(m.shopifyStopped, { exact: true }).waitFor();
+    await untilSectionsLoaded(page);
     await expectNoSeriousA11yViolations(page);
     await shopifyCard.getByRole('button', { name: m.reconnectShopify }).click();
     await approveOn('shopify', '/settings/api');
@@ -233,6 +235,8 @@ describe('connecting Shopify and Klaviyo in one click', () => {
 
     // Disconnect Klaviyo: asked first, saying what stops.
     await page.goto('/settings/api');
+    await heading('API Settings').waitFor();
+    await untilSectionsLoaded(page);
     const klaviyoCard = page.getByTestId('klaviyo-connection');
     await klaviyoCard.getByRole('button', { name: m.disconnect, exact: true }).click();
     const confirmation = klaviyoCard.getByRole('group', { name: m.disconnectTitle });

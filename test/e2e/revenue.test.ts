@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import type { E2EServer } from '../support/e2e-server.ts';
-import { dismissToasts, expectNoA11yViolations, expectNoBrowserErrors, fieldErrorOf, openPage, saveScreenshot, toastOf } from '../support/browser.ts';
+import { dismissToasts, expectNoA11yViolations, expectNoBrowserErrors, fieldErrorOf, openPage, saveScreenshot, toastOf, untilSectionsLoaded } from '../support/browser.ts';
 import { createSignedInUser } from '../support/e2e-accounts.ts';
 import { credentialsInput, defaultAssistants, sampleEvent, shopifySecret } from '../support/engine-scenario.ts';
 import { sendShopifyWebhook } from '../fakes/fake-shopify.ts';
@@ -97,6 +97,7 @@ describe('revenue recovered', () => {
     // The settings page has other Save buttons (the retention period): this form's own.
     const save = page.locator('form').filter({ has: field }).getByRole('button', { name: attributionMessages.save, exact: true });
     await expect.poll(() => field.inputValue()).toBe('5');
+    await untilSectionsLoaded(page);
     await field.fill('31');
     await save.click();
     // The form fetches its checks on the first submit: the message comes when they have.

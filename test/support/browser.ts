@@ -139,6 +139,16 @@ export function openPageForEachTest(browser: () => Browser, baseUrl: () => strin
   });
 }
 
+/**
+ * Waits until no part of the page shows its loading spinner. A page of several sections
+ * grows as each one's data arrives, and a click aimed at a control below a section that is
+ * still loading can land where that control was a moment before (a settings page's Save
+ * did nothing in one run of many for that alone). Busy buttons are not spinners.
+ */
+export async function untilSectionsLoaded(page: Page): Promise<void> {
+  await page.locator('[role="status"]:has(> .animate-spin)').first().waitFor({ state: 'detached' });
+}
+
 /** The first toast showing `text`. */
 export function toastOf(page: Page, text: string) {
   return page.locator('[data-sonner-toast]', { hasText: text }).first();
