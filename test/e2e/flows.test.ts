@@ -233,6 +233,43 @@ describe('flow pages', () => {
     await context.close();
   });
 
+  it('counts a wait that begins long after the page opened from when it began', async () => {
+    const { context, page, errors } = await openPage(browser, server.baseUrl);
+    const user = await createSignedInUser(server, context);
+    expect((await user.client.call(endpoints.credentials.save, { body: credentialsInput() })).status).toBe(200);
+    expect((await user.client.call(endpoints.flows.initialize)).status).toBe(200);
+    // The page's clock is the test's: it stands still, so the note's own tick never comes,
+    // and the note shows what it computed when the wait was noted.
+    await page.clock.install();
+    let answerFlows: () => void = () => undefined;
+    const flowsAsked = new Promise<void>((asked) => {
+      void page.route(/\/api\/flows$/, async (route) => {
+        asked();
+        await new Promise<void>((answer) => (answerFlows = answer));
+        await route.fulfill({
+          status: 429,
+          headers: { 'retry-after': '3' },
+          contentType: 'application/json',
+          body: JSON.stringify({ error: 'rate_limited', message: requestMessages.rateLimited, retryAfterSeconds: 3 }),
+        });
+      });
+    });
+    await page.goto('/dashboard');
+    await flowsAsked;
+    // Twenty seconds pass with the page open before the limit's answer arrives.
+    await page.clock.pauseAt(Date.now() + 20_000);
+    answerFlows();
+    const note = page.getByTestId('busy-note');
+    await note.waitFor();
+    // It said "Busy — trying again in 23 s…" until its first tick: seconds counted from the page's opening.
+    expect(await note.locator('[aria-hidden="true"]').textContent()).toBe(requestMessages.busyRetrying(3));
+    await page.unroute(/\/api\/flows$/);
+    await page.clock.resume();
+    await note.waitFor({ state: 'detached' });
+    expectNoBrowserErrors(errors);
+    await context.close();
+  });
+
   it('says that the URL lets anyone send events, rotates it with a grace period and shows until when the old one works', async () => {
     const { context, page, errors } = await openPage(browser, server.baseUrl);
     const user = await createSignedInUser(server, context);

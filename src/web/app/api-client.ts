@@ -96,11 +96,14 @@ function busyWaitMs(error: { body: { retryAfterSeconds: number } }): number {
  * sleeps the `retryDelay` it already computed, so the note is set where the decision is.
  */
 let busyUntil = 0;
+/** When the last wait was noted: the note counts its seconds from here until its clock ticks. */
+let busyNotedAt = 0;
 const busyListeners = new Set<() => void>();
 
 export const busyState = {
   /** When the longest current wait ends (ms since the epoch), or a past time. */
   until: () => busyUntil,
+  notedAt: () => busyNotedAt,
   subscribe(listener: () => void): () => void {
     busyListeners.add(listener);
     return () => busyListeners.delete(listener);
@@ -108,7 +111,8 @@ export const busyState = {
 };
 
 function noteBusy(waitMs: number): void {
-  busyUntil = Math.max(busyUntil, Date.now() + waitMs);
+  busyNotedAt = Date.now();
+  busyUntil = Math.max(busyUntil, busyNotedAt + waitMs);
   for (const listener of busyListeners) listener();
 }
 

@@ -9,13 +9,18 @@ import { requestMessages } from '../../shared/messages.ts';
  */
 export function BusyNote() {
   const until = useSyncExternalStore(busyState.subscribe, busyState.until);
-  const [now, setNow] = useState(() => Date.now());
+  const notedAt = useSyncExternalStore(busyState.subscribe, busyState.notedAt);
+  const [ticked, setTicked] = useState(() => Date.now());
+  // The last tick may be from long before this wait began (the page was open a while): until
+  // the next one, the time is when the wait was noted, not the older tick (which read
+  // "4 s" for a 3 s wait on a busy machine).
+  const now = Math.max(ticked, notedAt);
   const waiting = until > now;
 
   // The clock moves on in timer callbacks only; the first tick comes at once.
   useEffect(() => {
     if (until <= Date.now()) return;
-    const tick = () => setNow(Date.now());
+    const tick = () => setTicked(Date.now());
     const first = window.setTimeout(tick, 0);
     const timer = window.setInterval(tick, 250);
     return () => {
