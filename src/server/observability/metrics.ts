@@ -24,14 +24,23 @@ export interface MetricsSources {
   largestTables(): Promise<TableSize[] | null>;
 }
 
+/** Counts the scrapes, so that the gauges of one scrape can tell it from the next. */
+interface ScrapeCount {
+  current: number;
+}
+
 /**
  * One read of the database per scrape, however many gauges show parts of it: the first
  * gauge collected starts it, the others of the same scrape share it, and the next scrape
- * reads again.
+ * reads again. A scrape is told by its number, not by time: a read kept until the next
+ * turn of the event loop answered a scrape that followed at once with the last one's figures.
  */
-function oncePerScrape<T>(read: () => Promise<T>): () => Promise<T> {
-  let pending: Promise<T> | null = null;
-  return () => (pending ??= read().finally(() => setTimeout(() => (pending = null), 0).unref()));
+function oncePerScrape<T>(scrapes: ScrapeCount, read: () => Promise<T>): () => Promise<T> {
+  let kept: { scrape: number; value: Promise<T> } | null = null;
+  return () => {
+    if (kept?.scrape !== scrapes.current) kept = { scrape: scrapes.current, value: read() };
+    return kept.value;
+  };
 }
 
 export class AppMetrics {
@@ -88,6 +97,14 @@ export class AppMetrics {
     registers: [this.registry],
   });
 
+  private readonly scrapes: ScrapeCount = { current: 0 };
+
+  /** The text of GET /metrics: every gauge collected anew, the database read once. */
+  scrape(): Promise<string> {
+    this.scrapes.current += 1;
+    return this.registry.metrics();
+  }
+
   constructor(sources: MetricsSources) {
     // Event-loop lag (nodejs_eventloop_lag_seconds), heap, GC and handles.
     collectDefaultMetrics({ register: this.registry });
@@ -112,7 +129,7 @@ export class AppMetrics {
     });
     // A read that fails sets nothing (no figure is made up): a gauge keeps its last
     // value, and the tables' series are left out.
-    const readBacklog = oncePerScrape(() => sources.backlog());
+    const readBacklog = oncePerScrape(this.scrapes, () => sources.backlog());
     new Gauge({
       name: 'flowsmith_queue_jobs_due',
       help: 'Event jobs due and not yet taken by a worker.',
@@ -133,7 +150,7 @@ export class AppMetrics {
     });
     // The events behind, from the events themselves: what owners wait for, where the
     // queue's figures say only what the workers have not yet taken.
-    const readBehind = oncePerScrape(() => sources.eventsBehind());
+    const readBehind = oncePerScrape(this.scrapes, () => sources.eventsBehind());
     new Gauge({
       name: 'flowsmith_events_behind',
       help: 'Events due and not finished: received, generating or delivering, or waiting past their time.',
@@ -152,7 +169,7 @@ export class AppMetrics {
         if (read) this.set(read.oldestSeconds ?? 0);
       },
     });
-    const readDatabaseBytes = oncePerScrape(() => sources.databaseBytes());
+    const readDatabaseBytes = oncePerScrape(this.scrapes, () => sources.databaseBytes());
     new Gauge({
       name: 'flowsmith_db_size_bytes',
       help: 'The database on disk (pg_database_size).',
@@ -162,7 +179,7 @@ export class AppMetrics {
         if (read !== null) this.set(read);
       },
     });
-    const readTables = oncePerScrape(() => sources.largestTables());
+    const readTables = oncePerScrape(this.scrapes, () => sources.largestTables());
     // The ten largest change as tables grow: each scrape shows only this scrape's ten.
     const tableGauge = (name: string, help: string, value: (table: TableSize) => number) =>
       new Gauge({

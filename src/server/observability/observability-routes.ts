@@ -57,7 +57,7 @@ export const observabilityRoutes: FastifyPluginAsync<ObservabilityRouteOptions> 
       reply.header('www-authenticate', 'Bearer');
       throw new HttpError(apiErrorCodes.unauthorized, requestMessages.metricsUnauthorized);
     }
-    const text = await options.metrics.registry.metrics();
+    const text = await options.metrics.scrape();
     return reply.type(options.metrics.registry.contentType).header('cache-control', 'no-store').send(text);
   });
 };
