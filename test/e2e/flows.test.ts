@@ -16,6 +16,14 @@ import { flowSectionMessages } from '../../src/shared/flows/flow-messages.ts';
 import { deferredPartMessages } from '../../src/web/app/deferred-part.tsx';
 import { dashboardMessages } from '../../src/shared/dashboard/dashboard-messages.ts';
 
+/** The owner's rate limit, as the server answers it: wait 3 s. */
+const rateLimitedAnswer = {
+  status: 429,
+  headers: { 'retry-after': '3' },
+  contentType: 'application/json',
+  body: JSON.stringify({ error: 'rate_limited', message: requestMessages.rateLimited, retryAfterSeconds: 3 }),
+};
+
 let server: E2EServer;
 let browser: Browser;
 useE2ESuite((started) => ({ server, browser } = started));
@@ -210,12 +218,7 @@ describe('flow pages', () => {
       const path = new URL(route.request().url()).pathname;
       if (refusedOnce.has(path)) return route.continue();
       refusedOnce.add(path);
-      await route.fulfill({
-        status: 429,
-        headers: { 'retry-after': '3' },
-        contentType: 'application/json',
-        body: JSON.stringify({ error: 'rate_limited', message: requestMessages.rateLimited, retryAfterSeconds: 3 }),
-      });
+      await route.fulfill(rateLimitedAnswer);
     });
     await page.goto('/flows/abandoned-cart');
     const note = page.getByTestId('busy-note');
@@ -241,21 +244,17 @@ describe('flow pages', () => {
     // The page's clock is the test's: it stands still, so the note's own tick never comes,
     // and the note shows what it computed when the wait was noted.
     await page.clock.install();
+    let flowsAsked: () => void = () => undefined;
+    const asked = new Promise<void>((resolve) => (flowsAsked = resolve));
     let answerFlows: () => void = () => undefined;
-    const flowsAsked = new Promise<void>((asked) => {
-      void page.route(/\/api\/flows$/, async (route) => {
-        asked();
-        await new Promise<void>((answer) => (answerFlows = answer));
-        await route.fulfill({
-          status: 429,
-          headers: { 'retry-after': '3' },
-          contentType: 'application/json',
-          body: JSON.stringify({ error: 'rate_limited', message: requestMessages.rateLimited, retryAfterSeconds: 3 }),
-        });
-      });
+    const answered = new Promise<void>((resolve) => (answerFlows = resolve));
+    await page.route(/\/api\/flows$/, async (route) => {
+      flowsAsked();
+      await answered;
+      await route.fulfill(rateLimitedAnswer);
     });
     await page.goto('/dashboard');
-    await flowsAsked;
+    await asked;
     // Twenty seconds pass with the page open before the limit's answer arrives.
     await page.clock.pauseAt(Date.now() + 20_000);
     answerFlows();
