@@ -36,8 +36,20 @@ interface DeliveryRow {
   holdout: boolean;
 }
 
-const deliveryColumns =
-  'id, event_id, attempt, status, properties, profile_id, profile_created, profile_written_at, klaviyo_event_name, event_sent_at, error, batched_at, holdout';
+/**
+ * The properties a delivery wrote, read from a row of `event_deliveries` named `alias`.
+ * A property whose value is its own text (the event attempt's generation of that
+ * property) is stored as its name in `text_properties`, not as a second copy of the text:
+ * the copy was 449 of a delivery's 705 bytes, and was written again with every step of
+ * the delivery (docs/decisions/0057-compact-stored-checks.md). Rows stored before keep
+ * every property in `properties` and no names.
+ */
+export function deliveredPropertiesOf(alias: string): string {
+  return `(${alias}.properties || coalesce((SELECT jsonb_object_agg(g.klaviyo_property, g.text) FROM event_generations g
+            WHERE g.event_id = ${alias}.event_id AND g.attempt = ${alias}.attempt AND g.klaviyo_property = ANY(${alias}.text_properties)), '{}'::jsonb))`;
+}
+
+const deliveryColumns = `id, event_id, attempt, status, ${deliveredPropertiesOf('event_deliveries')} AS properties, profile_id, profile_created, profile_written_at, klaviyo_event_name, event_sent_at, error, batched_at, holdout`;
 
 function toDelivery(row: DeliveryRow): DeliveryRecord {
   return {
@@ -66,9 +78,15 @@ export async function startDelivery(
   db: Queryable,
   delivery: { id: string; eventId: string; attempt: number; properties: Record<string, ProfilePropertyValue>; klaviyoEventName: string | null; holdout: boolean },
 ): Promise<DeliveryRecord> {
+  // The properties that are this attempt's texts, exactly as written, are kept by name (deliveredPropertiesOf).
   await db.query(
-    `INSERT INTO event_deliveries (id, event_id, attempt, status, properties, klaviyo_event_name, holdout)
-     VALUES ($1, $2, $3, 'pending', $4::jsonb, $5, $6)
+    `INSERT INTO event_deliveries (id, event_id, attempt, status, properties, text_properties, klaviyo_event_name, holdout)
+     SELECT $1, $2, $3, 'pending',
+            coalesce((SELECT jsonb_object_agg(property.key, property.value) FROM jsonb_each($4::jsonb) AS property WHERE property.key <> ALL(own.names)), '{}'::jsonb),
+            nullif(own.names, '{}'), $5, $6
+       FROM (SELECT coalesce(array_agg(property.key), '{}') AS names
+               FROM jsonb_each($4::jsonb) AS property
+               JOIN event_generations g ON g.event_id = $2 AND g.attempt = $3 AND g.klaviyo_property = property.key AND to_jsonb(g.text) = property.value) AS own
      ON CONFLICT (event_id, attempt) DO NOTHING`,
     [delivery.id, delivery.eventId, delivery.attempt, JSON.stringify(delivery.properties), delivery.klaviyoEventName, delivery.holdout],
   );

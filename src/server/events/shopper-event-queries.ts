@@ -1,5 +1,6 @@
 import type { Queryable } from '../database/database.ts';
 import { parseJsonText } from '../platform/json-text.ts';
+import { deliveredPropertiesOf } from '../deliveries/delivery-queries.ts';
 
 /**
  * The events kept about one shopper, or about one shop, found for an export and erased
@@ -67,7 +68,7 @@ export async function findShopperEvents(db: Queryable, scope: EventScope): Promi
     `SELECT e.id, e.flow_type, e.source, e.topic, e.status, e.received_at, e.process_after, e.shopper_email, e.raw_body, e.normalized,
        COALESCE((SELECT json_agg(json_build_object('klaviyoProperty', g.klaviyo_property, 'assistantName', g.assistant_name, 'text', g.text, 'createdAt', g.created_at) ORDER BY g.created_at)
                  FROM event_generations g WHERE g.event_id = e.id), '[]'::json) AS texts,
-       COALESCE((SELECT json_agg(json_build_object('status', d.status, 'properties', d.properties, 'createdAt', d.created_at) ORDER BY d.created_at)
+       COALESCE((SELECT json_agg(json_build_object('status', d.status, 'properties', ${deliveredPropertiesOf('d')}, 'createdAt', d.created_at) ORDER BY d.created_at)
                  FROM event_deliveries d WHERE d.event_id = e.id), '[]'::json) AS deliveries
      FROM events e WHERE ${where}
      ORDER BY e.received_at DESC`,

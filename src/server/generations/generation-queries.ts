@@ -1,5 +1,6 @@
 import type { Queryable } from '../database/database.ts';
-import { textChecksRecordSchema, type TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
+import type { TextChecksRecord } from '../../shared/text-checks/text-check-schemas.ts';
+import { fromStoredChecks, toStoredChecks } from './stored-checks.ts';
 
 /** One assistant's outcome for one attempt of an event. */
 export interface GenerationRecord {
@@ -88,7 +89,7 @@ function toGeneration(row: GenerationRow): GenerationRecord {
     openaiCallId: row.openai_call_id,
     reuseKey: row.reuse_key,
     reusedFrom: row.reused_from,
-    checks: row.checks === null ? null : textChecksRecordSchema.parse(row.checks),
+    checks: row.checks === null ? null : fromStoredChecks(row.checks),
   };
 }
 
@@ -197,7 +198,7 @@ export async function saveGenerations(db: Queryable, many: GenerationRecord[], a
       generation.openaiCallId,
       generation.reuseKey,
       generation.reusedFrom,
-      generation.checks === null ? null : JSON.stringify(generation.checks),
+      generation.checks === null ? null : JSON.stringify(toStoredChecks(generation.checks)),
       at,
     ]),
   );
@@ -220,7 +221,7 @@ export async function saveGenerationChecks(db: Queryable, generations: Generatio
       generations.map((generation) => generation.attempt),
       generations.map((generation) => generation.klaviyoProperty),
       generations.map((generation) => generation.text),
-      generations.map((generation) => JSON.stringify(generation.checks)),
+      generations.map((generation) => (generation.checks === null ? null : JSON.stringify(toStoredChecks(generation.checks)))),
     ],
   );
 }
@@ -237,7 +238,7 @@ export async function replaceTextsByOwner(db: Queryable, eventId: string, attemp
   const { rows } = await db.query<{ klaviyo_property: string }>(
     `UPDATE event_generations AS generation
         SET text = edited.text,
-            checks = jsonb_set(coalesce(generation.checks, '{"stage": "done", "rejected": [], "verdicts": {}}'::jsonb), '{delivered}', '"edited"')
+            checks = jsonb_set(coalesce(generation.checks, '{"stage": "done", "verdicts": ""}'::jsonb), '{delivered}', '"edited"')
        FROM unnest($3::text[], $4::text[]) AS edited (klaviyo_property, text)
       WHERE generation.event_id = $1 AND generation.attempt = $2 AND generation.klaviyo_property = edited.klaviyo_property
         AND generation.status = 'succeeded' AND generation.text IS NOT NULL

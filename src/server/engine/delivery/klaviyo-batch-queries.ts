@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import { inTransaction, type Queryable } from '../../database/database.ts';
 import type { ProfilePropertyValue } from '../../../shared/flows/recommendation-schemas.ts';
+import { deliveredPropertiesOf } from '../../deliveries/delivery-queries.ts';
 
 /** The queue of deliveries waiting for a bulk import job, and the jobs (klaviyo-batches.ts decides). */
 export interface BatchDelivery {
@@ -112,7 +113,7 @@ export async function listBatchDeliveries(db: Queryable, batchId: string): Promi
     event_sent_at: Date | null;
     received_at: Date;
   }>(
-    `SELECT d.id, d.event_id, d.attempt, d.email, d.first_name, d.last_name, d.properties, d.klaviyo_event_name, d.profile_written_at, d.event_sent_at, e.received_at
+    `SELECT d.id, d.event_id, d.attempt, d.email, d.first_name, d.last_name, ${deliveredPropertiesOf('d')} AS properties, d.klaviyo_event_name, d.profile_written_at, d.event_sent_at, e.received_at
        FROM event_deliveries d JOIN events e ON e.id = d.event_id
       WHERE d.batch_id = $1 AND d.status = 'pending' ORDER BY d.batched_at`,
     [batchId],

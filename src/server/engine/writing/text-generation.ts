@@ -195,7 +195,11 @@ const noCall = {
 function reuseKeyOf(flowId: string, request: GenerationRequest, credentials: EngineCredentials): string {
   const writer = credentials.sandbox ? `sandbox:${credentials.sandbox.writer}` : null;
   const parts = writer ? [flowId, request.model, request.instructions, request.prompt, writer] : [flowId, request.model, request.instructions, request.prompt];
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  // 128 bits of the hash in 22 characters: as safe from collisions as a cache key needs,
+  // and a third of the 64 hexadecimal digits stored with every text and in its index
+  // (docs/decisions/0057-compact-stored-checks.md). Keys of the longer form stored before
+  // simply match nothing, so those texts are written again rather than reused.
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url').slice(0, 22);
 }
 
 /**
