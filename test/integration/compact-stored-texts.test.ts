@@ -3,8 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/server/database/database.ts';
 import { listDeliveries, startDelivery } from '../../src/server/deliveries/delivery-queries.ts';
 import { insertEventOnce } from '../../src/server/events/event-queries.ts';
-import { listGenerations, replaceTextsByOwner, saveGenerationChecks, saveGenerations, type GenerationRecord } from '../../src/server/generations/generation-queries.ts';
+import { listGenerations, replaceTextsByOwner, saveGenerationChecks, saveGenerations } from '../../src/server/generations/generation-queries.ts';
 import type { TextChecksRecord } from '../../src/shared/text-checks/text-check-schemas.ts';
+import { generationRecord } from '../support/generation-record.ts';
 import { createTestDatabase, genericCartEvent, insertOwnerWithFlow } from '../support/test-database.ts';
 
 /**
@@ -29,34 +30,6 @@ const passed: TextChecksRecord = {
   verdicts: { amounts: 'passed', discount_codes: 'passed', links: 'passed', length: 'passed', cut_off: 'passed', banned_phrases: 'passed', products: 'passed', language: 'not_run', moderation: 'passed' },
 };
 
-function generation(eventId: string, klaviyoProperty: string, text: string): GenerationRecord {
-  return {
-    eventId,
-    attempt: 1,
-    klaviyoProperty,
-    assistantName: `Writer of ${klaviyoProperty}`,
-    model: 'gpt-5-mini',
-    instructions: null,
-    prompt: `A line for ${klaviyoProperty}`,
-    status: 'succeeded',
-    text,
-    inputTokens: 100,
-    outputTokens: 10,
-    totalTokens: 110,
-    durationMs: 900,
-    reused: false,
-    error: null,
-    cachedInputTokens: 0,
-    serviceTier: 'default',
-    costUsd: 0.0001,
-    costEstimated: false,
-    openaiCallId: 'call-1',
-    reuseKey: null,
-    reusedFrom: null,
-    checks: null,
-  };
-}
-
 async function storedRow(eventId: string): Promise<{ properties: Record<string, unknown>; text_properties: string[] | null; size: number }> {
   const { rows } = await database.pool.query(`SELECT properties, text_properties, pg_column_size(properties) AS size FROM event_deliveries WHERE event_id = $1`, [eventId]);
   return rows[0];
@@ -66,7 +39,7 @@ describe('texts stored once', () => {
   it('keep their checks compact and read them back whole, an owner edit included', async () => {
     const event = genericCartEvent(owner);
     await insertEventOnce(database.pool, event);
-    const subject = generation(event.id, 'subject', 'Your trail shoes wait');
+    const subject = generationRecord(event.id, 'subject', { text: 'Your trail shoes wait' });
     await saveGenerations(database.pool, [subject], new Date());
     await saveGenerationChecks(database.pool, [{ ...subject, checks: passed }]);
 
@@ -81,7 +54,7 @@ describe('texts stored once', () => {
   it('let a delivery name the properties that are its texts, and read back what it wrote', async () => {
     const event = genericCartEvent(owner);
     await insertEventOnce(database.pool, event);
-    await saveGenerations(database.pool, [generation(event.id, 'subject', 'Your trail shoes wait'), generation(event.id, 'body', 'They are still in your cart.')], new Date());
+    await saveGenerations(database.pool, [generationRecord(event.id, 'subject', { text: 'Your trail shoes wait' }), generationRecord(event.id, 'body', { text: 'They are still in your cart.' })], new Date());
     const properties = {
       subject: 'Your trail shoes wait',
       // Not its text (the owner's fallback went out, say): kept as written.
@@ -109,7 +82,7 @@ describe('texts stored once', () => {
   it('read deliveries stored before with every property in place', async () => {
     const event = genericCartEvent(owner);
     await insertEventOnce(database.pool, event);
-    await saveGenerations(database.pool, [generation(event.id, 'subject', 'Stored before')], new Date());
+    await saveGenerations(database.pool, [generationRecord(event.id, 'subject', { text: 'Stored before' })], new Date());
     await database.pool.query(`INSERT INTO event_deliveries (id, event_id, attempt, status, properties) VALUES ($1, $2, 1, 'delivered', $3)`, [
       randomUUID(),
       event.id,
