@@ -143,6 +143,48 @@ describe('bulk delivery under a backlog', () => {
       expect(scenario.klaviyo.events.filter((event) => event.email === email), email).toHaveLength(1);
     }
   });
+  it('finishes the events of a batch whose deliveries were marked delivered when the next write failed, instead of leaving them delivering for good', async () => {
+    // The database refuses to move the batch's events on (as a lost connection or a crash
+    // between the two writes would), once their deliveries are marked delivered.
+    await db().query(`CREATE FUNCTION refuse_batched_delivered() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM event_deliveries WHERE event_id = NEW.id AND batched_at IS NOT NULL AND status = 'delivered') THEN
+          RAISE EXCEPTION 'the database went away';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db().query(`CREATE TRIGGER refuse_batched_delivered BEFORE UPDATE OF status ON events FOR EACH ROW WHEN (NEW.status = 'delivered') EXECUTE FUNCTION refuse_batched_delivered()`);
+    let refusing = true;
+    try {
+      const { ids } = await sendOrders(5, 'half-finished');
+      await expect
+        .poll(async () => Number((await db().query(`SELECT count(*) FROM klaviyo_batches WHERE failed_tries > 0 AND id IN (SELECT batch_id FROM event_deliveries WHERE event_id = ANY($1))`, [ids])).rows[0].count), {
+          timeout: 15_000,
+        })
+        .toBeGreaterThan(0);
+      await db().query('DROP TRIGGER refuse_batched_delivered ON events');
+      refusing = false;
+      const settled = await settleWithClockRunning(scenario, ids);
+      expect([...settled.values()].map((row) => row.status)).toEqual(ids.map(() => 'delivered'));
+    } finally {
+      if (refusing) await db().query('DROP TRIGGER refuse_batched_delivered ON events');
+      await db().query('DROP FUNCTION refuse_batched_delivered()');
+    }
+  });
+  it('moves on the events of a batch left half-finished before its last writes were one transaction', async () => {
+    const { ids } = await sendOrders(5, 'left-behind');
+    await waitForEvents(db(), ids, { timeoutMs: 30_000 });
+    // As such a batch was left: its deliveries delivered, their events still delivering, the batch taken up again after its lease.
+    const { rows } = await db().query<{ batch_id: string; event_id: string }>(`SELECT batch_id, event_id FROM event_deliveries WHERE event_id = ANY($1) AND batch_id IS NOT NULL`, [ids]);
+    expect(rows.length).toBeGreaterThan(0);
+    const leftBehind = rows.map((row) => row.event_id);
+    await db().query(`UPDATE events SET status = 'delivering', finished_at = NULL WHERE id = ANY($1)`, [leftBehind]);
+    await db().query(`UPDATE klaviyo_batches SET status = 'sending_events', lease_until = now() - interval '1 minute' WHERE id = $1`, [rows[0]!.batch_id]);
+    scenario.testApp.clock.advance(61_000);
+    await scenario.testApp.app.engine.runBatches();
+    const settled = await waitForEvents(db(), leftBehind);
+    expect([...settled.values()].map((row) => row.status)).toEqual(leftBehind.map(() => 'delivered'));
+  });
 });
 
 describe('bulk delivery when Klaviyo refuses, cancels or loses a job', () => {

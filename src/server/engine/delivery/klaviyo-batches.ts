@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { inTransaction } from '../../database/database.ts';
 import { createBackgroundLoop } from '../../background/background-loop.ts';
 import type { Logger } from 'pino';
 import { setEventStatus, setEventsStatus } from '../../events/event-queries.ts';
@@ -169,6 +170,13 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
   async function runBatch(batch: Batch): Promise<void> {
     const { pool, clock } = dependencies;
     let deliveries = await listBatchDeliveries(pool, batch.id);
+    // Nothing pending: the batch was finished but for its last writes (one that failed
+    // between its deliveries and their events before those became one transaction). Its
+    // delivered deliveries' events still delivering are moved on.
+    if (deliveries.length === 0) {
+      await finishBatch(batch);
+      return;
+    }
     // The services of the batch's events, as of when they came (sandbox events never join a
     // batch, so an owner who entered the sandbox since still has these go to the real Klaviyo).
     const credentials = deliveries[0] ? await dependencies.loadCredentials(pool, batch.userId, deliveries[0].eventReceivedAt) : null;
@@ -239,14 +247,23 @@ export function createBatchDispatcher(dependencies: BatchDispatcherDependencies)
       await renew();
     }
 
-    // The deliveries, then their events: taken up again after a crash between the two, the
-    // batch marks the same deliveries again and moves only the events still delivering.
-    const delivered = await setEventsStatus(pool, await finishBatchDeliveries(pool, batch.id), 'delivered');
+    await finishBatch(batch);
+    logger.info({ batchId: batch.id, deliveries: deliveries.length }, 'bulk delivery batch done');
+  }
+
+  /**
+   * The deliveries, then their events, in one transaction: marked one after the other, a
+   * failure between the two (a lost connection, a crash) left deliveries delivered whose
+   * events stayed `delivering` for good, since the batch taken up again had no pending
+   * delivery left to finish (a one-hour soak lost 529 events so). Then the batch is done.
+   */
+  async function finishBatch(batch: Batch): Promise<void> {
+    const { pool, clock } = dependencies;
+    const delivered = await inTransaction(pool, async (client) => setEventsStatus(client, await finishBatchDeliveries(client, batch.id), 'delivered'));
     for (let count = 0; count < delivered; count += 1) dependencies.observer?.eventFinished('delivered');
     // Rows left out of an over-large job go back to the queue for the next batch.
     await releaseUnsentDeliveries(pool, batch.id);
     await updateBatch(pool, batch.id, { status: 'done', leaseUntil: clock.now() });
-    logger.info({ batchId: batch.id, deliveries: deliveries.length }, 'bulk delivery batch done');
   }
 
   /**
