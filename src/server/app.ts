@@ -42,6 +42,7 @@ import type { CredentialsLoader } from './engine/spine/engine-credentials.ts';
 import { webhookRoutes } from './webhooks/webhook-routes.ts';
 import { pixelAddressRoutes } from './webhooks/pixel-address-routes.ts';
 import { Intake } from './intake/intake.ts';
+import { embeddedBatchLimits, serverBatchLimits } from './intake/intake-batcher.ts';
 import { AppMetrics } from './observability/metrics.ts';
 import { observabilityRoutes } from './observability/observability-routes.ts';
 import { defaultOverloadLimits, registerOverloadGuard, type OverloadLimits } from './observability/overload.ts';
@@ -311,6 +312,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     credentialCipher,
     flowSignatures,
     observer: { accepted: (source) => metrics.eventAccepted(source), rejected: (source, reason) => metrics.eventRejected(source, reason) },
+    batchLimits: database.embedded ? embeddedBatchLimits : serverBatchLimits,
   });
   await app.register(webhookRoutes, { intake, pixelRateLimitPerMinute: deps.pixelRateLimitPerMinute ?? 120 });
   await app.register(shopifyAppWebhookRoutes, { installations: connections.shopify, pool: database.pool, clock, privacyWork });

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/server/database/database.ts';
 import { defaultEngineOptions } from '../../src/server/engine/spine/engine.ts';
 import { JobQueue } from '../../src/server/background/job-queue.ts';
-import { createTestDatabase } from '../support/test-database.ts';
+import { createTestDatabase, genericCartEvent, insertOwnerWithFlow } from '../support/test-database.ts';
+import { insertEventsOnce, type NewEvent } from '../../src/server/events/event-queries.ts';
 
 /**
  * pg-boss's own insert of many jobs, as `JobQueue.sendManyStatement` captures it for the
@@ -141,5 +143,42 @@ describe("pg-boss's insert, as the intake runs it", () => {
 
   it('is not built for no jobs', async () => {
     expect(await jobs.sendManyStatement([])).toBeNull();
+  });
+});
+
+describe('the intake\'s statement with its jobs', () => {
+  const owner = { userId: `user-${randomUUID()}`, flowId: `flow-${randomUUID()}` };
+  beforeAll(async () => {
+    await insertOwnerWithFlow(database, { ...owner, name: 'Jobs Owner' });
+  });
+
+  /** Stores `events` as the intake does, each with a job, and returns the events that now have a job. */
+  async function storeWithJobs(events: NewEvent[]): Promise<{ stored: Set<string>; withJob: string[] }> {
+    const statement = await jobs.sendManyStatement(events.map((event) => ({ id: randomUUID(), job: { eventId: event.id, attempt: 1 } })));
+    const stored = await insertEventsOnce(database.pool, events, statement);
+    const { rows } = await database.pool.query<{ event_id: string }>("SELECT data ->> 'eventId' AS event_id FROM pgboss.job WHERE name = 'process-event' AND data ->> 'eventId' = ANY($1)", [
+      events.map((event) => event.id),
+    ]);
+    return { stored, withJob: rows.map((row) => row.event_id).sort() };
+  }
+
+  it('gives every event of a batch stored whole its one job', async () => {
+    const events = Array.from({ length: 5 }, () => genericCartEvent(owner, { externalEventId: `evt_${randomUUID()}` }));
+    const { stored, withJob } = await storeWithJobs(events);
+    expect(stored).toEqual(new Set(events.map((event) => event.id)));
+    expect(withJob).toEqual(events.map((event) => event.id).sort());
+  });
+
+  it('gives no job to an event not stored: a repeat of a stored one, or of one earlier in the batch', async () => {
+    const earlier = genericCartEvent(owner, { externalEventId: `evt_${randomUUID()}` });
+    await insertEventsOnce(database.pool, [earlier]);
+    const fresh = genericCartEvent(owner, { externalEventId: `evt_${randomUUID()}` });
+    const repeatOfStored = genericCartEvent(owner, { externalEventId: earlier.externalEventId });
+    const repeatInBatch = genericCartEvent(owner, { externalEventId: fresh.externalEventId });
+    const { stored, withJob } = await storeWithJobs([fresh, repeatOfStored, repeatInBatch]);
+    // One of the two that share an id is stored (which one, the batch's order decides), the repeat of the stored event not.
+    expect(stored.size).toBe(1);
+    expect([fresh.id, repeatInBatch.id]).toContain([...stored][0]);
+    expect(withJob).toEqual([...stored]);
   });
 });

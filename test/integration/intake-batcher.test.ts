@@ -5,12 +5,13 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestDatabase, genericCartEvent, insertOwnerWithFlow } from '../support/test-database.ts';
 import type { Database } from '../../src/server/database/database.ts';
 import type { NewEvent } from '../../src/server/events/event-queries.ts';
-import { IntakeBatcher, type JobSender } from '../../src/server/intake/intake-batcher.ts';
+import { embeddedBatchLimits, IntakeBatcher, serverBatchLimits, type BatchLimits, type JobSender } from '../../src/server/intake/intake-batcher.ts';
 
 /**
  * The intake's batches on a real database: what a failed batch does to its neighbours,
- * that the requests of one turn of the event loop go together, and that the next batch
- * goes to the database before the last one's requests are answered.
+ * that the requests of one turn of the event loop go together, that the next batch
+ * goes to the database before the last one's requests are answered, and when a second
+ * batch may go while one is still at the database.
  */
 let database: Database;
 const userId = `user-${randomUUID()}`;
@@ -52,6 +53,7 @@ function heldPool(pool: pg.Pool) {
     pool: wrapper as unknown as pg.Pool,
     release,
     nextStatement,
+    statementsSoFar: () => statements,
   };
 }
 
@@ -59,9 +61,9 @@ function heldPool(pool: pg.Pool) {
  * A batcher whose first batch is `first` alone, held at the database (`held.release` lets
  * it go), so that what is stored meanwhile gathers into a second batch behind it.
  */
-async function batcherHoldingFirst(first: NewEvent) {
+async function batcherHoldingFirst(first: NewEvent, limits: BatchLimits = serverBatchLimits) {
   const held = heldPool(database.pool);
-  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger);
+  const batcher = new IntakeBatcher(held.pool, noJobs, quietLogger, limits);
   const firstReachedDatabase = held.nextStatement(() => undefined);
   const firstStored = batcher.store(first, false);
   await firstReachedDatabase;
@@ -144,4 +146,51 @@ it('tells the worker the intake is busy when webhooks gather into a batch of ten
   const answers = await Promise.all(flood.map((event) => batcher.store(event, false)));
   expect(busySignals).toBe(1);
   expect(answers.every((answer) => answer.inserted)).toBe(true);
+});
+
+/** Lets the event loop turn a few times, so that any batch the batcher would start has started. */
+async function afterSomeTurns(): Promise<void> {
+  for (let turn = 0; turn < 5; turn += 1) await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+it('on the embedded database sends a flood as a second batch while the first is still at the database, and a few only after it', async () => {
+  const first = arriving();
+  const { held, batcher, firstStored } = await batcherHoldingFirst(first, embeddedBatchLimits);
+  let firstSettled = false;
+  void firstStored.then(() => (firstSettled = true));
+  const few = Array.from({ length: 3 }, () => arriving());
+  const fewAnswers = few.map((event) => batcher.store(event, false));
+  await afterSomeTurns();
+  // Three webhooks are not a flood: they wait for the batch at the database, as on a server.
+  expect(held.statementsSoFar()).toBe(1);
+
+  const flood = Array.from({ length: 9 }, () => arriving());
+  const secondReachedDatabase = held.nextStatement(() => firstSettled);
+  const floodAnswers = flood.map((event) => batcher.store(event, false));
+  // Twelve gathered: they go as a second batch while the first is still held.
+  expect(await secondReachedDatabase).toBe(false);
+  expect(held.statementsSoFar()).toBe(2);
+
+  held.release();
+  const answers = await Promise.all([firstStored, ...fewAnswers, ...floodAnswers]);
+  expect(answers.every((answer) => answer.inserted)).toBe(true);
+  const ids = [first, ...few, ...flood].map((event) => event.id);
+  expect(await storedIds(ids)).toEqual(new Set(ids));
+});
+
+it('on a server database sends no second batch while one is at the database, however many gather', async () => {
+  const first = arriving();
+  const { held, batcher, firstStored } = await batcherHoldingFirst(first, serverBatchLimits);
+  const flood = Array.from({ length: 30 }, () => arriving());
+  const floodAnswers = flood.map((event) => batcher.store(event, false));
+  await afterSomeTurns();
+  expect(held.statementsSoFar()).toBe(1);
+
+  const secondReachedDatabase = held.nextStatement(() => undefined);
+  held.release();
+  await secondReachedDatabase;
+  const answers = await Promise.all([firstStored, ...floodAnswers]);
+  expect(answers.every((answer) => answer.inserted)).toBe(true);
+  // All thirty went together, after the first.
+  expect(held.statementsSoFar()).toBe(2);
 });

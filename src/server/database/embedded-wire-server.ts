@@ -44,8 +44,9 @@ export const PRIORITY_APPLICATION_NAME = 'flowsmith-intake';
 /**
  * While the intake is busy, the other connections get this share of the session's time,
  * so the worker keeps going under a flood of webhooks instead of stopping until it passes,
- * but no more: the intake sends one batch at a time, and the worker's many small
- * statements filled every gap between two batches (a third of the session's time).
+ * but no more: the worker's many small statements filled every gap between two of the
+ * intake's batches (a third of the session's time when it sent one at a time; under a
+ * flood it now has a second one waiting here, docs/decisions/0058-embedded-intake-pipeline.md).
  */
 export const OTHERS_SHARE_WHILE_INTAKE_BUSY = 0.1;
 /**
@@ -266,7 +267,7 @@ export async function serveEmbeddedDatabase(
       session.submit({
         connectionId,
         priority,
-        bytes: new Uint8Array(bytes),
+        bytes,
         send: (data) => {
           if (data.length > 0) answer.push(Buffer.from(data));
         },
@@ -327,7 +328,9 @@ export async function serveEmbeddedDatabase(
           socket.end();
           return;
         }
-        pending.push(Buffer.from(message));
+        // A view, not a copy: the chunk it lies in is never written again, and the
+        // exchange's one copy is made when its messages are joined below.
+        pending.push(message);
         if (EXCHANGE_ENDS.has(type)) {
           submit(Buffer.concat(pending));
           pending = [];

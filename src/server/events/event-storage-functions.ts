@@ -43,7 +43,13 @@ BEGIN
   )
   SELECT coalesce(array_agg(inserted.id), '{}') INTO stored FROM inserted;
   IF job_statement IS NOT NULL THEN
-    SELECT json_agg(job)::text INTO kept FROM json_array_elements(jobs) AS job WHERE job -> 'data' ->> 'eventId' = ANY (stored);
+    -- Every event stored, as nearly always: every job is kept, without reading each one's
+    -- JSON back for its event id (about 16 µs a job on the embedded database).
+    IF cardinality(stored) = json_array_length(new_events) THEN
+      kept := jobs::text;
+    ELSE
+      SELECT json_agg(job)::text INTO kept FROM json_array_elements(jobs) AS job WHERE job -> 'data' ->> 'eventId' = ANY (stored);
+    END IF;
     IF kept IS NOT NULL THEN
       EXECUTE job_statement USING kept;
     END IF;

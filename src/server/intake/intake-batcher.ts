@@ -49,10 +49,22 @@ const MAX_BATCH = 100;
  * moment (docs/decisions/0055-intake-first.md).
  */
 const BUSY_BATCH = 10;
-// One batch in the database at a time, the next gathering meanwhile: batches of one flow
-// would wait for each other on the change-log lock anyway, and measured (bench:ingest)
-// two in parallel only made each smaller and the intake slower, on either database.
-const MAX_PARALLEL_BATCHES = 1;
+/**
+ * How many batches may be at the database at once. One on a server: a second batch of the
+ * same flow only waits there on the first's change-log lock, and each is smaller, which
+ * measured slower (docs/decisions/0031-one-statement-intake.md). Two on the embedded
+ * database, and only under a flood: its single session runs one exchange at a time anyway,
+ * so the second batch waits in the wire server's queue, ready to run the moment the first
+ * commits, instead of being built only after this process has read the first's answer.
+ * Under a flood that read waits behind the HTTP requests this process is answering, and
+ * the session sat idle a third of the time in between (docs/decisions/0058-embedded-intake-pipeline.md).
+ */
+export interface BatchLimits {
+  maxParallelBatches: 1 | 2;
+}
+
+export const serverBatchLimits: BatchLimits = { maxParallelBatches: 1 };
+export const embeddedBatchLimits: BatchLimits = { maxParallelBatches: 2 };
 
 export class IntakeBatcher {
   private readonly pool: pg.Pool;
@@ -61,11 +73,13 @@ export class IntakeBatcher {
   private queue: Pending[] = [];
   private running = 0;
   private drainScheduled = false;
+  private readonly limits: BatchLimits;
 
-  constructor(pool: pg.Pool, jobs: JobSender, logger: Logger) {
+  constructor(pool: pg.Pool, jobs: JobSender, logger: Logger, limits: BatchLimits = serverBatchLimits) {
     this.pool = pool;
     this.jobs = jobs;
     this.logger = logger;
+    this.limits = limits;
   }
 
   /** Resolves once the event (and, when `enqueue`, its job) is committed, or was already stored. */
@@ -92,8 +106,13 @@ export class IntakeBatcher {
     });
   }
 
+  /**
+   * Starts the next batch when none is at the database; a second one beside it only where
+   * the limits allow, and only once a flood's worth has gathered (BUSY_BATCH), so that
+   * webhooks arriving one by one still go as they did, one batch at a time.
+   */
   private drain(): void {
-    while (this.running < MAX_PARALLEL_BATCHES && this.queue.length > 0) {
+    while (this.queue.length > 0 && (this.running === 0 || (this.running < this.limits.maxParallelBatches && this.queue.length >= BUSY_BATCH))) {
       const batch = this.queue.splice(0, MAX_BATCH);
       if (batch.length >= BUSY_BATCH) this.jobs.intakeBusy();
       this.running += 1;

@@ -10,7 +10,7 @@ import type { FlowRecord } from '../flows/flow-queries.ts';
 import type { CredentialCipher } from '../platform/credential-cipher.ts';
 import { findEventForUser, insertEventOnce, newEvent, startReplay, type EventRecord } from '../events/event-queries.ts';
 import { JsonTextError, parseJsonText, parseJsonTextBothWays, storableText, type ParsedJsonText } from '../platform/json-text.ts';
-import { IntakeBatcher, type JobSender, type StoredEvent } from './intake-batcher.ts';
+import { IntakeBatcher, type BatchLimits, type JobSender, type StoredEvent } from './intake-batcher.ts';
 import { claimedSource, keptHeadersOf, newAcceptedEvent, readIntakeDetails, readPixelIntakeDetails, shopifyTopicOf, trimShopperDetails, type IntakeDetails, type StoredBody } from './intake-details.ts';
 import { verifyShopifySignature } from './shopify-signature.ts';
 import {
@@ -100,6 +100,8 @@ export interface IntakeDependencies {
   /** The generic senders' signing secrets, shared with the routes that change them. */
   flowSignatures: FlowSignatureCache;
   observer?: IntakeObserver;
+  /** How many of its batches may be at the database at once (intake-batcher.ts); one unless given. */
+  batchLimits?: BatchLimits;
 }
 
 /** Enough of a refused body for the owner to recognise it. */
@@ -146,7 +148,7 @@ export class Intake {
 
   constructor(deps: IntakeDependencies) {
     this.deps = deps;
-    this.batcher = new IntakeBatcher(deps.pool, deps.jobs, deps.logger);
+    this.batcher = new IntakeBatcher(deps.pool, deps.jobs, deps.logger, deps.batchLimits);
     this.webhookFlows = webhookFlowCache(deps.pool, deps.clock);
     this.pixelFlows = pixelFlowCache(deps.pool, deps.clock);
     this.signingSecrets = new SigningSecretCache((userId) => deps.loadShopifySecrets(userId), deps.clock);
