@@ -12,6 +12,7 @@ import { fireDueTimers } from '../timers/shopper-timers.ts';
 import { inTransaction } from '../../database/database.ts';
 import type { Clock } from '../../platform/clock.ts';
 import { processEvent, type PipelineObserver, type PipelineOptions } from './event-pipeline.ts';
+import { throughDatabaseOutages } from './database-outages.ts';
 import { defaultRetryPolicy } from './retry-policy.ts';
 import { klaviyoAccountLimits } from '../delivery/klaviyo-rate-limiter.ts';
 import type { CredentialsLoader } from './engine-credentials.ts';
@@ -186,7 +187,12 @@ export function createEngine(dependencies: {
   };
   const handleJob: ProcessEventHandler = async (job, signal) => {
     try {
-      await processEvent(context, job.data, signal);
+      await throughDatabaseOutages(() => processEvent(context, job.data, signal), {
+        sleep: (ms, abort) => dependencies.clock.sleep(ms, abort),
+        signal,
+        onOutage: (error, pauseMs) =>
+          logger.warn({ err: error, eventId: job.data.eventId, retryInMs: pauseMs }, 'event job could not reach the database; it runs again shortly, without using up a try'),
+      });
     } catch (error) {
       // The last try of a job that keeps crashing: say so on the event rather than
       // leave it "generating" for ever.
