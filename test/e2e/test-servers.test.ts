@@ -30,7 +30,7 @@ it('starts the server on another port when the one it picked was taken before th
       expect(picked).toHaveLength(2);
       expect(server.baseUrl).toBe(`http://127.0.0.1:${picked[1]}`);
       expect((await fetch(`${server.baseUrl}/readyz`)).status).toBe(200);
-      // The first try's refusal is what the retry was for, not some other failure.
+      // The server handed back is the second try's, still running.
       expect(server.exited()).toBe(false);
     } finally {
       await server.stop();
