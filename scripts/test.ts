@@ -11,6 +11,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { errorsOutsideTests } from './test-output.ts';
 
 const resultsDir = path.resolve('.tmp/test-results');
 rmSync(resultsDir, { recursive: true, force: true });
@@ -45,6 +46,7 @@ function runStep(step: Step): Promise<boolean> {
   process.stdout.write(`=== ${step.title}: started ===\n`);
   const started = Date.now();
   return new Promise((resolve) => {
+    const failuresBefore = failures.length;
     const child = spawn(step.command, step.args, { env: { ...process.env, ...step.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     const output: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
@@ -62,6 +64,10 @@ function runStep(step: Step): Promise<boolean> {
         totals.skipped += report.numPendingTests + report.numTodoTests;
         failures.push(...failedTests(step.title, report));
       }
+      // A run can fail with every test passed: vitest then exits 1 for an error outside the
+      // tests (an unhandled rejection, a worker that died), which its JSON report leaves out.
+      // Its own words go into the last lines too, which are often all a CI log keeps.
+      if (!ok && failures.length === failuresBefore) failures.push(`  [${step.title}] failed with no failed test:\n${errorsOutsideTests(Buffer.concat(output).toString('utf8'))}`);
       resolve(ok);
     });
   });
