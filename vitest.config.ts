@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import { SlowFilesFirst } from './test/support/slow-files-first.ts';
+import { integrationFilesUsingTestDatabase } from './test/support/database-test-files.ts';
 
 // Every project checks the stand-ins against the vendors' definitions; they are generated
 // once, before the workers start (test/contracts).
@@ -15,6 +16,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          // The run on server PostgreSQL takes only the files that open the test database.
+          exclude: process.env.FLOWSMITH_TEST_DB === 'server' ? integrationFilesUsingTestDatabase(import.meta.dirname).notUsing : [],
           environment: 'node',
           globalSetup: [...globalSetup, 'test/support/test-database-setup.ts'],
           // The files share one module graph: each file re-importing the whole server cost

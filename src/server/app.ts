@@ -19,7 +19,7 @@ import { registerErrorHandler } from './platform/error-handler.ts';
 import { registerCsrfGuard } from './platform/request-guards.ts';
 import { registerJsonBodyParser, registerRequestAddressGuard } from './platform/input-guards.ts';
 import { HttpError } from './platform/http-errors.ts';
-import { createAuthLibrary, type AuthLibrary } from './auth/auth-library.ts';
+import { createAuthLibrary, type AuthLibrary, type PasswordHashing } from './auth/auth-library.ts';
 import { authRoutes } from './auth/auth-routes.ts';
 import { requireSignedIn } from './auth/signed-in.ts';
 import { flowRoutes } from './flows/flow-routes.ts';
@@ -97,6 +97,8 @@ export interface AppDependencies {
   overload?: Partial<OverloadLimits>;
   /** The embedded database's vacuum and checkpoints (tests run passes by hand). */
   databaseUpkeep?: Partial<DatabaseUpkeepOptions>;
+  /** Never set in the product (main.ts), which keeps better-auth's scrypt; tests pass a cheaper one. */
+  passwordHashing?: PasswordHashing;
 }
 
 declare module 'fastify' {
@@ -170,6 +172,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     secret: deps.authSecret,
     mailer,
     logger: app.log,
+    ...(deps.passwordHashing ? { passwordHashing: deps.passwordHashing } : {}),
   });
   app.decorate('auth', auth);
   app.decorate('clock', clock);

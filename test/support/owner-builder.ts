@@ -11,8 +11,8 @@ export interface BuiltOwner {
   fullName: string;
 }
 
-/** One scrypt hash of the shared test password a process, reused by every owner it builds. */
-let passwordHash: Promise<string> | null = null;
+/** One hash of the shared test password for each way of hashing, reused by every owner built with it. */
+const passwordHashes = new WeakMap<(password: string) => Promise<string>, Promise<string>>();
 
 /**
  * A verified owner with a session, written through the auth library's own adapter, as if
@@ -29,7 +29,9 @@ export async function insertSignedInOwner(
   const context = await testApp.app.auth.$context;
   const fullName = options.fullName ?? 'Ada Owner';
   const email = (options.email ?? uniqueEmail()).toLowerCase();
-  passwordHash ??= context.password.hash(strongPassword);
+  const hash = context.password.hash;
+  const passwordHash = passwordHashes.get(hash) ?? hash(strongPassword);
+  passwordHashes.set(hash, passwordHash);
   const user = await context.internalAdapter.createUser({ email, name: fullName, emailVerified: true });
   await context.internalAdapter.linkAccount({ userId: user.id, providerId: 'credential', accountId: user.id, password: await passwordHash });
   const session = await context.internalAdapter.createSession(user.id);

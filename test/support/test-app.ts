@@ -5,6 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/server/app.ts';
+import { testPasswordHashing } from './test-password-hashing.ts';
 import { loadConfig, type AppConfig } from '../../src/server/config.ts';
 import { createLogger } from '../../src/server/logger.ts';
 import { createMailer } from '../../src/server/mail/mailer.ts';
@@ -65,6 +66,8 @@ export async function startTestApp(
     loadEngineCredentials?: CredentialsLoader;
     overload?: Partial<OverloadLimits>;
     databaseUpkeep?: Partial<DatabaseUpkeepOptions>;
+    /** better-auth's own scrypt, as the product hashes, instead of the tests' cheaper one. */
+    productPasswordHashing?: boolean;
   } = {},
 ): Promise<TestApp> {
   const smtp = options.smtp ? await startSmtpCapture() : null;
@@ -110,6 +113,7 @@ export async function startTestApp(
       // (embedded PostgreSQL runs in this process), and a shed request would fail an unrelated test.
       overload: options.overload ?? { maxEventLoopDelayMs: 0 },
       ...(options.databaseUpkeep ? { databaseUpkeep: options.databaseUpkeep } : {}),
+      ...(options.productPasswordHashing ? {} : { passwordHashing: testPasswordHashing }),
     });
     return { app, config };
   };

@@ -10,6 +10,17 @@ import {
 } from '../../shared/constants.ts';
 
 /**
+ * How passwords are hashed and checked. The product always uses better-auth's default
+ * (scrypt, N=16384, r=16: about a quarter of a second of a core for each sign-up and
+ * sign-in, by design). Only the in-process test apps pass a cheaper one, as a whole test
+ * run signs up and in some hundreds of times (docs/decisions/0060-cheaper-password-hashing-in-tests.md).
+ */
+export interface PasswordHashing {
+  hash(password: string): Promise<string>;
+  verify(data: { hash: string; password: string }): Promise<boolean>;
+}
+
+/**
  * better-auth owns password hashing, sessions and one-time tokens. The app never mounts
  * its HTTP handler: our own routes (auth-routes.ts) validate with the shared schemas,
  * enforce the lockout and call `auth.api` directly (docs/decisions/0003-auth.md).
@@ -20,6 +31,8 @@ export function createAuthLibrary(options: {
   secret: string;
   mailer: Mailer;
   logger: FastifyBaseLogger;
+  /** Left out in the product, which keeps better-auth's own scrypt (see `PasswordHashing`). */
+  passwordHashing?: PasswordHashing;
 }) {
   const { mailer, publicUrl, logger } = options;
 
@@ -96,6 +109,7 @@ export function createAuthLibrary(options: {
       autoSignIn: false,
       minPasswordLength: 8,
       maxPasswordLength: 256,
+      ...(options.passwordHashing ? { password: options.passwordHashing } : {}),
       revokeSessionsOnPasswordReset: true,
       resetPasswordTokenExpiresIn: PASSWORD_RESET_LINK_VALID_SECONDS,
       sendResetPassword: async ({ user, token }) => {
