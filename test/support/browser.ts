@@ -19,13 +19,18 @@ const chromiumArgs = [
   '--disable-sync',
 ];
 
-/** Headless Chromium from the system (`npx playwright install` cannot download here). */
-export async function launchBrowser(): Promise<Browser> {
+/** The system's Chromium (`npx playwright install` cannot download here); throws, saying how to get it, when it is missing. */
+export function chromiumExecutable(): string {
   const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
   if (!existsSync(executablePath)) {
     throw new Error(`Chromium not found at ${executablePath}: install it with \`apt-get install -y chromium\` or set CHROMIUM_PATH`);
   }
-  return chromium.launch({ executablePath, args: chromiumArgs, headless: true });
+  return executablePath;
+}
+
+/** Headless Chromium from the system. */
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumExecutable(), args: chromiumArgs, headless: true });
 }
 
 export interface BrowserErrors {

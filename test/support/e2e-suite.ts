@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, openPageForEachTest, saveScreenshot, type OpenedPage } from './browser.ts';
+import { chromiumExecutable, launchBrowser, openPageForEachTest, saveScreenshot, type OpenedPage } from './browser.ts';
 import { startE2EServer, type E2EServer } from './e2e-server.ts';
 import { startE2EServerWithServices, type E2EServicesOptions, type E2EWithServices } from './e2e-services.ts';
 
@@ -17,23 +17,24 @@ function useSuite<Started extends { server: E2EServer }>(
 ): void {
   let running: { browser: Browser; baseUrl: string; output(): string; stop(): Promise<void> } | null = null;
   beforeAll(async () => {
-    // The browser first: a machine without Chromium fails here with nothing started yet.
-    // A server started before a failure would outlive the run (afterAll sees no `running`).
-    const browser = await launchBrowser();
-    let begun: Awaited<ReturnType<typeof start>>;
-    try {
-      begun = await start();
-    } catch (error) {
-      await browser.close();
-      throw error;
+    // Chromium and the server start side by side: each takes one to three seconds on a busy
+    // machine, for each of the twenty files. When one fails the other is stopped again, so
+    // nothing started outlives the run (afterAll sees no `running`). A machine without
+    // Chromium fails first, with nothing started.
+    chromiumExecutable();
+    const [browserStart, serverStart] = await Promise.allSettled([launchBrowser(), start()]);
+    if (browserStart.status === 'rejected' || serverStart.status === 'rejected') {
+      if (browserStart.status === 'fulfilled') await browserStart.value.close();
+      if (serverStart.status === 'fulfilled') await serverStart.value.stop();
+      throw browserStart.status === 'rejected' ? browserStart.reason : (serverStart as PromiseRejectedResult).reason;
     }
-    const { started, stop } = begun;
+    const browser = browserStart.value;
+    const { started, stop } = serverStart.value;
     running = { browser, baseUrl: started.server.baseUrl, output: () => started.server.output(), stop };
     use({ ...started, browser });
   });
   afterAll(async () => {
-    await running?.browser.close();
-    await running?.stop();
+    await Promise.all([running?.browser.close(), running?.stop()]);
   });
   if (usePage) openPageForEachTest(() => running!.browser, () => running!.baseUrl, usePage);
   // What a failed test left on screen and in the server's log, printed: a failure that
