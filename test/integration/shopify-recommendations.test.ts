@@ -70,9 +70,10 @@ describe('fetchShopifyRecommendations', () => {
   });
 
   it('finds each recommended product through the Admin API too, by the same title', async () => {
-    const details = await fetchShopifyProduct({ shopUrl: shopify.baseUrl, accessToken: 'shpat_test_valid' }, 'gid://shopify/Product/7102', AbortSignal.timeout(5_000));
+    // 30 s only against a hang: the stand-in's first answer builds Shopify's schema, over 2 s on a busy run.
+    const details = await fetchShopifyProduct({ shopUrl: shopify.baseUrl, accessToken: 'shpat_test_valid' }, 'gid://shopify/Product/7102', AbortSignal.timeout(30_000));
     expect(details).toMatchObject({ title: 'Trail Sock', price: { amount: '12.0', currencyCode: 'USD' }, imageUrl: 'https://cdn.shopify.com/s/files/1/0001/files/trail-sock.jpg' });
-    const hidden = await fetchShopifyProduct({ shopUrl: shopify.baseUrl, accessToken: 'shpat_test_valid' }, 'gid://shopify/Product/7104', AbortSignal.timeout(5_000));
+    const hidden = await fetchShopifyProduct({ shopUrl: shopify.baseUrl, accessToken: 'shpat_test_valid' }, 'gid://shopify/Product/7104', AbortSignal.timeout(30_000));
     expect(hidden).toMatchObject({ title: 'Storm Shell (draft)', url: null });
   });
 
