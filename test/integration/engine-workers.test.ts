@@ -141,17 +141,19 @@ describe('worker processes', () => {
     ];
     expect(new Set(written).size).toBe(total);
     // A profile is written again only when the write before it went out but its result was
-    // not stored (its job failed after the write, on a machine too busy for the database
-    // to answer in time, and was tried again): then the worker said so for that event.
+    // not stored, and the worker said so for that event: its job failed after the write, or
+    // ran again because the database did not answer in time (decision 0059), or the write
+    // itself got no answer in time and was tried again in place. On a busy machine each
+    // happens; a CI run once failed here on the second, which this check did not know.
+    const triedAgainLine = /event job failed|service call failed|event job could not reach the database|retrying Klaviyo/;
     const writesByEmail = new Map<string, number>();
     for (const email of written) writesByEmail.set(email, (writesByEmail.get(email) ?? 0) + 1);
     for (const [email, writes] of writesByEmail) {
       if (writes === 1) continue;
       const { rows } = await db().query<{ id: string }>('SELECT id FROM events WHERE shopper_email = $1', [email]);
-      const triedAgain = workers.some((worker) =>
-        worker.output.some((line) => rows.some((row) => line.includes(row.id)) && /event job failed|service call failed/.test(line)),
-      );
-      expect(triedAgain, `${email} written ${writes} times without a failed try in between`).toBe(true);
+      const linesOfEvent = workers.flatMap((worker) => worker.output.filter((line) => rows.some((row) => line.includes(row.id))));
+      const triedAgain = linesOfEvent.some((line) => triedAgainLine.test(line));
+      expect(triedAgain, `${email} written ${writes} times without a failed try in between; the workers said:\n${linesOfEvent.join('\n')}`).toBe(true);
     }
     const busiestSecond = (times: number[]) => {
       const sorted = [...times].sort((a, b) => a - b);
