@@ -1,6 +1,6 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { klaviyoContract, klaviyoError } from '../contracts/klaviyo-contract.ts';
-import { checkKlaviyoType, klaviyoDocumentedLimits, klaviyoModelFields, klaviyoOperationFor, klaviyoOperations } from '../contracts/klaviyo-definition.ts';
+import { checkKlaviyoType, klaviyoDocumentedLimits, klaviyoModelFields, klaviyoOperationFor, klaviyoOperations, prepareKlaviyoChecks } from '../contracts/klaviyo-definition.ts';
 import { basicCredentials, bearerToken, codeVerifierForm, oauthError, withKlaviyoOAuth, type KlaviyoOAuthAppDefinition } from '../contracts/oauth-contract.ts';
 import { delay, hang, SlidingWindow, startFakeServer, type Contract, type FakeReply, type RecordedRequest } from './fake-server.ts';
 import { consentPage, refusalPage } from './oauth-consent-page.ts';
@@ -289,6 +289,8 @@ function mergeProperties(target: Record<string, unknown>, changes: Record<string
  * docs/product/service-contracts.md §3.
  */
 export async function startFakeKlaviyo(options: FakeKlaviyoOptions = {}) {
+  // The checks are compiled now, not on the first request (see fake-openai.ts).
+  prepareKlaviyoChecks();
   const validKeys = new Set(options.validKeys ?? ['pk_test_valid']);
   const keysWithoutAccountsScope = new Set(options.keysWithoutAccountsScope ?? []);
   const scopesForKey = new Map(Object.entries(options.scopesForKey ?? {}));

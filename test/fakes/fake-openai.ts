@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { delay, hang, startFakeServer, type FakeReply, type RecordedRequest } from './fake-server.ts';
 import { openAiContract, openAiErrorReply } from '../contracts/openai-contract.ts';
+import { prepareOpenAiChecks } from '../contracts/openai-definition.ts';
 
 /** Which endpoints a forced failure applies to. */
 export type OpenAIEndpoint = 'responses' | 'models' | 'moderations' | 'any';
@@ -196,6 +197,9 @@ function cacheBoundaries(prompt: string): number[] {
  * stand-in's state.
  */
 export async function startFakeOpenAI(options: FakeOpenAIOptions = {}) {
+  // The checks are compiled now, not on the first request: compiling OpenAI's Response took
+  // 0.6 s here, and on a busy run a first credential check waited past its 8 s limit behind it.
+  prepareOpenAiChecks();
   const validKeys = new Set(options.validKeys ?? ['sk-test-valid']);
   const models = new Set(options.models ?? defaultModels);
   const modelsForKey = new Map(Object.entries(options.modelsForKey ?? {}));

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { delay, hang, startFakeServer, type Contract, type FakeReply, type RecordedRequest } from './fake-server.ts';
-import { checkAdminAnswer, checkAdminRequest, ensureAdminSchema, requiredScopes } from '../contracts/shopify-definition.ts';
+import { adminSchema, checkAdminAnswer, checkAdminRequest, ensureAdminSchema, requiredScopes } from '../contracts/shopify-definition.ts';
 import { checkShopifyTokenAnswer, checkShopifyTokenRequest, shopifyAuthorizeProblems, shopifyAuthorizeRefusal, shopifyGrantOf } from '../contracts/oauth-contract.ts';
 import { consentPage, messagePage, refusalPage } from './oauth-consent-page.ts';
 import { z } from 'zod';
@@ -406,6 +406,9 @@ const refreshRecoveryMs = 30 * day;
  * exchange, expiring offline tokens and their renewal) with its app webhooks.
  */
 export async function startFakeShopify(options: FakeShopifyOptions = {}) {
+  // The Admin schema is built now, not on the first request: building it took 0.6 s here,
+  // and on a busy run a first credential check waited past its 8 s limit behind it.
+  adminSchema(shopifyApiVersion);
   const shopDomain = options.shopDomain ?? 'test-shop.myshopify.com';
   const now = options.now ?? Date.now;
   const tokenLifetimeSeconds = options.tokenLifetimeSeconds ?? 86_399;
