@@ -294,6 +294,10 @@ class JobPump {
   }
 
   private run(job: JobWithMetadata<ProcessEventJob>): void {
+    // A job claimed before ran once already: it failed, or its worker stopped sending
+    // heartbeats (killed, or too busy to reach the database) and may still be running it.
+    // Said here, as its earlier run may never say anything; pg-boss counts each claim.
+    if (job.retryCount > 0) this.logger.info({ eventId: job.data.eventId, retryCount: job.retryCount }, 'event job taken up again after an earlier run');
     const controller = new AbortController();
     const done = (async () => {
       try {
