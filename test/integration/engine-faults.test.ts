@@ -210,6 +210,30 @@ describe('retries', () => {
   });
 });
 
+describe('a job run twice at once', () => {
+  // pg-boss hands a job whose worker stopped sending heartbeats (killed, or too busy to
+  // reach the database) to another worker, while the first may still be running it. Here
+  // the test is that other worker: while this run waits for its text, the event is moved
+  // to delivering as the other run would have moved it.
+  it('does not write the profile when another run moved the event to delivering first', async () => {
+    const email = uniqueEmail('twice');
+    scenario.openai.setLatency(1_000);
+    try {
+      const mark = openaiMark();
+      const eventId = await send(sampleEvent('abandoned_cart', { email }));
+      await expect.poll(() => responsesSince(mark).length, { timeout: 20_000 }).toBeGreaterThan(0);
+      const moved = await db().query("UPDATE events SET status = 'delivering' WHERE id = $1 AND status = 'generating'", [eventId]);
+      expect(moved.rowCount).toBe(1);
+      const stopped = (line: string) => line.includes(eventId) && line.includes('this run stops before delivering');
+      await expect.poll(() => scenario.testApp.logLines.some(stopped), { timeout: 20_000 }).toBe(true);
+      expect(profileWritesFor(email)).toHaveLength(0);
+      expect(scenario.klaviyo.events.filter((event) => event.email === email)).toHaveLength(0);
+    } finally {
+      scenario.openai.setLatency(0);
+    }
+  });
+});
+
 describe('replay', () => {
   it('replays a failed event without generating its texts again, and delivers it', async () => {
     const email = uniqueEmail('replayfail');

@@ -11,6 +11,7 @@ import {
   decideCredentials,
   decideDeliveryMode,
   decideFlow,
+  decideDeliveryStart,
   decideGenerationStart,
   decideJob,
   decideKnownShopper,
@@ -335,6 +336,21 @@ describe('starting generation', () => {
 
   it('does nothing when someone else moved a received event on', () => {
     expect(decideGenerationStart(false, 'received')).toEqual({ kind: 'ignore', why: 'moved_on' });
+  });
+});
+
+describe('starting delivery', () => {
+  it('delivers when this run moved the event to delivering', () => {
+    expect(decideDeliveryStart(true, 'received')).toEqual({ kind: 'go_on' });
+    expect(decideDeliveryStart(true, 'generating')).toEqual({ kind: 'go_on' });
+  });
+
+  it('delivers (taking over) when the run found the event delivering as it started', () => {
+    expect(decideDeliveryStart(false, 'delivering')).toEqual({ kind: 'go_on' });
+  });
+
+  it.each(['received', 'generating'] as const)('stops when another run moved an event it found %s to delivering first', (status) => {
+    expect(decideDeliveryStart(false, status)).toEqual({ kind: 'ignore', why: 'moved_on' });
   });
 });
 

@@ -22,6 +22,7 @@ import {
   decideCaps,
   decideCredentials,
   decideFlow,
+  decideDeliveryStart,
   decideGenerationStart,
   decideJob,
   decideNormalized,
@@ -219,7 +220,7 @@ async function runPipeline(context: PipelineContext, event: EventRecord, job: { 
   const approval = await requireApproval(context, event, flow);
   if (approval.kind === 'ended') return approval;
   if (!approval.value) return null;
-  await setEventStatus(pool, event, 'delivering');
+  if (!(await startDelivering(context, event))) return null;
   const properties = { ...afterTexts.properties, ...recommendationProperty(flow, toWrite), ...experiment?.properties };
   if ((await deliver(context, { event, flow, email, names: afterTexts.names, credentials, properties, signal })) === 'batched') {
     context.logger.info({ eventId: event.id, attempt: event.attempt }, 'delivery joined a bulk import batch');
@@ -249,12 +250,20 @@ function withArmPrompts(flow: FlowRecord, prompts: Record<string, string>): Flow
  * properties are cleared from their profile (so the email falls back to its default
  * copy), and the Klaviyo event still goes, marked as holdout (docs/decisions/0043-experiments.md).
  */
+/** Moves the event to delivering; false, said in the log, when another run of its job got there first (pipeline-core.ts). */
+async function startDelivering(context: PipelineContext, event: EventRecord): Promise<boolean> {
+  const moved = await setEventStatus(context.pool, event, 'delivering');
+  if (decideDeliveryStart(moved, event.status).kind === 'go_on') return true;
+  context.logger.info({ eventId: event.id, attempt: event.attempt }, 'another run of this event job moved it on; this run stops before delivering');
+  return false;
+}
+
 async function deliverHoldout(
   context: PipelineContext,
   delivery: { event: EventRecord; flow: FlowRecord; email: string; credentials: EngineCredentials; properties: Record<string, string>; signal: AbortSignal },
 ): Promise<void> {
   const { event, flow } = delivery;
-  await setEventStatus(context.pool, event, 'delivering');
+  if (!(await startDelivering(context, event))) return;
   const unset = profilePropertiesWritten(flow);
   await deliver(context, { ...delivery, names: { firstName: null, lastName: null }, holdout: { unset } });
   if (await setEventStatus(context.pool, event, 'delivered')) context.observer?.eventFinished('delivered');

@@ -220,6 +220,22 @@ export function decideGenerationStart(movedToGenerating: boolean, statusFound: E
 }
 
 /**
+ * Whether this job writes the texts to the profile. A job whose worker stopped sending
+ * heartbeats (killed, or too busy to reach the database in time) is handed to another
+ * worker while the first may still be running it: both then reach this point. Only one
+ * moves the event from generating to delivering; the other finds it moved and stops,
+ * so the profile is written once. A job that found the event delivering when it started
+ * takes over from a run that got that far and stopped (a crash, a database outage), and
+ * delivers. Left open: a run that stops sending heartbeats during its Klaviyo call itself;
+ * the one that takes over writes the same properties again
+ * (docs/decisions/0061-one-delivery-when-a-job-runs-twice.md).
+ */
+export function decideDeliveryStart(movedToDelivering: boolean, statusFound: EventStatus): Of<'ignore' | 'go_on'> {
+  if (!movedToDelivering && statusFound !== 'delivering') return { kind: 'ignore', why: 'moved_on' };
+  return { kind: 'go_on' };
+}
+
+/**
  * One call's (or one settled text's) outcome, as text-generation.ts got it: its texts, the
  * error it threw, or the end it gave the event (`ended`, as the step said it: a key OpenAI refuses).
  */
