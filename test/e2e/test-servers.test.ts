@@ -8,9 +8,18 @@ import { startE2EServer } from '../support/e2e-server.ts';
  * listens on it (a run failed when another file's server or a connection took it): the
  * helper then starts the server again on another port instead of failing the file.
  */
-it('starts the server on another port when the one it picked was taken before the server listened', async () => {
+const takers = {
   // It drops whatever connects, so the helper's look at it for readiness ends at once.
-  const taken = createServer((socket) => socket.destroy());
+  'drops every connection': () => createServer((socket) => socket.destroy()),
+  // As another file's Flowsmith server would: its /readyz answers 200.
+  'answers /readyz as a ready server': () =>
+    createServer((socket) => {
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 18\r\nconnection: close\r\n\r\n{"status":"ready"}'));
+    }),
+};
+
+it.each(Object.keys(takers) as Array<keyof typeof takers>)('starts the server on another port when the one it picked was taken before the server listened, by one that %s', async (taker) => {
+  const taken = takers[taker]();
   await new Promise<void>((resolve) => taken.listen(0, '0.0.0.0', resolve));
   const takenPort = (taken.address() as AddressInfo).port;
   const picked: number[] = [];

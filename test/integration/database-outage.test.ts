@@ -125,7 +125,7 @@ describe.skipIf(process.env.FLOWSMITH_TEST_DB !== 'server' || !process.env.TEST_
     viaProxy.hostname = '127.0.0.1';
     viaProxy.port = String(proxy.port);
     viaProxy.pathname = `/${databaseName}`;
-    server = await startE2EServer({ env: { DATABASE_URL: viaProxy.toString(), LOG_LEVEL: 'warn' }, requireWebApp: false });
+    server = await startE2EServer({ env: { DATABASE_URL: viaProxy.toString() }, requireWebApp: false });
 
     const client = new HttpClient(server.baseUrl);
     const email = uniqueEmail('outage');

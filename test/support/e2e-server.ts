@@ -41,6 +41,9 @@ export async function startE2EServer(
   if ((options.requireWebApp ?? true) && !existsSync(builtIndex)) {
     throw new Error(`The web app is not built (${builtIndex} is missing): run \`npx vite build\` first (npm test does it for you).`);
   }
+  if (options.env?.LOG_LEVEL && !['trace', 'debug', 'info'].includes(options.env.LOG_LEVEL)) {
+    throw new Error(`LOG_LEVEL ${options.env.LOG_LEVEL} hides the line that says the server listens ("${runningLine}"), which this helper waits for.`);
+  }
   const smtp = await startSmtpCapture();
   // A free port is only free when it is looked at: another file's server, Chromium or a
   // connection may take it before this server listens (a run failed on EADDRINUSE). The
@@ -132,6 +135,9 @@ function spawnServer(
   return { process: child, output: () => output };
 }
 
+/** What main.ts logs once it listens on its port (and not when the port was taken). */
+const runningLine = 'Flowsmith is running';
+
 async function waitUntilReady(baseUrl: string, child: ChildProcess, output: () => string): Promise<void> {
   const exited = new Promise<never>((_resolve, reject) => {
     child.once('exit', (code, signal) =>
@@ -141,8 +147,11 @@ async function waitUntilReady(baseUrl: string, child: ChildProcess, output: () =
   exited.catch(() => undefined);
   const deadline = Date.now() + startTimeoutMs;
   for (;;) {
+    // Only once the process says it listens: until then an answer on its port may come from
+    // whatever took the port first, another file's Flowsmith server among them.
+    const listening = output().includes(runningLine);
     const ready = await Promise.race([
-      fetch(`${baseUrl}/readyz`).then(
+      (listening ? fetch(`${baseUrl}/readyz`) : Promise.reject(new Error('not listening yet'))).then(
         (response) => response.ok,
         () => false,
       ),
