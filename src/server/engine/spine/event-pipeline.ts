@@ -245,11 +245,6 @@ function withArmPrompts(flow: FlowRecord, prompts: Record<string, string>): Flow
   return { ...flow, assistants: flow.assistants.map((assistant) => ({ ...assistant, prompt_template: prompts[assistant.klaviyo_property] ?? assistant.prompt_template })) };
 }
 
-/**
- * A holdout shopper gets the shop's ordinary email: no text is written, the flow's
- * properties are cleared from their profile (so the email falls back to its default
- * copy), and the Klaviyo event still goes, marked as holdout (docs/decisions/0043-experiments.md).
- */
 /** Moves the event to delivering; false, said in the log, when another run of its job got there first (pipeline-core.ts). */
 async function startDelivering(context: PipelineContext, event: EventRecord): Promise<boolean> {
   const moved = await setEventStatus(context.pool, event, 'delivering');
@@ -258,6 +253,11 @@ async function startDelivering(context: PipelineContext, event: EventRecord): Pr
   return false;
 }
 
+/**
+ * A holdout shopper gets the shop's ordinary email: no text is written, the flow's
+ * properties are cleared from their profile (so the email falls back to its default
+ * copy), and the Klaviyo event still goes, marked as holdout (docs/decisions/0043-experiments.md).
+ */
 async function deliverHoldout(
   context: PipelineContext,
   delivery: { event: EventRecord; flow: FlowRecord; email: string; credentials: EngineCredentials; properties: Record<string, string>; signal: AbortSignal },
