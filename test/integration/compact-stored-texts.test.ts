@@ -70,6 +70,28 @@ describe('texts stored once', () => {
     expect(stored.properties).toEqual({ body: 'A different body', recommended_products: properties.recommended_products });
   });
 
+  it('keep a delivered text as it went out: a later write of that attempt adds its tokens and cost, nothing else', async () => {
+    const event = genericCartEvent(owner);
+    await insertEventOnce(database.pool, event);
+    const written = generationRecord(event.id, 'subject', { text: 'Your trail shoes wait', checks: passed });
+    await saveGenerations(database.pool, [written], new Date());
+    const delivered = { subject: 'Your trail shoes wait' };
+    await startDelivery(database.pool, { id: randomUUID(), eventId: event.id, attempt: 1, properties: delivered, klaviyoEventName: null, holdout: false });
+
+    // A run another worker took over stores its own text late (decision 0061), its checks put
+    // a fallback in, and an edit comes in for the same attempt: none reaches the text sent.
+    await saveGenerations(database.pool, [{ ...written, text: 'Words of the run that did not deliver', prompt: 'Another prompt', openaiCallId: 'call-2' }], new Date());
+    await saveGenerationChecks(database.pool, [{ ...written, text: 'A fallback', checks: { ...passed, delivered: 'fallback' } }]);
+    await replaceTextsByOwner(database.pool, event.id, 1, { subject: 'My own words' });
+
+    const [kept] = await listGenerations(database.pool, event.id, 1);
+    expect(kept).toMatchObject({ text: 'Your trail shoes wait', prompt: written.prompt, openaiCallId: 'call-1', checks: passed });
+    // Both calls were paid for.
+    expect(kept).toMatchObject({ inputTokens: 200, outputTokens: 20, totalTokens: 220, cachedInputTokens: 160 });
+    expect(kept!.costUsd).toBeCloseTo(0.0002, 10);
+    expect((await listDeliveries(database.pool, event.id))[0]!.properties).toEqual(delivered);
+  });
+
   it('keep every property of a delivery without texts as it is', async () => {
     const event = genericCartEvent(owner);
     await insertEventOnce(database.pool, event);

@@ -2,6 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/server/database/database.ts';
 import { insertEventOnce, newEvent } from '../../src/server/events/event-queries.ts';
+import { startDelivery } from '../../src/server/deliveries/delivery-queries.ts';
+import { saveGenerations } from '../../src/server/generations/generation-queries.ts';
+import { generationRecord } from '../support/generation-record.ts';
 import { eventOutcomeMessages, eventLogMessages } from '../../src/shared/events/event-messages.ts';
 import { ownerWithFlows, postEvent, sampleEvent, settleOnTheAppClock, useEngineScenario, waitForEvent, type Owner, allStandIns } from '../support/engine-scenario.ts';
 import { uniqueEmail } from '../support/accounts.ts';
@@ -224,10 +227,18 @@ describe('a job run twice at once', () => {
       await expect.poll(() => responsesSince(mark).length, { timeout: 20_000 }).toBeGreaterThan(0);
       const moved = await db().query("UPDATE events SET status = 'delivering' WHERE id = $1 AND status = 'generating'", [eventId]);
       expect(moved.rowCount).toBe(1);
+      // The other run stored its texts and began delivering them.
+      const othersTexts = { subject_line1: 'The other run\'s subject', body_copy: 'The other run\'s body' };
+      await saveGenerations(db(), Object.entries(othersTexts).map(([property, text]) => generationRecord(eventId, property, { text })), new Date());
+      await startDelivery(db(), { id: eventId, eventId, attempt: 1, properties: othersTexts, klaviyoEventName: null, holdout: false });
       const stopped = (line: string) => line.includes(eventId) && line.includes('this run stops before delivering');
       await expect.poll(() => scenario.testApp.logLines.some(stopped), { timeout: 20_000 }).toBe(true);
       expect(profileWritesFor(email)).toHaveLength(0);
       expect(scenario.klaviyo.events.filter((event) => event.email === email)).toHaveLength(0);
+      // This run's late texts did not replace the ones being delivered (decision 0062).
+      const event = await detail(eventId);
+      expect(Object.fromEntries(event.generations.map((generation: any) => [generation.klaviyoProperty, generation.text]))).toEqual(othersTexts);
+      expect(event.deliveries[0].properties).toEqual(othersTexts);
     } finally {
       scenario.openai.setLatency(0);
     }

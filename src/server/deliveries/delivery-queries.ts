@@ -41,8 +41,10 @@ interface DeliveryRow {
  * A property whose value is its own text (the event attempt's generation of that
  * property) is stored as its name in `text_properties`, not as a second copy of the text:
  * the copy was 449 of a delivery's 705 bytes, and was written again with every step of
- * the delivery (docs/decisions/0057-compact-stored-checks.md). Rows stored before keep
- * every property in `properties` and no names.
+ * the delivery (docs/decisions/0057-compact-stored-checks.md). The texts read back are the
+ * ones sent: once a delivery exists, the database keeps its attempt's texts as they were
+ * (docs/decisions/0062-delivered-texts-kept.md). Rows stored before keep every property in
+ * `properties` and no names.
  */
 export function deliveredPropertiesOf(alias: string): string {
   return `(${alias}.properties || coalesce((SELECT jsonb_object_agg(g.klaviyo_property, g.text) FROM event_generations g
