@@ -19,6 +19,7 @@ const measuredSeconds = new Map<string, number>([
   ['test/integration/observability.test.ts', 10],
   ['test/integration/oauth-shopify.test.ts', 10],
   ['test/integration/embedded-database-thread.test.ts', 8],
+  ['test/integration/job-queue-takeover.test.ts', 8],
   ['test/integration/privacy.test.ts', 7],
   ['test/integration/engine-rate-limits.test.ts', 6],
   ['test/integration/shopper-timers.test.ts', 6],

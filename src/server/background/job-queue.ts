@@ -220,12 +220,25 @@ export class JobQueue {
   }
 }
 
+interface RunningJob {
+  job: JobWithMetadata<ProcessEventJob>;
+  controller: AbortController;
+  /** The handler has ended and the job is being deleted or handed back: a heartbeat that misses it says nothing. */
+  settling: boolean;
+  done: Promise<void>;
+}
+
 class JobPump {
   private readonly boss: PgBoss;
   private readonly handler: ProcessEventHandler;
   private readonly options: EventJobOptions;
   private readonly logger: Logger;
-  private readonly running = new Map<string, { job: JobWithMetadata<ProcessEventJob>; controller: AbortController; done: Promise<void> }>();
+  /**
+   * Runs in flight. A set, not a map by job id: after a lapsed heartbeat this worker may take
+   * up again a job it is still running (a database outage, decision 0059), and each run is
+   * its own entry until it ends.
+   */
+  private readonly running = new Set<RunningJob>();
   /** Fetches jobs every poll interval, and at once after a local send or a finished job (when full). */
   private readonly fetching: BackgroundLoop;
   /** One statement refreshes every job in flight; a killed process stops refreshing, and supervision then hands its jobs to another worker. */
@@ -299,49 +312,70 @@ class JobPump {
     // Said here, as its earlier run may never say anything; pg-boss counts each claim.
     if (job.retryCount > 0) this.logger.info({ eventId: job.data.eventId, retryCount: job.retryCount }, 'event job taken up again after an earlier run');
     const controller = new AbortController();
-    const done = (async () => {
+    const entry: RunningJob = { job, controller, settling: false, done: Promise.resolve() };
+    entry.done = (async () => {
       try {
         await this.handler(job, controller.signal);
+        entry.settling = true;
         // A finished job is deleted, not kept as `completed`: the event row is the record of
         // what happened, and kept jobs made every pass of pg-boss's queue statistics count
         // a week of them (docs/decisions/0033-steady-for-hours.md). Fenced on the attempt,
         // so a worker whose job was handed to another (a lapsed heartbeat) deletes nothing.
         await this.boss.deleteJob(PROCESS_EVENT_QUEUE, job);
       } catch (error) {
+        entry.settling = true;
         const message = error instanceof Error ? error.message : String(error);
         if (!controller.signal.aborted) this.logger.warn({ err: error, eventId: job.data.eventId }, 'event job failed; it will be retried');
         await this.boss.fail(PROCESS_EVENT_QUEUE, job, { message }).catch((failError: unknown) => {
           this.logger.warn({ err: failError, eventId: job.data.eventId }, 'could not hand the job back; it is retried when its heartbeat lapses');
         });
       } finally {
-        this.running.delete(job.id);
+        this.running.delete(entry);
         this.wake();
       }
     })();
-    this.running.set(job.id, { job, controller, done });
+    this.running.add(entry);
   }
 
   private async touchRunning(): Promise<void> {
     if (this.running.size === 0) return;
-    const jobs = [...this.running.values()].map(({ job }) => job);
+    const held = [...this.running];
+    let touched: { settled?: unknown };
     try {
-      await this.boss.touch(PROCESS_EVENT_QUEUE, jobs);
+      touched = await this.boss.touch(PROCESS_EVENT_QUEUE, held.map(({ job }) => job));
     } catch (error) {
+      // A heartbeat that could not run says nothing about the claims: no run is stopped.
       this.logger.warn({ err: error }, 'job heartbeat failed');
+      return;
+    }
+    // The refresh is fenced on each job's claim (its retry count), and pg-boss returns the ids
+    // it refreshed. A run whose claim was not refreshed, or was followed by a newer claim of
+    // the same job, no longer holds its job: its heartbeat lapsed and another run took the
+    // job up (decision 0061). It is stopped here, as pg-boss's own workers stop theirs, so it
+    // waits for and pays for nothing more. A response without the ids stops nothing.
+    if (!Array.isArray(touched.settled)) return;
+    const refreshed = new Set(touched.settled);
+    const newestClaim = new Map<string, number>();
+    for (const { job } of held) newestClaim.set(job.id, Math.max(newestClaim.get(job.id) ?? -1, job.retryCount));
+    for (const entry of held) {
+      const holdsItsJob = refreshed.has(entry.job.id) && newestClaim.get(entry.job.id) === entry.job.retryCount;
+      if (holdsItsJob || entry.settling || !this.running.has(entry) || entry.controller.signal.aborted) continue;
+      this.logger.info({ eventId: entry.job.data.eventId, retryCount: entry.job.retryCount }, 'event job taken up by another run; this run stops');
+      entry.controller.abort(new Error('The event job was taken up by another run'));
     }
   }
 
   async stop(): Promise<void> {
     await this.fetching.stop();
     const deadline = Date.now() + this.options.stopTimeoutMs;
-    const all = () => Promise.all([...this.running.values()].map((entry) => entry.done));
+    const all = () => Promise.all([...this.running].map((entry) => entry.done));
     const timedOut = await Promise.race([
       all().then(() => false),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(true), Math.max(0, deadline - Date.now())).unref()),
     ]);
     if (timedOut) {
       this.logger.info({ jobs: this.running.size }, 'stopping: handing unfinished jobs back to the queue');
-      for (const entry of this.running.values()) entry.controller.abort(new Error('The worker is stopping'));
+      for (const entry of this.running) entry.controller.abort(new Error('The worker is stopping'));
       await all();
     }
     // Last: jobs still finishing keep their heartbeat until they end.
